@@ -1,0 +1,82 @@
+/*
+ * opmap/model.h - opening an exported model.
+ *
+ * opmap reads a model's structure only: graphs, nodes, attributes, value types, and the
+ * headers of initializers. Weight payloads are stepped over, never copied, so memory does
+ * not grow with the weights, and external-data side files are never opened.
+ *
+ * The format is detected from the content, not the file name.
+ */
+#ifndef OPMAP_MODEL_H
+#define OPMAP_MODEL_H
+
+#include "common.h"
+#include "context.h"
+#include "error.h"
+
+OPMAP_BEGIN_DECL
+
+/** An opaque, immutable model; open with opmap_model_open_*(), release with opmap_model_free(). */
+typedef struct opmap_model opmap_model;
+
+/** Model formats. */
+typedef enum opmap_format {
+    OPMAP_FORMAT_UNKNOWN = 0,
+    OPMAP_FORMAT_ONNX = 1,              /**< ONNX ModelProto (protobuf) */
+    OPMAP_FORMAT_TORCHSCRIPT = 2,       /**< torch.jit.save archive (.pt / .ptl zip) */
+    OPMAP_FORMAT_TORCHSCRIPT_GRAPH = 3  /**< text printed by str(module.graph) */
+} opmap_format;
+
+/**
+ * Opens and reads a model file.
+ *
+ * The file is mapped read-only and only its structural bytes are touched; it is unmapped
+ * before the call returns. The model keeps no reference to the file.
+ *
+ * @param[out] out  receives the model; the caller owns it (opmap_model_free).
+ * @param ctx       the context whose allocator and limits apply.
+ * @param path      the file to read.
+ * @return OPMAP_OK; OPMAP_EIO (cannot open/map; err->sys_errno set); OPMAP_EFORMAT (malformed,
+ *         truncated, inconsistent: err->offset says where); OPMAP_EUNSUPPORTED (e.g. a weights-only
+ *         checkpoint); OPMAP_ELIMIT; OPMAP_ENOMEM.
+ */
+OPMAP_API int opmap_model_open_file(opmap_model **out, opmap_ctx *ctx, const char *path,
+                                    opmap_error *err);
+
+/**
+ * Reads a model from memory. `data` is only borrowed for the duration of the call.
+ *
+ * @param name  a name for messages and reports (e.g. the original file name), or NULL for "<memory>".
+ * @return as opmap_model_open_file(), without OPMAP_EIO.
+ */
+OPMAP_API int opmap_model_open_memory(opmap_model **out, opmap_ctx *ctx, const void *data,
+                                      size_t size, const char *name, opmap_error *err);
+
+/** Releases a model; NULL is a no-op. */
+OPMAP_API void opmap_model_free(opmap_model *model);
+
+/** @return the model's format. */
+OPMAP_API opmap_format opmap_model_format(const opmap_model *model);
+
+/** @return a short name for a format: "onnx", "torchscript", "torchscript-graph", "unknown". */
+OPMAP_API const char *opmap_format_name(opmap_format format);
+
+/** @return the name the model was opened under (path or given name); borrowed. */
+OPMAP_API const char *opmap_model_name(const opmap_model *model);
+
+/** Structure counts of a model, all graphs and functions included. */
+typedef struct opmap_model_stats {
+    uint64_t graphs;        /**< main graph + every nested subgraph (+ training graphs) */
+    uint64_t nodes;         /**< nodes in all graphs and function bodies, each counted once */
+    uint64_t functions;     /**< model-local functions */
+    uint64_t initializers;  /**< initializers in all graphs */
+    uint64_t external_tensors; /**< tensors whose data lives in a side file */
+    uint64_t weight_bytes;  /**< payload bytes stepped over (embedded) or referenced (external) */
+} opmap_model_stats;
+
+/** Fills `out` with the model's structure counts. */
+OPMAP_API void opmap_model_stats_get(const opmap_model *model, opmap_model_stats *out);
+
+OPMAP_END_DECL
+
+#endif /* OPMAP_MODEL_H */

@@ -1,0 +1,108 @@
+/*
+ * api/model.c - opmap_model: open a file or buffer, read it into the IR.
+ */
+#include <string.h>
+
+#include <opmap/model.h>
+
+#include "../core/err.h"
+#include "../core/mapfile.h"
+#include "../readers/reader.h"
+#include "ctx_internal.h"
+#include "model_internal.h"
+
+static opmap_model *model_new(opmap_ctx *ctx, const char *name)
+{
+    opmap_model *model = om_ctx_calloc(ctx, sizeof(*model));
+    if (!model)
+        return NULL;
+    model->ctx = ctx;
+    om_mem_init(&model->ir.mem, &ctx->al, ctx->limits.max_heap_bytes);
+    om_arena_init(&model->ir.arena, &model->ir.mem, 0);
+    model->ir.name = om_arena_strdup(&model->ir.arena, name);
+    if (!model->ir.name) {
+        om_arena_free(&model->ir.arena);
+        om_ctx_release(ctx, model);
+        return NULL;
+    }
+    return model;
+}
+
+int opmap_model_open_file(opmap_model **out, opmap_ctx *ctx, const char *path, opmap_error *err)
+{
+    opmap_model *model;
+    om_mapped map;
+    int rc;
+    om_err_clear(err);
+    if (!out || !ctx || !path)
+        return om_fail(err, OPMAP_EINVAL, path, "opmap_model_open_file: NULL argument");
+    *out = NULL;
+    if (!(model = model_new(ctx, path)))
+        return om_fail(err, OPMAP_ENOMEM, path, "out of memory");
+    rc = om_map_file(&map, &model->ir.mem, path, ctx->limits.max_file_bytes, err);
+    if (rc == OPMAP_OK) {
+        rc = om_read_model(&model->ir, map.data, map.size, &ctx->limits, err);
+        om_unmap(&map);
+    }
+    if (rc != OPMAP_OK) {
+        opmap_model_free(model);
+        return rc;
+    }
+    *out = model;
+    return OPMAP_OK;
+}
+
+int opmap_model_open_memory(opmap_model **out, opmap_ctx *ctx, const void *data, size_t size,
+                            const char *name, opmap_error *err)
+{
+    opmap_model *model;
+    int rc;
+    om_err_clear(err);
+    if (!name)
+        name = "<memory>";
+    if (!out || !ctx || (!data && size))
+        return om_fail(err, OPMAP_EINVAL, name, "opmap_model_open_memory: NULL argument");
+    *out = NULL;
+    if (!(model = model_new(ctx, name)))
+        return om_fail(err, OPMAP_ENOMEM, name, "out of memory");
+    rc = om_read_model(&model->ir, data, size, &ctx->limits, err);
+    if (rc != OPMAP_OK) {
+        opmap_model_free(model);
+        return rc;
+    }
+    *out = model;
+    return OPMAP_OK;
+}
+
+void opmap_model_free(opmap_model *model)
+{
+    if (!model)
+        return;
+    om_arena_free(&model->ir.arena);
+    om_ctx_release(model->ctx, model);
+}
+
+opmap_format opmap_model_format(const opmap_model *model)
+{
+    return model->ir.format;
+}
+
+const char *opmap_format_name(opmap_format format)
+{
+    switch (format) {
+    case OPMAP_FORMAT_ONNX: return "onnx";
+    case OPMAP_FORMAT_TORCHSCRIPT: return "torchscript";
+    case OPMAP_FORMAT_TORCHSCRIPT_GRAPH: return "torchscript-graph";
+    default: return "unknown";
+    }
+}
+
+const char *opmap_model_name(const opmap_model *model)
+{
+    return model->ir.name;
+}
+
+void opmap_model_stats_get(const opmap_model *model, opmap_model_stats *out)
+{
+    *out = model->ir.stats;
+}

@@ -1,0 +1,129 @@
+/*
+ * cli/cli_paths.c - turning command-line arguments into model files.
+ *
+ * A file is scanned as given, whatever its name. A directory is searched recursively for
+ * model files by extension, in sorted order so runs are reproducible.
+ */
+#define _DEFAULT_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+static int push(cli_paths *p, const char *path)
+{
+    if (p->len == p->cap) {
+        size_t ncap = p->cap ? p->cap * 2 : 64;
+        char **ni = realloc(p->items, ncap * sizeof(*ni));
+        if (!ni)
+            return -1;
+        p->items = ni;
+        p->cap = ncap;
+    }
+    if (!(p->items[p->len] = strdup(path)))
+        return -1;
+    p->len++;
+    return 0;
+}
+
+static int is_model_name(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 5 && strcasecmp(name + n - 5, ".onnx") == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Collects model files below `dir`; depth-bounded against symlink loops. */
+static int walk_dir(cli_paths *p, const char *dir, int depth)
+{
+    DIR *d;
+    struct dirent *e;
+    char **names = NULL;
+    size_t n = 0, cap = 0, i;
+    int rc = 0;
+    if (depth > 64)
+        return 0;
+    if (!(d = opendir(dir))) {
+        cli_fail("%s: cannot read directory: %s", dir, strerror(errno));
+        return EXIT_INPUT;
+    }
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 32;
+            char **nn = realloc(names, ncap * sizeof(*nn));
+            if (!nn) {
+                rc = EXIT_INTERNAL;
+                break;
+            }
+            names = nn;
+            cap = ncap;
+        }
+        if (!(names[n] = strdup(e->d_name))) {
+            rc = EXIT_INTERNAL;
+            break;
+        }
+        n++;
+    }
+    closedir(d);
+    if (n)
+        qsort(names, n, sizeof(*names), cmp_str);
+    for (i = 0; i < n; i++) {
+        size_t len = strlen(dir) + strlen(names[i]) + 2;
+        char *path = malloc(len);
+        struct stat st;
+        if (!rc && path) {
+            snprintf(path, len, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", names[i]);
+            if (stat(path, &st) == 0) {
+                if (S_ISDIR(st.st_mode))
+                    rc = walk_dir(p, path, depth + 1);
+                else if (S_ISREG(st.st_mode) && is_model_name(names[i]) && push(p, path))
+                    rc = EXIT_INTERNAL;
+            }
+        } else if (!path) {
+            rc = EXIT_INTERNAL;
+        }
+        free(path);
+        free(names[i]);
+    }
+    free(names);
+    return rc;
+}
+
+int cli_paths_add(cli_paths *p, const char *arg)
+{
+    struct stat st;
+    size_t before = p->len;
+    int rc;
+    if (stat(arg, &st) != 0) {
+        cli_fail("%s: %s", arg, strerror(errno));
+        return EXIT_INPUT;
+    }
+    if (!S_ISDIR(st.st_mode))
+        return push(p, arg) ? EXIT_INTERNAL : 0;
+    if ((rc = walk_dir(p, arg, 0)))
+        return rc;
+    if (p->len == before) {
+        cli_fail("%s: no model files (*.onnx) in this directory", arg);
+        return EXIT_INPUT;
+    }
+    return 0;
+}
+
+void cli_paths_free(cli_paths *p)
+{
+    size_t i;
+    for (i = 0; i < p->len; i++)
+        free(p->items[i]);
+    free(p->items);
+    memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,82 @@
+/*
+ * cli/main.c - `opmap`: dispatch to the subcommands.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "usage: opmap <command> [options]\n"
+    "\n"
+    "Tells, before a migration starts, which operators of an exported PyTorch model\n"
+    "(ONNX) run on Huawei Ascend NPUs, which need work, and what that costs.\n"
+    "\n"
+    "commands:\n"
+    "  scan FILE|DIR...     scan models (directories: every *.onnx below, recursively)\n"
+    "  table lint [FILE]    check a compatibility table (default: the built-in one)\n"
+    "  table show OP        everything the table knows about an operator\n"
+    "  table stats [FILE]   counts per status, domain and source\n"
+    "\n"
+    "  opmap scan --help    options of scan\n"
+    "  opmap --version      print the version\n"
+    "\n"
+    "exit codes: 0 clean, 1 findings the policy fails on (unmapped operators),\n"
+    "            2 usage, 3 unreadable or invalid input, 4 report not written, 70 internal\n";
+
+void cli_fail(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("opmap: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+void cli_error(const opmap_error *err)
+{
+    char buf[1200];
+    opmap_error_format(err, buf, sizeof(buf));
+    fprintf(stderr, "opmap: %s\n", buf);
+}
+
+int cli_exit_for(int status)
+{
+    switch (status) {
+    case OPMAP_OK: return EXIT_CLEAN;
+    case OPMAP_EINVAL: return EXIT_USAGE;
+    case OPMAP_EWRITE: return EXIT_OUTPUT;
+    case OPMAP_EINTERNAL: return EXIT_INTERNAL;
+    default: return EXIT_INPUT;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (opmap_version_number() != OPMAP_VERSION_NUMBER) {
+        cli_fail("library version %s does not match this program (%d)", opmap_version_string(),
+                 OPMAP_VERSION_NUMBER);
+        return EXIT_INTERNAL;
+    }
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        fputs(usage, stdout);
+        return EXIT_CLEAN;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+        printf("opmap %s\n", opmap_version_string());
+        return EXIT_CLEAN;
+    }
+    if (strcmp(argv[1], "scan") == 0)
+        return cli_scan(argc - 1, argv + 1);
+    if (strcmp(argv[1], "table") == 0)
+        return cli_table(argc - 1, argv + 1);
+    cli_fail("unknown command '%s' (try opmap --help)", argv[1]);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,107 @@
+/*
+ * core/err.c - status names and the caller-owned error record (see opmap/error.h).
+ */
+#include "err.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *opmap_status_str(int status)
+{
+    switch (status) {
+    case OPMAP_OK: return "ok";
+    case OPMAP_EINVAL: return "invalid argument";
+    case OPMAP_ENOMEM: return "out of memory";
+    case OPMAP_EIO: return "input/output error";
+    case OPMAP_EFORMAT: return "invalid format";
+    case OPMAP_EUNSUPPORTED: return "unsupported input";
+    case OPMAP_ETABLE: return "invalid table";
+    case OPMAP_ELIMIT: return "limit exceeded";
+    case OPMAP_EWRITE: return "write failed";
+    case OPMAP_EINTERNAL: return "internal error";
+    default: return "unknown status";
+    }
+}
+
+size_t opmap_error_format(const opmap_error *err, char *buf, size_t size)
+{
+    int n;
+    const char *src;
+    if (!err) {
+        if (size)
+            buf[0] = '\0';
+        return 0;
+    }
+    src = err->source[0] ? err->source : "opmap";
+    if (err->line)
+        n = snprintf(buf, size, "%s:%" PRIu32 ":%" PRIu32 ": %s", src, err->line, err->column,
+                     err->message);
+    else if (err->offset != OPMAP_NO_OFFSET)
+        n = snprintf(buf, size, "%s: offset %" PRIu64 ": %s", src, err->offset, err->message);
+    else
+        n = snprintf(buf, size, "%s: %s", src, err->message);
+    return n < 0 ? 0 : (size_t)n;
+}
+
+void om_err_clear(opmap_error *err)
+{
+    if (!err)
+        return;
+    memset(err, 0, sizeof(*err));
+    err->offset = OPMAP_NO_OFFSET;
+}
+
+static int vfail(opmap_error *err, int code, const char *source, uint64_t offset, uint32_t line,
+                 uint32_t column, const char *fmt, va_list ap)
+{
+    if (!err)
+        return code;
+    om_err_clear(err);
+    err->code = code;
+    err->offset = offset;
+    err->line = line;
+    err->column = column;
+    if (source)
+        snprintf(err->source, sizeof(err->source), "%s", source);
+    vsnprintf(err->message, sizeof(err->message), fmt, ap);
+    return code;
+}
+
+int om_fail(opmap_error *err, int code, const char *source, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    code = vfail(err, code, source, OPMAP_NO_OFFSET, 0, 0, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int om_fail_at(opmap_error *err, int code, const char *source, uint64_t offset, const char *fmt,
+               ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    code = vfail(err, code, source, offset, 0, 0, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int om_fail_line(opmap_error *err, int code, const char *source, uint32_t line, uint32_t column,
+                 const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    code = vfail(err, code, source, OPMAP_NO_OFFSET, line, column, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int om_fail_mem(opmap_error *err, const om_mem *m, const char *source)
+{
+    if (m && m->over_limit)
+        return om_fail(err, OPMAP_ELIMIT, source,
+                       "memory limit exceeded (max_heap_bytes = %" PRIu64 ")", m->limit);
+    return om_fail(err, OPMAP_ENOMEM, source, "out of memory");
+}

@@ -1,0 +1,127 @@
+/*
+ * core/mapfile.c - read-only view of an input file (see mapfile.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "mapfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "err.h"
+
+static int fail_errno(opmap_error *err, const char *path, int e, const char *what)
+{
+    int code = om_fail(err, OPMAP_EIO, path, "%s: %s", what, strerror(e));
+    if (err)
+        err->sys_errno = e;
+    return code;
+}
+
+static int read_stream(om_mapped *out, om_mem *mem, int fd, const char *path, uint64_t max_bytes,
+                       opmap_error *err)
+{
+    size_t cap = 64 * 1024, len = 0;
+    unsigned char *buf = om_alloc(mem, cap);
+    if (!buf)
+        return om_fail_mem(err, mem, path);
+    for (;;) {
+        ssize_t n;
+        if (len == cap) {
+            unsigned char *nb;
+            nb = om_realloc(mem, buf, cap, cap * 2);
+            if (!nb) {
+                om_dealloc(mem, buf, cap);
+                return om_fail_mem(err, mem, path);
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        n = read(fd, buf + len, cap - len);
+        if (n < 0) {
+            int e = errno;
+            if (e == EINTR)
+                continue;
+            om_dealloc(mem, buf, cap);
+            return fail_errno(err, path, e, "cannot read");
+        }
+        if (n == 0)
+            break;
+        len += (size_t)n;
+        if (len > max_bytes) {
+            om_dealloc(mem, buf, cap);
+            return om_fail(err, OPMAP_ELIMIT, path,
+                           "file larger than max_file_bytes (%" PRIu64 ")", max_bytes);
+        }
+    }
+    out->heap = buf;
+    out->heap_cap = cap;
+    out->data = buf;
+    out->size = len;
+    out->mem = mem;
+    return OPMAP_OK;
+}
+
+int om_map_file(om_mapped *out, om_mem *mem, const char *path, uint64_t max_bytes,
+                opmap_error *err)
+{
+    struct stat st;
+    int fd;
+    memset(out, 0, sizeof(*out));
+    out->mem = mem;
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return fail_errno(err, path, errno, "cannot open");
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return fail_errno(err, path, e, "cannot stat");
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        return fail_errno(err, path, EISDIR, "cannot read");
+    }
+    if (!S_ISREG(st.st_mode)) {
+        int rc = read_stream(out, mem, fd, path, max_bytes, err);
+        close(fd);
+        return rc;
+    }
+    if ((uint64_t)st.st_size > max_bytes) {
+        close(fd);
+        return om_fail(err, OPMAP_ELIMIT, path,
+                       "file is %" PRIu64 " bytes, over max_file_bytes (%" PRIu64 ")",
+                       (uint64_t)st.st_size, max_bytes);
+    }
+    if (st.st_size == 0) {
+        close(fd);
+        return OPMAP_OK;
+    }
+    if ((uint64_t)st.st_size > SIZE_MAX) {
+        close(fd);
+        return om_fail(err, OPMAP_ELIMIT, path, "file too large for this address space");
+    }
+    out->map_base = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (out->map_base == MAP_FAILED) {
+        int e = errno;
+        out->map_base = NULL;
+        close(fd);
+        return fail_errno(err, path, e, "cannot map");
+    }
+    close(fd);
+    out->data = out->map_base;
+    out->size = (uint64_t)st.st_size;
+    return OPMAP_OK;
+}
+
+void om_unmap(om_mapped *m)
+{
+    if (m->map_base)
+        munmap(m->map_base, (size_t)m->size);
+    else if (m->heap)
+        om_dealloc(m->mem, m->heap, m->heap_cap);
+    memset(m, 0, sizeof(*m));
+}

@@ -1,0 +1,41 @@
+/*
+ * estimate/estimate.c - person-day totals (see estimate.h).
+ */
+#include "estimate.h"
+
+#include <string.h>
+
+#include "../scan/result_internal.h"
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    uint64_t s;
+    return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
+}
+
+void om_effort_add(opmap_effort *acc, opmap_effort e)
+{
+    acc->min = sat_add(acc->min, e.min);
+    acc->expected = sat_add(acc->expected, e.expected);
+    acc->max = sat_add(acc->max, e.max);
+}
+
+void om_estimate_summary(opmap_op *const *ops, size_t n, opmap_summary *out)
+{
+    size_t i;
+    memset(out, 0, sizeof(*out));
+    for (i = 0; i < n; i++) {
+        const opmap_op *op = ops[i];
+        int s = op->status;
+        if (s < 0 || s >= OPMAP_OP_STATUS_COUNT)
+            continue;
+        out->operators[s]++;
+        out->instances[s] = sat_add(out->instances[s], op->instances);
+        out->operators_total++;
+        out->instances_total = sat_add(out->instances_total, op->instances);
+        if (s == OPMAP_OP_STRUCTURAL)
+            continue;
+        om_effort_add(&out->effort[s], op->effort);
+        om_effort_add(&out->effort_total, op->effort);
+    }
+}

@@ -1,0 +1,54 @@
+/*
+ * readers/onnx/pbwire.h - a bounded cursor over protobuf wire format.
+ *
+ * The ONNX reader walks the large, recursive messages (ModelProto, GraphProto, NodeProto,
+ * AttributeProto, TensorProto) field by field with this cursor, so it can step over weight
+ * payloads by their length without reading them, enforce nesting limits protobuf-c lacks,
+ * and use 64-bit offsets (protobuf-c refuses fields over 2 GiB). Offsets are absolute
+ * positions in the input, so errors can name them.
+ */
+#ifndef OM_PBWIRE_H
+#define OM_PBWIRE_H
+
+#include <stdint.h>
+
+enum { PB_VARINT = 0, PB_FIXED64 = 1, PB_LEN = 2, PB_SGROUP = 3, PB_EGROUP = 4, PB_FIXED32 = 5 };
+
+typedef struct pb_cur {
+    const unsigned char *base;  /* the whole input */
+    uint64_t pos;               /* next byte to read, absolute */
+    uint64_t end;               /* end of this message, absolute */
+    uint64_t err_off;           /* where the last error was found */
+    const char *err;            /* why, a constant string */
+} pb_cur;
+
+typedef struct pb_field {
+    uint32_t num;
+    uint8_t wt;
+    uint64_t tag_off;   /* offset of the tag */
+    uint64_t v;         /* VARINT / FIXED32 / FIXED64 value */
+    uint64_t off, len;  /* LEN: payload position and length */
+} pb_field;
+
+/* A cursor over [off, off + len) of base. */
+static inline pb_cur pb_span(const unsigned char *base, uint64_t off, uint64_t len)
+{
+    pb_cur c;
+    c.base = base;
+    c.pos = off;
+    c.end = off + len;
+    c.err_off = off;
+    c.err = 0;
+    return c;
+}
+
+/* Reads the next field: 1 = got one, 0 = end of message, -1 = malformed (c->err, c->err_off). */
+int pb_next(pb_cur *c, pb_field *f);
+
+/* Reads one varint from a cursor (for packed repeated fields). 1 ok, -1 malformed. */
+int pb_varint(pb_cur *c, uint64_t *out);
+
+/* Number of varints in a packed payload (bytes with the high bit clear). */
+uint64_t pb_count_varints(const unsigned char *base, uint64_t off, uint64_t len);
+
+#endif /* OM_PBWIRE_H */

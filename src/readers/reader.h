@@ -1,0 +1,21 @@
+/*
+ * readers/reader.h - format detection and dispatch to the format readers.
+ */
+#ifndef OM_READER_H
+#define OM_READER_H
+
+#include <stdint.h>
+
+#include <opmap/context.h>
+#include <opmap/error.h>
+
+#include "../ir/ir.h"
+
+/* The format the bytes look like (content, not file name). */
+opmap_format om_detect_format(const unsigned char *data, uint64_t size);
+
+/* Detects the format and fills `m` with the matching reader. */
+int om_read_model(ir_model *m, const unsigned char *data, uint64_t size, const opmap_limits *lim,
+                  opmap_error *err);
+
+#endif /* OM_READER_H */

@@ -1,0 +1,275 @@
+/*
+ * report/report_json.c - the JSON report (schema "opmap-report/1", docs/report-json.md).
+ *
+ * Built as a cJSON tree, printed once. cJSON's process-wide hooks are never touched.
+ * Person-days are written as decimal numbers from exact thousandths.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "../ir/ir.h"
+#include "../scan/result_internal.h"
+#include "report_internal.h"
+
+static double days(uint64_t milli)
+{
+    return (double)milli / 1000.0;
+}
+
+static cJSON *effort_json(opmap_effort e)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddNumberToObject(o, "min", days(e.min));
+    cJSON_AddNumberToObject(o, "expected", days(e.expected));
+    cJSON_AddNumberToObject(o, "max", days(e.max));
+    return o;
+}
+
+static cJSON *flags_json(unsigned flags)
+{
+    cJSON *a = cJSON_CreateArray();
+    unsigned i;
+    for (i = 0; a && i < OPMAP_FLAG_COUNT; i++)
+        if (flags & (1u << i))
+            cJSON_AddItemToArray(a, cJSON_CreateString(opmap_flag_name(i)));
+    return a;
+}
+
+static cJSON *values_json(const ir_value *v, size_t n)
+{
+    cJSON *a = cJSON_CreateArray();
+    size_t i;
+    for (i = 0; a && i < n; i++) {
+        cJSON *o = cJSON_CreateObject(), *shape;
+        if (!o)
+            return a;
+        cJSON_AddItemToArray(a, o);
+        cJSON_AddStringToObject(o, "name", v[i].name);
+        cJSON_AddStringToObject(o, "dtype", ir_dtype_name(v[i].type.elem));
+        if (v[i].type.rank < 0) {
+            cJSON_AddNullToObject(o, "shape");
+            continue;
+        }
+        shape = cJSON_AddArrayToObject(o, "shape");
+        if (shape) {
+            int32_t d;
+            for (d = 0; d < v[i].type.rank; d++) {
+                const ir_dim *dim = &v[i].type.dims[d];
+                if (dim->param)
+                    cJSON_AddItemToArray(shape, cJSON_CreateString(dim->param));
+                else if (dim->value >= 0)
+                    cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)dim->value));
+                else
+                    cJSON_AddItemToArray(shape, cJSON_CreateNull());
+            }
+        }
+    }
+    return a;
+}
+
+static cJSON *op_json(const opmap_op *op)
+{
+    cJSON *o = cJSON_CreateObject(), *nodes, *src;
+    size_t i;
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "domain", op->domain);
+    cJSON_AddStringToObject(o, "op_type", op->name);
+    cJSON_AddNumberToObject(o, "opset", (double)op->opset);
+    if (op->since)
+        cJSON_AddNumberToObject(o, "since_version", (double)op->since);
+    else
+        cJSON_AddNullToObject(o, "since_version");
+    cJSON_AddStringToObject(o, "status", opmap_op_status_name(op->status));
+    cJSON_AddItemToObject(o, "flags", flags_json(op->flags));
+    cJSON_AddNumberToObject(o, "instances", (double)op->instances);
+    cJSON_AddItemToObject(o, "effort", effort_json(op->effort));
+    if (op->ascend_op[0] || op->engine[0]) {
+        cJSON *asc = cJSON_AddObjectToObject(o, "ascend");
+        if (asc) {
+            if (op->ascend_op[0])
+                cJSON_AddStringToObject(asc, "op", op->ascend_op);
+            if (op->engine[0])
+                cJSON_AddStringToObject(asc, "engine", op->engine);
+        }
+    }
+    if (op->notes[0])
+        cJSON_AddStringToObject(o, "notes", op->notes);
+    if (op->hint[0])
+        cJSON_AddStringToObject(o, "hint", op->hint);
+    src = cJSON_AddArrayToObject(o, "sources");
+    for (i = 0; src && i < op->n_sources; i++)
+        cJSON_AddItemToArray(src, cJSON_CreateString(op->sources[i]));
+    nodes = cJSON_AddArrayToObject(o, "nodes");
+    for (i = 0; nodes && i < op->n_paths; i++)
+        cJSON_AddItemToArray(nodes, cJSON_CreateString(op->paths[i]));
+    return o;
+}
+
+static cJSON *status_counts_json(const uint64_t *ops, const uint64_t *inst)
+{
+    cJSON *o = cJSON_CreateObject();
+    int s;
+    for (s = OPMAP_OP_STATUS_COUNT - 1; o && s >= 0; s--) {
+        cJSON *e = cJSON_AddObjectToObject(o, opmap_op_status_name(s));
+        if (!e)
+            continue;
+        cJSON_AddNumberToObject(e, "operators", (double)ops[s]);
+        cJSON_AddNumberToObject(e, "instances", (double)inst[s]);
+    }
+    return o;
+}
+
+static cJSON *estimate_json(const opmap_summary *sum)
+{
+    cJSON *o = effort_json(sum->effort_total), *by;
+    int s;
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "unit", "person-days");
+    by = cJSON_AddObjectToObject(o, "by_status");
+    for (s = OPMAP_OP_STATUS_COUNT - 1; by && s > OPMAP_OP_STRUCTURAL; s--)
+        cJSON_AddItemToObject(by, opmap_op_status_name(s), effort_json(sum->effort[s]));
+    return o;
+}
+
+static cJSON *model_json(const opmap_result *r)
+{
+    cJSON *m = cJSON_CreateObject(), *a, *p;
+    size_t i;
+    if (!m)
+        return NULL;
+    cJSON_AddStringToObject(m, "file", r->model_name);
+    cJSON_AddStringToObject(m, "format", opmap_format_name(r->format));
+    cJSON_AddNumberToObject(m, "ir_version", (double)r->ir_version);
+    p = cJSON_AddObjectToObject(m, "producer");
+    if (p) {
+        cJSON_AddStringToObject(p, "name", r->producer_name);
+        cJSON_AddStringToObject(p, "version", r->producer_version);
+    }
+    cJSON_AddNumberToObject(m, "model_version", (double)r->model_version);
+    cJSON_AddStringToObject(m, "domain", r->model_domain);
+    a = cJSON_AddArrayToObject(m, "opset_imports");
+    for (i = 0; a && i < r->n_opsets; i++) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            break;
+        cJSON_AddStringToObject(o, "domain", r->opsets[i].domain);
+        cJSON_AddNumberToObject(o, "version", (double)r->opsets[i].version);
+        cJSON_AddItemToArray(a, o);
+    }
+    p = cJSON_AddObjectToObject(m, "stats");
+    if (p) {
+        cJSON_AddNumberToObject(p, "graphs", (double)r->stats.graphs);
+        cJSON_AddNumberToObject(p, "nodes", (double)r->stats.nodes);
+        cJSON_AddNumberToObject(p, "functions", (double)r->stats.functions);
+        cJSON_AddNumberToObject(p, "initializers", (double)r->stats.initializers);
+        cJSON_AddNumberToObject(p, "external_tensors", (double)r->stats.external_tensors);
+        cJSON_AddNumberToObject(p, "weight_bytes", (double)r->stats.weight_bytes);
+    }
+    cJSON_AddItemToObject(m, "inputs", values_json(r->inputs, r->n_inputs));
+    cJSON_AddItemToObject(m, "outputs", values_json(r->outputs, r->n_outputs));
+    a = cJSON_AddArrayToObject(m, "external_data");
+    for (i = 0; a && i < r->n_ext; i++) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            break;
+        cJSON_AddStringToObject(o, "tensor", r->ext[i].tensor);
+        cJSON_AddStringToObject(o, "location", r->ext[i].location);
+        cJSON_AddNumberToObject(o, "offset", (double)r->ext[i].offset);
+        if (r->ext[i].has_length)
+            cJSON_AddNumberToObject(o, "length", (double)r->ext[i].length);
+        else
+            cJSON_AddNullToObject(o, "length");
+        cJSON_AddItemToArray(a, o);
+    }
+    a = cJSON_AddArrayToObject(m, "operators");
+    for (i = 0; a && i < r->n_ops; i++)
+        cJSON_AddItemToArray(a, op_json(r->ops[i]));
+    a = cJSON_AddArrayToObject(m, "unmapped");
+    for (i = 0; a && i < r->n_ops; i++) {
+        const opmap_op *op = r->ops[i];
+        cJSON *o;
+        if (op->status != OPMAP_OP_UNMAPPED || !(o = cJSON_CreateObject()))
+            continue;
+        cJSON_AddStringToObject(o, "domain", op->domain);
+        cJSON_AddStringToObject(o, "op_type", op->name);
+        cJSON_AddNumberToObject(o, "opset", (double)op->opset);
+        cJSON_AddNumberToObject(o, "instances", (double)op->instances);
+        cJSON_AddItemToArray(a, o);
+    }
+    p = cJSON_AddObjectToObject(m, "totals");
+    if (p) {
+        cJSON_AddNumberToObject(p, "operators", (double)r->summary.operators_total);
+        cJSON_AddNumberToObject(p, "instances", (double)r->summary.instances_total);
+        cJSON_AddItemToObject(p, "by_status",
+                              status_counts_json(r->summary.operators, r->summary.instances));
+    }
+    cJSON_AddItemToObject(m, "estimate", estimate_json(&r->summary));
+    a = cJSON_AddArrayToObject(m, "diagnostics");
+    for (i = 0; a && i < r->diags.len; i++) {
+        const om_diag *d = &OM_VEC_AT(&r->diags, om_diag, i);
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            break;
+        cJSON_AddStringToObject(o, "level", d->level == OPMAP_DIAG_WARNING ? "warning" : "info");
+        cJSON_AddStringToObject(o, "message", d->message);
+        cJSON_AddStringToObject(o, "where", d->where);
+        cJSON_AddItemToArray(a, o);
+    }
+    return m;
+}
+
+int om_report_json(const opmap_result *const *results, size_t count, unsigned flags, om_out *out)
+{
+    cJSON *root = cJSON_CreateObject(), *tool, *table, *models, *totals;
+    opmap_summary all;
+    char *text;
+    size_t i;
+    int s;
+    if (!root)
+        return OPMAP_ENOMEM;
+    memset(&all, 0, sizeof(all));
+    cJSON_AddStringToObject(root, "schema", OPMAP_REPORT_JSON_SCHEMA);
+    tool = cJSON_AddObjectToObject(root, "tool");
+    if (tool) {
+        cJSON_AddStringToObject(tool, "name", "opmap");
+        cJSON_AddStringToObject(tool, "version", opmap_version_string());
+    }
+    table = cJSON_AddObjectToObject(root, "table");
+    if (table && count) {
+        cJSON_AddStringToObject(table, "origin", results[0]->table_origin);
+        cJSON_AddStringToObject(table, "name", results[0]->table_name);
+        cJSON_AddStringToObject(table, "version", results[0]->table_version);
+    }
+    models = cJSON_AddArrayToObject(root, "models");
+    for (i = 0; models && i < count; i++) {
+        const opmap_summary *sm = &results[i]->summary;
+        cJSON_AddItemToArray(models, model_json(results[i]));
+        for (s = 0; s < OPMAP_OP_STATUS_COUNT; s++) {
+            all.operators[s] += sm->operators[s];
+            all.instances[s] += sm->instances[s];
+        }
+        all.operators_total += sm->operators_total;
+        all.instances_total += sm->instances_total;
+    }
+    totals = cJSON_AddObjectToObject(root, "totals");
+    if (totals) {
+        cJSON_AddNumberToObject(totals, "models", (double)count);
+        cJSON_AddNumberToObject(totals, "operators", (double)all.operators_total);
+        cJSON_AddNumberToObject(totals, "instances", (double)all.instances_total);
+        cJSON_AddItemToObject(totals, "by_status", status_counts_json(all.operators, all.instances));
+    }
+    text = (flags & OPMAP_REPORT_COMPACT) ? cJSON_PrintUnformatted(root) : cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text)
+        return OPMAP_ENOMEM;
+    om_out_str(out, text);
+    om_out_str(out, "\n");
+    cJSON_free(text);
+    return OPMAP_OK;
+}

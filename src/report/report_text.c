@@ -1,0 +1,146 @@
+/*
+ * report/report_text.c - the terminal summary.
+ *
+ * One block per model: what it is, counts per status, the effort range, then one line per
+ * distinct operator (worst first). Model strings are stripped of control characters so a
+ * hostile node name cannot drive the terminal. Colour only when the caller asks for it.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../scan/result_internal.h"
+#include "report_internal.h"
+
+#define C_RESET "\033[0m"
+
+static const char *status_colour(int status)
+{
+    switch (status) {
+    case OPMAP_OP_UNMAPPED: return "\033[1;31m";
+    case OPMAP_OP_REWRITE: return "\033[31m";
+    case OPMAP_OP_PARTIAL: return "\033[33m";
+    case OPMAP_OP_FULL: return "\033[32m";
+    default: return "\033[2m";
+    }
+}
+
+static void status_cell(om_out *o, int status, int colour)
+{
+    const char *name = opmap_op_status_name(status);
+    if (colour)
+        om_out_printf(o, "%s%-10s%s", status_colour(status), name, C_RESET);
+    else
+        om_out_printf(o, "%-10s", name);
+}
+
+static void effort_line(om_out *o, const char *label, opmap_effort e)
+{
+    char lo[32], ex[32], hi[32];
+    om_format_days(e.min, lo, sizeof(lo));
+    om_format_days(e.expected, ex, sizeof(ex));
+    om_format_days(e.max, hi, sizeof(hi));
+    om_out_printf(o, "  %s %s person-days (range %s to %s)\n", label, ex, lo, hi);
+}
+
+static void model_block(om_out *o, const opmap_result *r, int colour)
+{
+    const opmap_summary *s = &r->summary;
+    size_t i;
+    int st;
+
+    om_out_term(o, r->model_name);
+    om_out_printf(o, "  [%s", opmap_format_name(r->format));
+    if (r->ir_version)
+        om_out_printf(o, ", IR %" PRId64, r->ir_version);
+    for (i = 0; i < r->n_opsets; i++) {
+        om_out_str(o, i ? ", " : ", opsets ");
+        om_out_term(o, r->opsets[i].domain);
+        om_out_printf(o, " %" PRId64, r->opsets[i].version);
+    }
+    if (r->producer_name[0]) {
+        om_out_str(o, ", from ");
+        om_out_term(o, r->producer_name);
+        if (r->producer_version[0]) {
+            om_out_str(o, " ");
+            om_out_term(o, r->producer_version);
+        }
+    }
+    om_out_str(o, "]\n");
+    om_out_printf(o, "  %" PRIu64 " operator instances, %" PRIu64 " distinct operators:",
+                  s->instances_total, s->operators_total);
+    for (st = OPMAP_OP_STATUS_COUNT - 1; st >= 0; st--)
+        om_out_printf(o, " %" PRIu64 " %s%s", s->operators[st], opmap_op_status_name(st),
+                      st ? "," : "");
+    om_out_str(o, "\n");
+    effort_line(o, "effort:", s->effort_total);
+    if (r->n_ext)
+        om_out_printf(o, "  external data: %zu tensors in side files (not opened)\n", r->n_ext);
+    for (i = 0; i < r->diags.len; i++) {
+        const om_diag *d = &OM_VEC_AT(&r->diags, om_diag, i);
+        om_out_str(o, "  warning: ");
+        om_out_term(o, d->message);
+        om_out_str(o, " at ");
+        om_out_term(o, d->where);
+        om_out_str(o, "\n");
+    }
+    if (!r->n_ops) {
+        om_out_str(o, "  (no operators)\n\n");
+        return;
+    }
+    om_out_printf(o, "\n  %-10s %-40s %6s %9s  %s\n", "STATUS", "OPERATOR", "OPSET", "INSTANCES",
+                  "ON ASCEND");
+    for (i = 0; i < r->n_ops; i++) {
+        const opmap_op *op = r->ops[i];
+        char name[512];
+        size_t len;
+        om_out_str(o, "  ");
+        status_cell(o, op->status, colour);
+        om_out_str(o, " ");
+        len = (size_t)snprintf(name, sizeof(name), "%s::%s", op->domain, op->name);
+        om_out_term(o, name);
+        for (; len < 40; len++)
+            om_out_str(o, " ");
+        om_out_printf(o, " %6" PRId64 " %9" PRIu64 "  ", op->opset, op->instances);
+        if (op->ascend_op[0])
+            om_out_term(o, op->ascend_op);
+        else if (op->status == OPMAP_OP_UNMAPPED)
+            om_out_str(o, "no row in the table");
+        else
+            om_out_str(o, "-");
+        if (op->engine[0]) {
+            om_out_str(o, " (");
+            om_out_term(o, op->engine);
+            om_out_str(o, ")");
+        }
+        om_out_str(o, "\n");
+        if (op->hint[0] && op->status >= OPMAP_OP_PARTIAL) {
+            om_out_str(o, "             hint: ");
+            om_out_term(o, op->hint);
+            om_out_str(o, "\n");
+        }
+    }
+    om_out_str(o, "\n");
+}
+
+int om_report_text(const opmap_result *const *results, size_t count, unsigned flags, om_out *out)
+{
+    size_t i;
+    int colour = (flags & OPMAP_REPORT_COLOR) != 0;
+    for (i = 0; i < count; i++)
+        model_block(out, results[i], colour);
+    if (count > 1) {
+        uint64_t unmapped = 0;
+        opmap_effort total = { 0, 0, 0 };
+        for (i = 0; i < count; i++) {
+            unmapped += results[i]->summary.operators[OPMAP_OP_UNMAPPED];
+            total.min += results[i]->summary.effort_total.min;
+            total.expected += results[i]->summary.effort_total.expected;
+            total.max += results[i]->summary.effort_total.max;
+        }
+        om_out_printf(out, "%zu models, %" PRIu64 " unmapped operators in all\n", count,
+                      unmapped);
+        effort_line(out, "effort, models added up:", total);
+    }
+    return OPMAP_OK;
+}

@@ -1,0 +1,141 @@
+/*
+ * table/table.c - opmap_table: loading (built-in, file, memory) and row accessors.
+ */
+#include <string.h>
+
+#include <opmap/table.h>
+
+#include "../api/ctx_internal.h"
+#include "../core/err.h"
+#include "../core/mapfile.h"
+#include "table_internal.h"
+
+static const char *const status_names[OPMAP_OP_STATUS_COUNT] = {
+    "structural", "full", "partial", "rewrite", "unmapped"
+};
+
+const char *opmap_op_status_name(int status)
+{
+    if (status < 0 || status >= OPMAP_OP_STATUS_COUNT)
+        return "?";
+    return status_names[status];
+}
+
+static opmap_table *table_new(opmap_ctx *ctx, const char *origin)
+{
+    opmap_table *t = om_ctx_calloc(ctx, sizeof(*t));
+    if (!t)
+        return NULL;
+    t->ctx = ctx;
+    om_mem_init(&t->mem, &ctx->al, ctx->limits.max_heap_bytes);
+    om_arena_init(&t->arena, &t->mem, 256 * 1024);
+    if (!(t->origin = om_arena_strdup(&t->arena, origin))) {
+        om_arena_free(&t->arena);
+        om_ctx_release(ctx, t);
+        return NULL;
+    }
+    return t;
+}
+
+static int load(opmap_table **out, opmap_ctx *ctx, const void *data, size_t size,
+                const char *origin, opmap_error *err)
+{
+    opmap_table *t;
+    int rc;
+    if (!(t = table_new(ctx, origin)))
+        return om_fail(err, OPMAP_ENOMEM, origin, "out of memory");
+    rc = om_table_parse(t, data, size, &ctx->limits, err);
+    if (rc != OPMAP_OK) {
+        opmap_table_free(t);
+        return rc;
+    }
+    *out = t;
+    return OPMAP_OK;
+}
+
+int opmap_table_load_default(opmap_table **out, opmap_ctx *ctx, opmap_error *err)
+{
+    om_err_clear(err);
+    if (!out || !ctx)
+        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_table_load_default: NULL argument");
+    *out = NULL;
+    return load(out, ctx, om_builtin_table, om_builtin_table_size, "built-in", err);
+}
+
+int opmap_table_load_file(opmap_table **out, opmap_ctx *ctx, const char *path, opmap_error *err)
+{
+    om_mapped map;
+    om_mem mem;
+    int rc;
+    om_err_clear(err);
+    if (!out || !ctx || !path)
+        return om_fail(err, OPMAP_EINVAL, path, "opmap_table_load_file: NULL argument");
+    *out = NULL;
+    om_mem_init(&mem, &ctx->al, ctx->limits.max_table_bytes + 1);
+    if ((rc = om_map_file(&map, &mem, path, ctx->limits.max_table_bytes, err)))
+        return rc;
+    rc = load(out, ctx, map.data ? map.data : (const unsigned char *)"", (size_t)map.size, path,
+              err);
+    om_unmap(&map);
+    return rc;
+}
+
+int opmap_table_load_memory(opmap_table **out, opmap_ctx *ctx, const void *data, size_t size,
+                            const char *name, opmap_error *err)
+{
+    om_err_clear(err);
+    if (!name)
+        name = "<memory>";
+    if (!out || !ctx || (!data && size))
+        return om_fail(err, OPMAP_EINVAL, name, "opmap_table_load_memory: NULL argument");
+    *out = NULL;
+    return load(out, ctx, data ? data : "", size, name, err);
+}
+
+void opmap_table_free(opmap_table *t)
+{
+    if (!t)
+        return;
+    om_arena_free(&t->arena);
+    om_ctx_release(t->ctx, t);
+}
+
+const char *opmap_table_origin(const opmap_table *t) { return t->origin; }
+const char *opmap_table_name(const opmap_table *t) { return t->name; }
+const char *opmap_table_version(const opmap_table *t) { return t->version; }
+size_t opmap_table_row_count(const opmap_table *t) { return t->n_rows; }
+
+const opmap_row *opmap_table_row(const opmap_table *t, size_t i)
+{
+    return i < t->n_rows ? &t->rows[i] : NULL;
+}
+
+opmap_effort opmap_table_weights(const opmap_table *t, int status)
+{
+    opmap_effort zero = { 0, 0, 0 };
+    if (status <= OPMAP_OP_STRUCTURAL || status >= OPMAP_OP_STATUS_COUNT)
+        return zero;
+    return t->weights[status];
+}
+
+#define S(x) ((x) ? (x) : "")
+
+const char *opmap_row_domain(const opmap_row *r) { return r->domain; }
+const char *opmap_row_op(const opmap_row *r) { return r->op; }
+int64_t opmap_row_since(const opmap_row *r) { return r->since; }
+int opmap_row_status(const opmap_row *r) { return r->status; }
+unsigned opmap_row_flags(const opmap_row *r) { return r->flags; }
+const char *opmap_row_notes(const opmap_row *r) { return S(r->notes); }
+const char *opmap_row_hint(const opmap_row *r) { return S(r->hint); }
+const char *opmap_row_curated(const opmap_row *r) { return S(r->curated); }
+const char *opmap_row_ascend_op(const opmap_row *r) { return S(r->ascend_op); }
+const char *opmap_row_aclnn(const opmap_row *r) { return S(r->aclnn); }
+const char *opmap_row_api(const opmap_row *r) { return S(r->api); }
+const char *opmap_row_engine(const opmap_row *r) { return S(r->engine); }
+size_t opmap_row_source_count(const opmap_row *r) { return r->n_sources; }
+uint32_t opmap_row_line(const opmap_row *r) { return r->line; }
+
+const char *opmap_row_source(const opmap_row *r, size_t i)
+{
+    return i < r->n_sources ? r->sources[i] : NULL;
+}

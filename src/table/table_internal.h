@@ -1,0 +1,118 @@
+/*
+ * table/table_internal.h - the loaded table: rows, constraints, sources, index.
+ *
+ * Everything lives in the table's arena and is immutable after loading, so scans may read
+ * one table from many threads.
+ */
+#ifndef OM_TABLE_INTERNAL_H
+#define OM_TABLE_INTERNAL_H
+
+#include <opmap/table.h>
+
+#include "../core/mem.h"
+
+/* Per-chip status adds "unknown" (nobody published an answer) to the row statuses. */
+#define OM_SOC_UNKNOWN (-1)
+
+typedef struct om_value {
+    uint8_t kind;              /* OM_VAL_* */
+    double num;
+    const char *str;
+    struct om_value *list;
+    size_t n;
+} om_value;
+
+enum { OM_VAL_NUM = 1, OM_VAL_STR, OM_VAL_BOOL, OM_VAL_LIST };
+
+enum { OM_SUBJ_ATTR = 1, OM_SUBJ_CONST, OM_SUBJ_RANK, OM_SUBJ_DTYPE };
+enum { OM_CMP_EQ = 1, OM_CMP_NE, OM_CMP_LT, OM_CMP_LE, OM_CMP_GT, OM_CMP_GE, OM_CMP_IN,
+       OM_CMP_NOT_IN, OM_CMP_IS_CONST, OM_CMP_NOT_CONST };
+
+typedef struct om_constraint {
+    uint8_t subject;           /* OM_SUBJ_* */
+    uint8_t cmp;               /* OM_CMP_* */
+    uint8_t on_output;         /* the tensor is an output (else an input) */
+    uint8_t has_default;
+    uint32_t index;            /* input/output index */
+    const char *attr;          /* attribute name */
+    om_value value;            /* what is compared against */
+    om_value def;              /* attribute default */
+    uint64_t soc_mask;         /* bit i: about.socs[i]; 0 = every chip */
+    int then_status;           /* OPMAP_OP_PARTIAL / REWRITE, or -1 */
+    unsigned flag;             /* OPMAP_FLAG_* or 0 */
+    const char *message;
+    uint32_t line;
+} om_constraint;
+
+typedef struct om_soc_answer {
+    uint32_t soc;              /* index into about.socs */
+    int status;                /* opmap_op_status or OM_SOC_UNKNOWN */
+    uint32_t dtypes;           /* bit per IR dtype; 0 = not stated */
+    const char *note;
+    const char **sources;
+    size_t n_sources;
+} om_soc_answer;
+
+struct opmap_row {
+    const char *domain, *op;
+    int64_t since;             /* 0 when unversioned */
+    int status;
+    unsigned flags;
+    const char *notes, *hint, *curated;
+    const char *ascend_op, *aclnn, *api, *engine;
+    const char *tnpu_min, *tnpu_max;
+    const char **overloads;
+    size_t n_overloads;
+    const char **sources;
+    size_t n_sources;
+    uint32_t dtypes;
+    om_soc_answer *socs;
+    size_t n_socs;
+    om_constraint *constraints;
+    size_t n_constraints;
+    uint32_t line;
+};
+
+typedef struct om_source {
+    const char *id, *title, *repo, *path, *commit, *license, *taken, *url;
+    uint32_t line;
+} om_source;
+
+/* (domain, op) -> its rows, sorted by since */
+typedef struct om_key_slot {
+    const char *domain, *op;
+    const opmap_row **rows;
+    size_t n;
+} om_key_slot;
+
+struct opmap_table {
+    opmap_ctx *ctx;
+    om_mem mem;
+    om_arena arena;
+    const char *origin;
+    const char *name, *version, *torch_npu, *cann;
+    int64_t onnx_opset_max;
+    const char **socs;
+    size_t n_socs;
+    int default_soc;
+    opmap_effort weights[OPMAP_OP_STATUS_COUNT];
+    om_source *sources;
+    size_t n_sources;
+    opmap_row *rows;
+    size_t n_rows;
+    om_key_slot *index;
+    size_t index_cap;
+};
+
+/* Loads `data` into `t` (ctx, mem, arena, origin set up). */
+int om_table_parse(opmap_table *t, const unsigned char *data, size_t size,
+                   const opmap_limits *lim, opmap_error *err);
+
+/* The built-in table: data/op_map.yaml embedded at build time (table_builtin.c). */
+extern const unsigned char om_builtin_table[];
+extern const size_t om_builtin_table_size;
+
+/* Flag bit for a table flag name, or 0. */
+unsigned om_flag_from_name(const char *name);
+
+#endif /* OM_TABLE_INTERNAL_H */

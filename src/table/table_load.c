@@ -1,0 +1,903 @@
+/*
+ * table/table_load.c - the YAML tree -> table rows, checked against schema 1
+ * (docs/table-format.md).
+ *
+ * Strict by design: an unknown key, a wrong type, an unknown status/flag/SoC/dtype, a
+ * duplicate row or a dangling source id is an error naming file:line:column. A table that
+ * loads is a table every later stage can trust without checking again.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/err.h"
+#include "../ir/ir.h"
+#include "table_internal.h"
+#include "yaml_tree.h"
+
+#define TABLE_SCHEMA 1
+
+typedef struct ld {
+    opmap_table *t;
+    const char *src;
+    opmap_error *err;
+    om_arena *A;
+} ld;
+
+static const char *const flag_names[OPMAP_FLAG_COUNT] = {
+    "precision", "nondeterministic", "rng", "performance", "dynamic_shape", "inf_nan",
+    "deprecated"
+};
+
+static const char *const default_socs[] = { "ascend910b", "ascend910_93", "ascend310p",
+                                            "ascend950" };
+
+unsigned om_flag_from_name(const char *name)
+{
+    unsigned i;
+    for (i = 0; i < OPMAP_FLAG_COUNT; i++)
+        if (strcmp(flag_names[i], name) == 0)
+            return 1u << i;
+    return 0;
+}
+
+const char *opmap_flag_name(unsigned index)
+{
+    return index < OPMAP_FLAG_COUNT ? flag_names[index] : NULL;
+}
+
+/* ---- typed reads with line:column errors ---- */
+
+static int bad(ld *l, const yt_node *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int bad(ld *l, const yt_node *n, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return om_fail_line(l->err, OPMAP_ETABLE, l->src, n ? n->line : 0, n ? n->col : 0, "%s",
+                        msg);
+}
+
+static int oom(ld *l)
+{
+    return om_fail_mem(l->err, l->A->mem, l->src);
+}
+
+static const char *kind_name(yt_kind k)
+{
+    return k == YT_MAP ? "a mapping" : k == YT_SEQ ? "a list" : "a scalar";
+}
+
+static int want_kind(ld *l, const yt_node *n, yt_kind kind, const char *what)
+{
+    if (n->kind == kind)
+        return OPMAP_OK;
+    return bad(l, n, "%s must be %s, not %s", what, kind_name(kind), kind_name(n->kind));
+}
+
+static int is_null(const yt_node *n)
+{
+    return n->kind == YT_SCALAR && n->plain &&
+           (n->len == 0 || strcmp(n->str, "null") == 0 || strcmp(n->str, "~") == 0);
+}
+
+static int get_str(ld *l, const yt_node *n, const char *what, const char **out)
+{
+    int rc = want_kind(l, n, YT_SCALAR, what);
+    if (rc)
+        return rc;
+    if (is_null(n))
+        return bad(l, n, "%s must not be empty", what);
+    *out = n->str;
+    return OPMAP_OK;
+}
+
+static int get_int(ld *l, const yt_node *n, const char *what, int64_t *out)
+{
+    char *end;
+    long long v;
+    int rc = want_kind(l, n, YT_SCALAR, what);
+    if (rc)
+        return rc;
+    errno = 0;
+    v = strtoll(n->str, &end, 10);
+    if (!n->plain || !n->str[0] || *end || errno)
+        return bad(l, n, "%s must be an integer, not '%s'", what, n->str);
+    *out = v;
+    return OPMAP_OK;
+}
+
+/* Person-days with at most three decimals, as thousandths. */
+static int get_milli(ld *l, const yt_node *n, const char *what, uint64_t *out)
+{
+    const char *p;
+    uint64_t whole = 0, frac = 0;
+    int digits = 0, fdigits = 0;
+    int rc = want_kind(l, n, YT_SCALAR, what);
+    if (rc)
+        return rc;
+    for (p = n->str; *p >= '0' && *p <= '9'; p++, digits++) {
+        if (whole > 1000000000ull)
+            return bad(l, n, "%s is too large", what);
+        whole = whole * 10 + (uint64_t)(*p - '0');
+    }
+    if (*p == '.') {
+        for (p++; *p >= '0' && *p <= '9'; p++, fdigits++) {
+            if (fdigits < 3)
+                frac = frac * 10 + (uint64_t)(*p - '0');
+            else if (*p != '0')
+                return bad(l, n, "%s has more than three decimals: '%s'", what, n->str);
+        }
+        if (fdigits > 3)
+            fdigits = 3;
+    }
+    if (!n->plain || *p || digits == 0)
+        return bad(l, n, "%s must be a non-negative decimal number, not '%s'", what, n->str);
+    while (fdigits < 3) {
+        frac *= 10;
+        fdigits++;
+    }
+    *out = whole * 1000 + frac;
+    return OPMAP_OK;
+}
+
+static int get_str_list(ld *l, const yt_node *n, const char *what, const char ***out,
+                        size_t *count)
+{
+    size_t i;
+    int rc = want_kind(l, n, YT_SEQ, what);
+    if (rc)
+        return rc;
+    *count = n->n;
+    *out = NULL;
+    if (!n->n)
+        return OPMAP_OK;
+    if (!(*out = om_arena_array(l->A, n->n, sizeof(char *))))
+        return oom(l);
+    for (i = 0; i < n->n; i++)
+        if ((rc = get_str(l, n->items[i], what, &(*out)[i])))
+            return rc;
+    return OPMAP_OK;
+}
+
+/* Every key of `map` must be in `allowed` (NULL-terminated). */
+static int check_keys(ld *l, const yt_node *map, const char *const *allowed, const char *what)
+{
+    size_t i;
+    for (i = 0; i < map->n; i++) {
+        const yt_node *k = map->items[2 * i];
+        const char *const *a;
+        char list[300];
+        size_t used = 0;
+        if (k->kind != YT_SCALAR)
+            return bad(l, k, "%s: keys must be plain names", what);
+        for (a = allowed; *a; a++)
+            if (strcmp(*a, k->str) == 0)
+                break;
+        if (*a)
+            continue;
+        list[0] = '\0';
+        for (a = allowed; *a && used + strlen(*a) + 3 < sizeof(list); a++)
+            used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+                                     a == allowed ? "" : ", ", *a);
+        return bad(l, k, "unknown key '%s' in %s (allowed: %s)", k->str, what, list);
+    }
+    return OPMAP_OK;
+}
+
+static int require(ld *l, const yt_node *map, const char *key, const char *what,
+                   const yt_node **out)
+{
+    if ((*out = yt_get(map, key)))
+        return OPMAP_OK;
+    return bad(l, map, "%s: missing required key '%s'", what, key);
+}
+
+static int parse_status(ld *l, const yt_node *n, int allow_unknown, int allow_structural,
+                        int *out)
+{
+    static const char *const names[] = { "structural", "full", "partial", "rewrite" };
+    const char *s;
+    int i, rc = get_str(l, n, "status", &s);
+    if (rc)
+        return rc;
+    for (i = allow_structural ? 0 : 1; i < 4; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *out = i;
+            return OPMAP_OK;
+        }
+    if (allow_unknown && strcmp(s, "unknown") == 0) {
+        *out = OM_SOC_UNKNOWN;
+        return OPMAP_OK;
+    }
+    return bad(l, n, "unknown status '%s' (expected full, partial, rewrite%s)", s,
+               allow_unknown ? ", unknown" : allow_structural ? ", structural" : "");
+}
+
+static int parse_flags(ld *l, const yt_node *n, unsigned *out)
+{
+    size_t i;
+    int rc = want_kind(l, n, YT_SEQ, "flags");
+    if (rc)
+        return rc;
+    for (i = 0; i < n->n; i++) {
+        const char *s;
+        unsigned bit;
+        if ((rc = get_str(l, n->items[i], "flag", &s)))
+            return rc;
+        if (!(bit = om_flag_from_name(s)))
+            return bad(l, n->items[i],
+                       "unknown flag '%s' (expected precision, nondeterministic, rng, "
+                       "performance, dynamic_shape, inf_nan, deprecated)", s);
+        *out |= bit;
+    }
+    return OPMAP_OK;
+}
+
+static int parse_dtypes(ld *l, const yt_node *n, uint32_t *out)
+{
+    size_t i;
+    int rc = want_kind(l, n, YT_SEQ, "dtypes");
+    if (rc)
+        return rc;
+    for (i = 0; i < n->n; i++) {
+        const char *s;
+        int dt;
+        if ((rc = get_str(l, n->items[i], "dtype", &s)))
+            return rc;
+        if (!(dt = ir_dtype_from_name(s)))
+            return bad(l, n->items[i], "unknown dtype '%s' (see docs/table-format.md)", s);
+        *out |= 1u << dt;
+    }
+    return OPMAP_OK;
+}
+
+static int soc_index(ld *l, const yt_node *n, const char *name, uint32_t *out)
+{
+    size_t i;
+    for (i = 0; i < l->t->n_socs; i++)
+        if (strcmp(l->t->socs[i], name) == 0) {
+            *out = (uint32_t)i;
+            return OPMAP_OK;
+        }
+    return bad(l, n, "unknown SoC '%s' (not in about.socs)", name);
+}
+
+static int check_sources(ld *l, const yt_node *n, const char **ids, size_t count)
+{
+    size_t i, j;
+    for (i = 0; i < count; i++) {
+        for (j = 0; j < l->t->n_sources; j++)
+            if (strcmp(l->t->sources[j].id, ids[i]) == 0)
+                break;
+        if (j == l->t->n_sources)
+            return bad(l, n->kind == YT_SEQ && i < n->n ? n->items[i] : n,
+                       "unknown source id '%s' (not in sources:)", ids[i]);
+    }
+    return OPMAP_OK;
+}
+
+/* ---- top-level sections ---- */
+
+static int parse_about(ld *l, const yt_node *about)
+{
+    static const char *const keys[] = { "name", "version", "onnx_opset_max", "torch_npu",
+                                        "cann", "socs", "default_soc", NULL };
+    opmap_table *t = l->t;
+    const yt_node *n;
+    int rc;
+    size_t i;
+    if ((rc = want_kind(l, about, YT_MAP, "about")) || (rc = check_keys(l, about, keys, "about")))
+        return rc;
+    if ((n = yt_get(about, "name")) && (rc = get_str(l, n, "about.name", &t->name)))
+        return rc;
+    if ((n = yt_get(about, "version")) && (rc = get_str(l, n, "about.version", &t->version)))
+        return rc;
+    if ((n = yt_get(about, "torch_npu")) && (rc = get_str(l, n, "about.torch_npu", &t->torch_npu)))
+        return rc;
+    if ((n = yt_get(about, "cann")) && (rc = get_str(l, n, "about.cann", &t->cann)))
+        return rc;
+    if ((n = yt_get(about, "onnx_opset_max")) &&
+        (rc = get_int(l, n, "about.onnx_opset_max", &t->onnx_opset_max)))
+        return rc;
+    if ((n = yt_get(about, "socs"))) {
+        if ((rc = get_str_list(l, n, "about.socs", &t->socs, &t->n_socs)))
+            return rc;
+        if (t->n_socs == 0 || t->n_socs > 64)
+            return bad(l, n, "about.socs must list between 1 and 64 chips");
+        for (i = 0; i < t->n_socs; i++) {
+            size_t j;
+            for (j = 0; j < i; j++)
+                if (strcmp(t->socs[i], t->socs[j]) == 0)
+                    return bad(l, n->items[i], "SoC '%s' listed twice", t->socs[i]);
+        }
+    }
+    if ((n = yt_get(about, "default_soc"))) {
+        const char *s;
+        uint32_t idx;
+        if ((rc = get_str(l, n, "about.default_soc", &s)) || (rc = soc_index(l, n, s, &idx)))
+            return rc;
+        t->default_soc = (int)idx;
+    }
+    return OPMAP_OK;
+}
+
+static int parse_weights(ld *l, const yt_node *w)
+{
+    static const char *const keys[] = { "full", "partial", "rewrite", "unmapped", NULL };
+    static const char *const range_keys[] = { "min", "expected", "max", NULL };
+    static const int status_of[] = { OPMAP_OP_FULL, OPMAP_OP_PARTIAL, OPMAP_OP_REWRITE,
+                                     OPMAP_OP_UNMAPPED };
+    int rc, i;
+    if ((rc = want_kind(l, w, YT_MAP, "weights")) || (rc = check_keys(l, w, keys, "weights")))
+        return rc;
+    for (i = 0; i < 4; i++) {
+        const yt_node *r = yt_get(w, keys[i]), *n;
+        opmap_effort *e = &l->t->weights[status_of[i]];
+        if (!r)
+            continue;
+        if ((rc = want_kind(l, r, YT_MAP, "a weight")) ||
+            (rc = check_keys(l, r, range_keys, "a weight")) ||
+            (rc = require(l, r, "min", "weight", &n)) || (rc = get_milli(l, n, "min", &e->min)) ||
+            (rc = require(l, r, "expected", "weight", &n)) ||
+            (rc = get_milli(l, n, "expected", &e->expected)) ||
+            (rc = require(l, r, "max", "weight", &n)) || (rc = get_milli(l, n, "max", &e->max)))
+            return rc;
+        if (e->min > e->expected || e->expected > e->max)
+            return bad(l, r, "weights.%s: need min <= expected <= max", keys[i]);
+    }
+    return OPMAP_OK;
+}
+
+static int parse_sources(ld *l, const yt_node *s)
+{
+    static const char *const keys[] = { "id", "title", "repo", "path", "commit", "license",
+                                        "taken", "url", NULL };
+    size_t i, j;
+    int rc;
+    if ((rc = want_kind(l, s, YT_SEQ, "sources")))
+        return rc;
+    if (!(l->t->sources = om_arena_array(l->A, s->n ? s->n : 1, sizeof(om_source))))
+        return oom(l);
+    l->t->n_sources = s->n;
+    for (i = 0; i < s->n; i++) {
+        const yt_node *e = s->items[i], *n;
+        om_source *src = &l->t->sources[i];
+        if ((rc = want_kind(l, e, YT_MAP, "a source")) ||
+            (rc = check_keys(l, e, keys, "a source")) || (rc = require(l, e, "id", "source", &n)) ||
+            (rc = get_str(l, n, "source id", &src->id)))
+            return rc;
+        src->line = e->line;
+#define OPT(key, field) \
+    if ((n = yt_get(e, key)) && (rc = get_str(l, n, "source " key, &src->field))) return rc
+        OPT("title", title);
+        OPT("repo", repo);
+        OPT("path", path);
+        OPT("commit", commit);
+        OPT("license", license);
+        OPT("taken", taken);
+        OPT("url", url);
+#undef OPT
+        for (j = 0; j < i; j++)
+            if (strcmp(l->t->sources[j].id, src->id) == 0)
+                return bad(l, e, "source id '%s' defined twice (first at line %" PRIu32 ")",
+                           src->id, l->t->sources[j].line);
+    }
+    return OPMAP_OK;
+}
+
+/* ---- constraints ---- */
+
+static int parse_value(ld *l, const yt_node *n, om_value *v)
+{
+    if (n->kind == YT_SEQ) {
+        size_t i;
+        int rc;
+        v->kind = OM_VAL_LIST;
+        v->n = n->n;
+        if (n->n && !(v->list = om_arena_array(l->A, n->n, sizeof(om_value))))
+            return oom(l);
+        for (i = 0; i < n->n; i++) {
+            if (n->items[i]->kind != YT_SCALAR)
+                return bad(l, n->items[i], "list values must be scalars");
+            if ((rc = parse_value(l, n->items[i], &v->list[i])))
+                return rc;
+        }
+        return OPMAP_OK;
+    }
+    if (n->kind != YT_SCALAR)
+        return bad(l, n, "a constraint value must be a scalar or a list of scalars");
+    if (n->plain && (strcmp(n->str, "true") == 0 || strcmp(n->str, "false") == 0)) {
+        v->kind = OM_VAL_BOOL;
+        v->num = n->str[0] == 't';
+        return OPMAP_OK;
+    }
+    if (n->plain && n->len) {
+        char *end;
+        double d;
+        errno = 0;
+        d = strtod(n->str, &end);
+        if (!*end && !errno && isfinite(d)) {
+            v->kind = OM_VAL_NUM;
+            v->num = d;
+            return OPMAP_OK;
+        }
+    }
+    v->kind = OM_VAL_STR;
+    v->str = n->str;
+    return OPMAP_OK;
+}
+
+static const struct { const char *name; uint8_t cmp; } cmps[] = {
+    { "eq", OM_CMP_EQ }, { "ne", OM_CMP_NE }, { "lt", OM_CMP_LT }, { "le", OM_CMP_LE },
+    { "gt", OM_CMP_GT }, { "ge", OM_CMP_GE }, { "in", OM_CMP_IN }, { "not_in", OM_CMP_NOT_IN }
+};
+
+/* Finds the one comparison key in `map`; `ncmp` counts how many there were. */
+static int find_cmp(ld *l, const yt_node *map, om_constraint *c, const char *what)
+{
+    size_t i, found = 0;
+    int rc;
+    for (i = 0; i < sizeof(cmps) / sizeof(cmps[0]); i++) {
+        const yt_node *v = yt_get(map, cmps[i].name);
+        if (!v)
+            continue;
+        if (found++)
+            return bad(l, map, "%s: give exactly one of eq, ne, lt, le, gt, ge, in, not_in", what);
+        c->cmp = cmps[i].cmp;
+        if ((rc = parse_value(l, v, &c->value)))
+            return rc;
+        if ((c->cmp == OM_CMP_IN || c->cmp == OM_CMP_NOT_IN) && c->value.kind != OM_VAL_LIST)
+            return bad(l, v, "%s: '%s' needs a list", what, cmps[i].name);
+        if (c->cmp >= OM_CMP_LT && c->cmp <= OM_CMP_GE && c->value.kind != OM_VAL_NUM)
+            return bad(l, v, "%s: '%s' needs a number", what, cmps[i].name);
+    }
+    if (!found)
+        return bad(l, map, "%s: missing a comparison (eq, ne, lt, le, gt, ge, in, not_in)", what);
+    return OPMAP_OK;
+}
+
+static int parse_tensor_subject(ld *l, const yt_node *when, om_constraint *c)
+{
+    const yt_node *in = yt_get(when, "input"), *out = yt_get(when, "output");
+    int64_t idx;
+    int rc;
+    if (!!in == !!out)
+        return bad(l, when, "constraint: give exactly one of 'input' and 'output'");
+    c->on_output = out != NULL;
+    if ((rc = get_int(l, in ? in : out, "tensor index", &idx)))
+        return rc;
+    if (idx < 0 || idx > 1000000)
+        return bad(l, in ? in : out, "tensor index out of range");
+    c->index = (uint32_t)idx;
+    return OPMAP_OK;
+}
+
+static int parse_when(ld *l, const yt_node *when, om_constraint *c)
+{
+    const yt_node *n;
+    int rc;
+    if ((rc = want_kind(l, when, YT_MAP, "when")))
+        return rc;
+    if ((n = yt_get(when, "attr"))) {
+        static const char *const keys[] = { "attr", "default", "eq", "ne", "lt", "le", "gt",
+                                            "ge", "in", "not_in", NULL };
+        const yt_node *d;
+        c->subject = OM_SUBJ_ATTR;
+        if ((rc = check_keys(l, when, keys, "an attribute condition")) ||
+            (rc = get_str(l, n, "attr", &c->attr)) ||
+            (rc = find_cmp(l, when, c, "attribute condition")))
+            return rc;
+        if ((d = yt_get(when, "default"))) {
+            c->has_default = 1;
+            if ((rc = parse_value(l, d, &c->def)))
+                return rc;
+        }
+        return OPMAP_OK;
+    }
+    if ((n = yt_get(when, "is"))) {
+        static const char *const keys[] = { "input", "output", "is", NULL };
+        const char *s;
+        c->subject = OM_SUBJ_CONST;
+        if ((rc = check_keys(l, when, keys, "a constant-input condition")) ||
+            (rc = parse_tensor_subject(l, when, c)) || (rc = get_str(l, n, "is", &s)))
+            return rc;
+        if (strcmp(s, "constant") == 0)
+            c->cmp = OM_CMP_IS_CONST;
+        else if (strcmp(s, "not_constant") == 0)
+            c->cmp = OM_CMP_NOT_CONST;
+        else
+            return bad(l, n, "'is' must be constant or not_constant, not '%s'", s);
+        return OPMAP_OK;
+    }
+    if ((n = yt_get(when, "rank")) || (n = yt_get(when, "dtype"))) {
+        static const char *const keys[] = { "input", "output", "rank", "dtype", NULL };
+        int is_rank = yt_get(when, "rank") != NULL;
+        static const char *const cmp_keys[] = { "eq", "ne", "lt", "le", "gt", "ge", "in",
+                                                "not_in", NULL };
+        if (yt_get(when, "rank") && yt_get(when, "dtype"))
+            return bad(l, when, "a condition has one subject: rank or dtype, not both");
+        c->subject = is_rank ? OM_SUBJ_RANK : OM_SUBJ_DTYPE;
+        if ((rc = check_keys(l, when, keys, "a tensor condition")) ||
+            (rc = parse_tensor_subject(l, when, c)) ||
+            (rc = want_kind(l, n, YT_MAP, is_rank ? "rank" : "dtype")) ||
+            (rc = check_keys(l, n, cmp_keys, is_rank ? "rank" : "dtype")) ||
+            (rc = find_cmp(l, n, c, is_rank ? "rank condition" : "dtype condition")))
+            return rc;
+        if (!is_rank) {
+            size_t i;
+            if (c->cmp != OM_CMP_IN && c->cmp != OM_CMP_NOT_IN)
+                return bad(l, n, "dtype conditions use 'in' or 'not_in'");
+            for (i = 0; i < c->value.n; i++)
+                if (c->value.list[i].kind != OM_VAL_STR ||
+                    !ir_dtype_from_name(c->value.list[i].str))
+                    return bad(l, n, "unknown dtype '%s' in condition",
+                               c->value.list[i].str ? c->value.list[i].str : "?");
+        }
+        return OPMAP_OK;
+    }
+    return bad(l, when, "condition needs a subject: attr, is (constant input), rank or dtype");
+}
+
+static int parse_constraints(ld *l, const yt_node *seq, opmap_row *row)
+{
+    static const char *const keys[] = { "when", "socs", "then", "flag", "message", NULL };
+    size_t i;
+    int rc;
+    if ((rc = want_kind(l, seq, YT_SEQ, "constraints")))
+        return rc;
+    row->n_constraints = seq->n;
+    if (seq->n && !(row->constraints = om_arena_array(l->A, seq->n, sizeof(om_constraint))))
+        return oom(l);
+    for (i = 0; i < seq->n; i++) {
+        const yt_node *e = seq->items[i], *n;
+        om_constraint *c = &row->constraints[i];
+        c->then_status = -1;
+        c->line = e->line;
+        if ((rc = want_kind(l, e, YT_MAP, "a constraint")) ||
+            (rc = check_keys(l, e, keys, "a constraint")) ||
+            (rc = require(l, e, "when", "constraint", &n)) || (rc = parse_when(l, n, c)) ||
+            (rc = require(l, e, "message", "constraint", &n)) ||
+            (rc = get_str(l, n, "message", &c->message)))
+            return rc;
+        if ((n = yt_get(e, "then"))) {
+            int st = 0;
+            if ((rc = parse_status(l, n, 0, 0, &st)))
+                return rc;
+            if (st != OPMAP_OP_PARTIAL && st != OPMAP_OP_REWRITE)
+                return bad(l, n, "'then' must be partial or rewrite");
+            c->then_status = st;
+        }
+        if ((n = yt_get(e, "flag"))) {
+            const char *s;
+            if ((rc = get_str(l, n, "flag", &s)))
+                return rc;
+            if (!(c->flag = om_flag_from_name(s)))
+                return bad(l, n, "unknown flag '%s'", s);
+        }
+        if (c->then_status < 0 && !c->flag)
+            return bad(l, e, "a constraint needs 'then', 'flag' or both");
+        if ((n = yt_get(e, "socs"))) {
+            size_t j;
+            if ((rc = want_kind(l, n, YT_SEQ, "constraint socs")))
+                return rc;
+            for (j = 0; j < n->n; j++) {
+                const char *s;
+                uint32_t idx;
+                if ((rc = get_str(l, n->items[j], "SoC", &s)) ||
+                    (rc = soc_index(l, n->items[j], s, &idx)))
+                    return rc;
+                c->soc_mask |= 1ull << idx;
+            }
+        }
+    }
+    return OPMAP_OK;
+}
+
+/* ---- rows ---- */
+
+static int parse_socs(ld *l, const yt_node *map, opmap_row *row)
+{
+    static const char *const keys[] = { "status", "dtypes", "note", "sources", NULL };
+    size_t i;
+    int rc;
+    if ((rc = want_kind(l, map, YT_MAP, "socs")))
+        return rc;
+    row->n_socs = map->n;
+    if (map->n && !(row->socs = om_arena_array(l->A, map->n, sizeof(om_soc_answer))))
+        return oom(l);
+    for (i = 0; i < map->n; i++) {
+        const yt_node *k = map->items[2 * i], *e = map->items[2 * i + 1], *n;
+        om_soc_answer *a = &row->socs[i];
+        if ((rc = soc_index(l, k, k->str, &a->soc)) ||
+            (rc = want_kind(l, e, YT_MAP, "a SoC answer")) ||
+            (rc = check_keys(l, e, keys, "a SoC answer")) ||
+            (rc = require(l, e, "status", "SoC answer", &n)) ||
+            (rc = parse_status(l, n, 1, 0, &a->status)))
+            return rc;
+        if ((n = yt_get(e, "dtypes")) && (rc = parse_dtypes(l, n, &a->dtypes)))
+            return rc;
+        if ((n = yt_get(e, "note")) && (rc = get_str(l, n, "note", &a->note)))
+            return rc;
+        if ((n = yt_get(e, "sources")) &&
+            ((rc = get_str_list(l, n, "sources", &a->sources, &a->n_sources)) ||
+             (rc = check_sources(l, n, a->sources, a->n_sources))))
+            return rc;
+    }
+    return OPMAP_OK;
+}
+
+static int parse_ascend(ld *l, const yt_node *map, opmap_row *row)
+{
+    static const char *const keys[] = { "op", "aclnn", "api", "engine", NULL };
+    static const char *const engines[] = { "ai_core", "ai_cpu", "host", "decomposed",
+                                           "cpu_fallback", "dvpp", NULL };
+    const yt_node *n;
+    int rc;
+    if ((rc = want_kind(l, map, YT_MAP, "ascend")) || (rc = check_keys(l, map, keys, "ascend")))
+        return rc;
+    if ((n = yt_get(map, "op")) && (rc = get_str(l, n, "ascend.op", &row->ascend_op)))
+        return rc;
+    if ((n = yt_get(map, "aclnn")) && (rc = get_str(l, n, "ascend.aclnn", &row->aclnn)))
+        return rc;
+    if ((n = yt_get(map, "api")) && (rc = get_str(l, n, "ascend.api", &row->api)))
+        return rc;
+    if ((n = yt_get(map, "engine"))) {
+        const char *const *e;
+        if ((rc = get_str(l, n, "ascend.engine", &row->engine)))
+            return rc;
+        for (e = engines; *e; e++)
+            if (strcmp(*e, row->engine) == 0)
+                break;
+        if (!*e)
+            return bad(l, n, "unknown engine '%s' (expected ai_core, ai_cpu, host, decomposed, "
+                             "cpu_fallback, dvpp)", row->engine);
+    }
+    return OPMAP_OK;
+}
+
+static int is_onnx_domain(const char *d)
+{
+    return strcmp(d, "ai.onnx") == 0 || strcmp(d, "ai.onnx.ml") == 0 ||
+           strcmp(d, "ai.onnx.preview.training") == 0;
+}
+
+static int parse_row(ld *l, const yt_node *e, opmap_row *row)
+{
+    static const char *const keys[] = { "domain", "op", "since", "overloads", "torch_npu",
+                                        "status", "ascend", "socs", "dtypes", "flags",
+                                        "constraints", "hint", "notes", "sources", "curated",
+                                        NULL };
+    const yt_node *n;
+    int rc;
+    if ((rc = want_kind(l, e, YT_MAP, "an ops row")) || (rc = check_keys(l, e, keys, "a row")))
+        return rc;
+    row->line = e->line;
+    if ((rc = require(l, e, "domain", "row", &n)) || (rc = get_str(l, n, "domain", &row->domain)))
+        return rc;
+    if (strcmp(row->domain, "") == 0 || strchr(row->domain, ':'))
+        return bad(l, n, "domain '%s': use ai.onnx for ONNX's default domain and aten, prim, "
+                         "... without '::'", row->domain);
+    if ((rc = require(l, e, "op", "row", &n)) || (rc = get_str(l, n, "op", &row->op)))
+        return rc;
+    if ((n = yt_get(e, "since"))) {
+        if ((rc = get_int(l, n, "since", &row->since)))
+            return rc;
+        if (row->since < 1)
+            return bad(l, n, "since must be >= 1");
+        if (l->t->onnx_opset_max && is_onnx_domain(row->domain) &&
+            strcmp(row->domain, "ai.onnx") == 0 && row->since > l->t->onnx_opset_max)
+            return bad(l, n, "since %" PRId64 " is newer than about.onnx_opset_max (%" PRId64 ")",
+                       row->since, l->t->onnx_opset_max);
+    } else if (is_onnx_domain(row->domain)) {
+        return bad(l, e, "ONNX rows need 'since' (the operator version)");
+    }
+    if ((rc = require(l, e, "status", "row", &n)) || (rc = parse_status(l, n, 0, 1, &row->status)))
+        return rc;
+    if ((n = yt_get(e, "overloads")) &&
+        (rc = get_str_list(l, n, "overloads", &row->overloads, &row->n_overloads)))
+        return rc;
+    if ((n = yt_get(e, "torch_npu"))) {
+        static const char *const tk[] = { "min", "max", NULL };
+        const yt_node *v;
+        if ((rc = want_kind(l, n, YT_MAP, "torch_npu")) ||
+            (rc = check_keys(l, n, tk, "torch_npu")))
+            return rc;
+        if ((v = yt_get(n, "min")) && (rc = get_str(l, v, "torch_npu.min", &row->tnpu_min)))
+            return rc;
+        if ((v = yt_get(n, "max")) && (rc = get_str(l, v, "torch_npu.max", &row->tnpu_max)))
+            return rc;
+    }
+    if ((n = yt_get(e, "ascend")) && (rc = parse_ascend(l, n, row)))
+        return rc;
+    if ((n = yt_get(e, "socs")) && (rc = parse_socs(l, n, row)))
+        return rc;
+    if ((n = yt_get(e, "dtypes")) && (rc = parse_dtypes(l, n, &row->dtypes)))
+        return rc;
+    if ((n = yt_get(e, "flags")) && (rc = parse_flags(l, n, &row->flags)))
+        return rc;
+    if ((n = yt_get(e, "constraints")) && (rc = parse_constraints(l, n, row)))
+        return rc;
+    if ((n = yt_get(e, "hint")) && (rc = get_str(l, n, "hint", &row->hint)))
+        return rc;
+    if ((n = yt_get(e, "notes")) && (rc = get_str(l, n, "notes", &row->notes)))
+        return rc;
+    if ((n = yt_get(e, "curated")) && (rc = get_str(l, n, "curated", &row->curated)))
+        return rc;
+    if ((n = yt_get(e, "sources")) &&
+        ((rc = get_str_list(l, n, "sources", &row->sources, &row->n_sources)) ||
+         (rc = check_sources(l, n, row->sources, row->n_sources))))
+        return rc;
+    if (!row->n_sources && !row->curated)
+        return bad(l, e, "row %s %s: give 'sources' or, for our own judgement, 'curated' with "
+                         "the reason", row->domain, row->op);
+    return OPMAP_OK;
+}
+
+/* ---- index: (domain, op) -> rows sorted by since ---- */
+
+static uint64_t key_hash(const char *domain, const char *op)
+{
+    uint64_t h = 1469598103934665603ull;
+    const char *s;
+    for (s = domain; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    h = (h ^ 0xff) * 1099511628211ull;
+    for (s = op; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+    const opmap_row *x = *(const opmap_row *const *)a, *y = *(const opmap_row *const *)b;
+    int c = strcmp(x->domain, y->domain);
+    if (c)
+        return c;
+    if ((c = strcmp(x->op, y->op)))
+        return c;
+    if (x->since != y->since)
+        return x->since < y->since ? -1 : 1;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static om_key_slot *find_slot(const opmap_table *t, const char *domain, const char *op)
+{
+    size_t j = key_hash(domain, op) & (t->index_cap - 1);
+    while (t->index[j].domain) {
+        if (strcmp(t->index[j].domain, domain) == 0 && strcmp(t->index[j].op, op) == 0)
+            return &t->index[j];
+        j = (j + 1) & (t->index_cap - 1);
+    }
+    return &t->index[j];
+}
+
+static int build_index(ld *l, const yt_node *ops)
+{
+    opmap_table *t = l->t;
+    const opmap_row **sorted;
+    size_t i, start;
+    if (!t->n_rows)
+        return OPMAP_OK;
+    sorted = om_arena_array(l->A, t->n_rows, sizeof(*sorted));
+    if (!sorted)
+        return oom(l);
+    for (i = 0; i < t->n_rows; i++)
+        sorted[i] = &t->rows[i];
+    qsort(sorted, t->n_rows, sizeof(*sorted), row_cmp);
+    t->index_cap = 16;
+    while (t->index_cap < t->n_rows * 2)
+        t->index_cap *= 2;
+    if (!(t->index = om_arena_array(l->A, t->index_cap, sizeof(om_key_slot))))
+        return oom(l);
+    for (start = 0; start < t->n_rows; start = i) {
+        om_key_slot *slot;
+        for (i = start + 1; i < t->n_rows && strcmp(sorted[i]->domain, sorted[start]->domain) == 0 &&
+                            strcmp(sorted[i]->op, sorted[start]->op) == 0;
+             i++) {
+            if (sorted[i]->since == sorted[i - 1]->since) {
+                const yt_node *where = ops->items[sorted[i] - t->rows];
+                return bad(l, where,
+                           "duplicate row %s %s since %" PRId64 " (first at line %" PRIu32 ")",
+                           sorted[i]->domain, sorted[i]->op, sorted[i]->since,
+                           sorted[i - 1]->line);
+            }
+            if (!sorted[i - 1]->since) {
+                const yt_node *where = ops->items[sorted[i] - t->rows];
+                return bad(l, where, "rows for %s %s mix versioned and unversioned keys",
+                           sorted[i]->domain, sorted[i]->op);
+            }
+        }
+        slot = find_slot(t, sorted[start]->domain, sorted[start]->op);
+        slot->domain = sorted[start]->domain;
+        slot->op = sorted[start]->op;
+        slot->rows = &sorted[start];
+        slot->n = i - start;
+    }
+    return OPMAP_OK;
+}
+
+const opmap_row *opmap_table_lookup(const opmap_table *t, const char *domain, const char *op,
+                                    int64_t version)
+{
+    const om_key_slot *slot;
+    size_t i;
+    if (!t || !op || !t->index_cap)
+        return NULL;
+    if (!domain || !domain[0])
+        domain = "ai.onnx";
+    slot = find_slot(t, domain, op);
+    if (!slot->domain)
+        return NULL;
+    /* largest since <= version; an unversioned row answers any version */
+    for (i = slot->n; i-- > 0;)
+        if (slot->rows[i]->since <= version || slot->rows[i]->since == 0)
+            return slot->rows[i];
+    return NULL;
+}
+
+/* ---- entry ---- */
+
+int om_table_parse(opmap_table *t, const unsigned char *data, size_t size,
+                   const opmap_limits *lim, opmap_error *err)
+{
+    static const char *const keys[] = { "schema", "about", "weights", "sources", "ops", NULL };
+    ld l;
+    yt_node *root;
+    const yt_node *n, *ops;
+    int64_t schema;
+    size_t i;
+    int rc;
+
+    l.t = t;
+    l.src = t->origin;
+    l.err = err;
+    l.A = &t->arena;
+    if (size > lim->max_table_bytes)
+        return om_fail(err, OPMAP_ELIMIT, t->origin,
+                       "table is %zu bytes, over max_table_bytes (%" PRIu64 ")", size,
+                       lim->max_table_bytes);
+    if ((rc = yt_parse(data, size, t->origin, &t->arena, lim->max_yaml_depth, 10000000ull, &root,
+                       err)))
+        return rc;
+    if ((rc = want_kind(&l, root, YT_MAP, "the table")) ||
+        (rc = check_keys(&l, root, keys, "the table")) ||
+        (rc = require(&l, root, "schema", "table", &n)) ||
+        (rc = get_int(&l, n, "schema", &schema)))
+        return rc;
+    if (schema != TABLE_SCHEMA)
+        return bad(&l, n, "table schema %" PRId64 " is not supported (this opmap reads schema %d)",
+                   schema, TABLE_SCHEMA);
+
+    /* defaults: docs/table-format.md */
+    t->name = t->version = t->torch_npu = t->cann = "";
+    t->socs = (const char **)default_socs;
+    t->n_socs = sizeof(default_socs) / sizeof(default_socs[0]);
+    t->weights[OPMAP_OP_FULL] = (opmap_effort){ 100, 100, 100 };
+    t->weights[OPMAP_OP_PARTIAL] = (opmap_effort){ 500, 800, 1000 };
+    t->weights[OPMAP_OP_REWRITE] = (opmap_effort){ 2000, 2500, 3000 };
+    t->weights[OPMAP_OP_UNMAPPED] = (opmap_effort){ 2000, 2500, 3000 };
+
+    if ((n = yt_get(root, "about")) && (rc = parse_about(&l, n)))
+        return rc;
+    if ((n = yt_get(root, "weights")) && (rc = parse_weights(&l, n)))
+        return rc;
+    if ((n = yt_get(root, "sources")) && (rc = parse_sources(&l, n)))
+        return rc;
+    if ((rc = require(&l, root, "ops", "table", &ops)) || (rc = want_kind(&l, ops, YT_SEQ, "ops")))
+        return rc;
+    t->n_rows = ops->n;
+    if (ops->n && !(t->rows = om_arena_array(&t->arena, ops->n, sizeof(opmap_row))))
+        return oom(&l);
+    for (i = 0; i < ops->n; i++)
+        if ((rc = parse_row(&l, ops->items[i], &t->rows[i])))
+            return rc;
+    return build_index(&l, ops);
+}

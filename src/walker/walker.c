@@ -1,0 +1,257 @@
+/*
+ * walker/walker.c - iterative walk over graphs, subgraphs and function calls (see walker.h).
+ *
+ * One path buffer serves every frame: a frame's path prefix is buf[0, path_len), and a
+ * child frame only appends. A frame finishes the subgraphs of its current node before
+ * moving to the next node, so the buffer is always the current frame's prefix.
+ */
+#include "walker.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/err.h"
+
+typedef struct frame {
+    const ir_graph *g;
+    size_t next;               /* next node to visit */
+    const ir_node *cur;        /* node whose subgraphs are being walked, or NULL */
+    uint32_t sub_attr;         /* cursor over cur's subgraphs */
+    size_t sub_graph;
+    size_t path_len;           /* prefix length, ends with '/' */
+    size_t node_path_len;      /* prefix + cur's segment (no '/') */
+    const ir_opset *opsets;
+    size_t n_opsets;
+    const ir_function *fn;     /* the function this frame is a body of */
+    uint32_t depth;
+} frame;
+
+typedef struct walk {
+    const ir_model *m;
+    const opmap_limits *lim;
+    om_mem *mem;
+    om_vec frames;
+    char *buf;
+    size_t cap, len;
+    uint64_t visited;
+    opmap_error *err;
+} walk;
+
+static int put(walk *w, const char *s, size_t n)
+{
+    if (w->len + n + 1 > w->cap) {
+        size_t ncap = w->cap ? w->cap : 256;
+        char *nb;
+        while (ncap < w->len + n + 1)
+            ncap *= 2;
+        nb = om_realloc(w->mem, w->buf, w->cap, ncap);
+        if (!nb)
+            return 0;
+        w->buf = nb;
+        w->cap = ncap;
+    }
+    memcpy(w->buf + w->len, s, n);
+    w->len += n;
+    w->buf[w->len] = '\0';
+    return 1;
+}
+
+static int put_s(walk *w, const char *s)
+{
+    return put(w, s, strlen(s));
+}
+
+/* A node's path segment: its name (leading '/' dropped), or op_index when unnamed. */
+static int put_node(walk *w, const ir_node *n, size_t index)
+{
+    const char *name = n->call_label ? n->call_label : n->name;
+    while (*name == '/')
+        name++;
+    if (*name)
+        return put_s(w, name);
+    {
+        char num[32];
+        snprintf(num, sizeof(num), "_%zu", index);
+        return put_s(w, n->op) && put_s(w, num);
+    }
+}
+
+static frame *push(walk *w, const ir_graph *g, const ir_opset *opsets, size_t n_opsets,
+                   const ir_function *fn, uint32_t depth)
+{
+    frame *f = om_vec_push(&w->frames, w->mem);
+    if (!f)
+        return NULL;
+    f->g = g;
+    f->opsets = opsets;
+    f->n_opsets = n_opsets;
+    f->fn = fn;
+    f->depth = depth;
+    f->path_len = w->len;
+    return f;
+}
+
+static int in_call_chain(const walk *w, const ir_function *fn)
+{
+    size_t i;
+    for (i = 0; i < w->frames.len; i++)
+        if (OM_VEC_AT(&w->frames, frame, i).fn == fn)
+            return 1;
+    return 0;
+}
+
+static int oom(walk *w)
+{
+    return om_fail_mem(w->err, w->mem, w->m->name);
+}
+
+static int too_deep(walk *w)
+{
+    return om_fail(w->err, OPMAP_ELIMIT, w->m->name,
+                   "nesting of subgraphs and function calls deeper than max_depth (%" PRIu32
+                   ") at %s", w->lim->max_depth, w->buf);
+}
+
+/* Moves to the next subgraph of f->cur; 1 = pushed a frame, 0 = none left, <0 error. */
+static int next_subgraph(walk *w, frame *f)
+{
+    const ir_node *n = f->cur;
+    while (f->sub_attr < n->n_attrs) {
+        const ir_attr *a = &n->attrs[f->sub_attr];
+        if (f->sub_graph < a->n_graphs) {
+            size_t gi = f->sub_graph++;
+            char idx[32];
+            uint32_t depth = f->depth + 1;
+            const ir_opset *opsets = f->opsets;
+            size_t n_opsets = f->n_opsets;
+            const ir_function *fn = f->fn;
+            w->len = f->node_path_len;
+            if (!put_s(w, "/") || !put_s(w, a->name[0] ? a->name : "graph"))
+                return oom(w);
+            if (a->n_graphs > 1 || a->type == IR_ATTR_GRAPHS) {
+                snprintf(idx, sizeof(idx), "[%zu]", gi);
+                if (!put_s(w, idx))
+                    return oom(w);
+            }
+            if (!put_s(w, "/"))
+                return oom(w);
+            if (depth > w->lim->max_depth)
+                return too_deep(w);
+            /* push may move the frame array: f is not used after this */
+            if (!push(w, a->graphs[gi], opsets, n_opsets, fn, depth))
+                return oom(w);
+            return 1;
+        }
+        f->sub_attr++;
+        f->sub_graph = 0;
+    }
+    f->cur = NULL;
+    return 0;
+}
+
+static int run(walk *w, om_visit_fn visit, om_walk_note_fn note, void *payload)
+{
+    while (w->frames.len) {
+        frame *f = &OM_VEC_AT(&w->frames, frame, w->frames.len - 1);
+        const ir_node *n;
+        size_t index;
+        int rc;
+
+        if (f->cur) {
+            rc = next_subgraph(w, f);
+            if (rc < 0)
+                return rc;
+            if (rc > 0)
+                continue;
+        }
+        if (f->next >= f->g->n_nodes) {
+            w->frames.len--;
+            w->len = f->path_len;
+            if (w->buf)
+                w->buf[w->len] = '\0';
+            continue;
+        }
+        index = f->next++;
+        n = &f->g->nodes[index];
+        w->len = f->path_len;
+        if (!put_node(w, n, index))
+            return oom(w);
+
+        if (n->callee) {
+            const ir_function *fn = n->callee;
+            uint32_t depth = f->depth + 1;
+            if (in_call_chain(w, fn)) {
+                if (note && (rc = note(payload, "recursive call to a local function: not "
+                                                "expanded", w->buf)))
+                    return rc;
+                continue;
+            }
+            if (depth > w->lim->max_depth)
+                return too_deep(w);
+            if (!put_s(w, "/"))
+                return oom(w);
+            if (!push(w, &fn->body, fn->n_opsets ? fn->opsets : w->m->opsets,
+                      fn->n_opsets ? fn->n_opsets : w->m->n_opsets, fn, depth))
+                return oom(w);
+            continue;
+        }
+
+        if (++w->visited > w->lim->max_nodes)
+            return om_fail(w->err, OPMAP_ELIMIT, w->m->name,
+                           "more than max_nodes (%" PRIu64 ") operator instances after "
+                           "expanding function calls", w->lim->max_nodes);
+        {
+            om_visit v;
+            v.node = n;
+            v.graph = f->g;
+            v.path = w->buf;
+            v.depth = f->depth;
+            v.opsets = f->opsets;
+            v.n_opsets = f->n_opsets;
+            v.opset = ir_opset_version(f->opsets, f->n_opsets, n->domain);
+            if (!v.opset && f->fn)
+                v.opset = ir_opset_version(w->m->opsets, w->m->n_opsets, n->domain);
+            if ((rc = visit(payload, &v)))
+                return rc;
+        }
+        f->cur = n;
+        f->sub_attr = 0;
+        f->sub_graph = 0;
+        f->node_path_len = w->len;
+    }
+    return OPMAP_OK;
+}
+
+static int walk_root(walk *w, const ir_graph *g, const char *label, om_visit_fn visit,
+                     om_walk_note_fn note, void *payload)
+{
+    w->len = 0;
+    if (!put_s(w, label) || !put_s(w, "/"))
+        return oom(w);
+    if (!push(w, g, w->m->opsets, w->m->n_opsets, NULL, 0))
+        return oom(w);
+    return run(w, visit, note, payload);
+}
+
+int om_walk(const ir_model *m, const opmap_limits *lim, om_mem *mem, om_visit_fn visit,
+            om_walk_note_fn note, void *payload, opmap_error *err)
+{
+    walk w;
+    int rc = OPMAP_OK;
+    size_t i;
+    memset(&w, 0, sizeof(w));
+    w.m = m;
+    w.lim = lim;
+    w.mem = mem;
+    w.err = err;
+    om_vec_init(&w.frames, sizeof(frame));
+    if (m->main)
+        rc = walk_root(&w, m->main, "main", visit, note, payload);
+    for (i = 0; rc == OPMAP_OK && i < m->n_extra; i++)
+        rc = walk_root(&w, m->extra_graphs[i], m->extra_labels[i], visit, note, payload);
+    om_vec_free(&w.frames, mem);
+    if (w.buf)
+        om_dealloc(mem, w.buf, w.cap);
+    return rc;
+}
