@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../api/ctx_internal.h"
 #include "../core/err.h"
 #include "report_internal.h"
 
@@ -45,24 +46,27 @@ int opmap_report_write(opmap_ctx *ctx, const opmap_result *const *results, size_
                        void *payload, opmap_error *err)
 {
     om_out out;
+    om_mem mem;
+    om_portfolio portfolio;
+    om_report_in in;
     int rc;
-    (void)ctx;
     om_err_clear(err);
-    if (!write || (count && !results))
+    if (!ctx || !write || (count && !results))
         return om_fail(err, OPMAP_EINVAL, NULL, "opmap_report_write: NULL argument");
-    om_out_init(&out, write, payload);
-    switch (format) {
-    case OPMAP_REPORT_JSON:
-        rc = om_report_json(results, count, flags, &out);
-        break;
-    case OPMAP_REPORT_TEXT:
-        rc = om_report_text(results, count, flags, &out);
-        break;
-    default:
+    if (!opmap_report_format_name(format))
         return om_fail(err, OPMAP_EINVAL, NULL, "unknown report format %d", (int)format);
-    }
+    om_mem_init(&mem, &ctx->al, ctx->limits.max_heap_bytes);
+    if (om_portfolio_build(results, count, &mem, &portfolio) != OPMAP_OK)
+        return om_fail_mem(err, &mem, NULL);
+    in.results = results;
+    in.count = count;
+    in.flags = flags;
+    in.portfolio = &portfolio;
+    om_out_init(&out, write, payload);
+    rc = format == OPMAP_REPORT_JSON ? om_report_json(&in, &out) : om_report_text(&in, &out);
     if (rc == OPMAP_OK)
         rc = om_out_finish(&out);
+    om_portfolio_free(&portfolio, &mem);
     if (rc == OPMAP_EWRITE)
         return om_fail(err, rc, NULL, "the report could not be written");
     if (rc != OPMAP_OK)

@@ -224,16 +224,45 @@ static cJSON *model_json(const opmap_result *r)
     return m;
 }
 
-int om_report_json(const opmap_result *const *results, size_t count, unsigned flags, om_out *out)
+static cJSON *portfolio_json(const om_portfolio *p)
+{
+    cJSON *o = cJSON_CreateObject(), *ops;
+    opmap_effort saved;
+    size_t i;
+    if (!o)
+        return NULL;
+    cJSON_AddItemToObject(o, "estimate", estimate_json(&p->summary));
+    cJSON_AddItemToObject(o, "separately", effort_json(p->separately));
+    saved.min = p->separately.min - p->summary.effort_total.min;
+    saved.expected = p->separately.expected - p->summary.effort_total.expected;
+    saved.max = p->separately.max - p->summary.effort_total.max;
+    cJSON_AddItemToObject(o, "saved", effort_json(saved));
+    ops = cJSON_AddArrayToObject(o, "operators");
+    for (i = 0; ops && i < p->n; i++) {
+        const om_port_op *op = &p->ops[i];
+        cJSON *e = cJSON_CreateObject();
+        if (!e)
+            break;
+        cJSON_AddStringToObject(e, "domain", op->domain);
+        cJSON_AddStringToObject(e, "op_type", op->name);
+        cJSON_AddStringToObject(e, "status", opmap_op_status_name(op->status));
+        cJSON_AddItemToObject(e, "flags", flags_json(op->flags));
+        cJSON_AddNumberToObject(e, "models", (double)op->models);
+        cJSON_AddNumberToObject(e, "instances", (double)op->instances);
+        cJSON_AddItemToObject(e, "effort", effort_json(op->effort));
+        cJSON_AddItemToArray(ops, e);
+    }
+    return o;
+}
+
+int om_report_json(const om_report_in *in, om_out *out)
 {
     cJSON *root = cJSON_CreateObject(), *tool, *table, *models, *totals;
-    opmap_summary all;
+    const om_portfolio *p = in->portfolio;
     char *text;
     size_t i;
-    int s;
     if (!root)
         return OPMAP_ENOMEM;
-    memset(&all, 0, sizeof(all));
     cJSON_AddStringToObject(root, "schema", OPMAP_REPORT_JSON_SCHEMA);
     tool = cJSON_AddObjectToObject(root, "tool");
     if (tool) {
@@ -241,30 +270,25 @@ int om_report_json(const opmap_result *const *results, size_t count, unsigned fl
         cJSON_AddStringToObject(tool, "version", opmap_version_string());
     }
     table = cJSON_AddObjectToObject(root, "table");
-    if (table && count) {
-        cJSON_AddStringToObject(table, "origin", results[0]->table_origin);
-        cJSON_AddStringToObject(table, "name", results[0]->table_name);
-        cJSON_AddStringToObject(table, "version", results[0]->table_version);
+    if (table && in->count) {
+        cJSON_AddStringToObject(table, "origin", in->results[0]->table_origin);
+        cJSON_AddStringToObject(table, "name", in->results[0]->table_name);
+        cJSON_AddStringToObject(table, "version", in->results[0]->table_version);
     }
     models = cJSON_AddArrayToObject(root, "models");
-    for (i = 0; models && i < count; i++) {
-        const opmap_summary *sm = &results[i]->summary;
-        cJSON_AddItemToArray(models, model_json(results[i]));
-        for (s = 0; s < OPMAP_OP_STATUS_COUNT; s++) {
-            all.operators[s] += sm->operators[s];
-            all.instances[s] += sm->instances[s];
-        }
-        all.operators_total += sm->operators_total;
-        all.instances_total += sm->instances_total;
-    }
+    for (i = 0; models && i < in->count; i++)
+        cJSON_AddItemToArray(models, model_json(in->results[i]));
     totals = cJSON_AddObjectToObject(root, "totals");
     if (totals) {
-        cJSON_AddNumberToObject(totals, "models", (double)count);
-        cJSON_AddNumberToObject(totals, "operators", (double)all.operators_total);
-        cJSON_AddNumberToObject(totals, "instances", (double)all.instances_total);
-        cJSON_AddItemToObject(totals, "by_status", status_counts_json(all.operators, all.instances));
+        cJSON_AddNumberToObject(totals, "models", (double)in->count);
+        cJSON_AddNumberToObject(totals, "operators", (double)p->summary.operators_total);
+        cJSON_AddNumberToObject(totals, "instances", (double)p->summary.instances_total);
+        cJSON_AddItemToObject(totals, "by_status",
+                              status_counts_json(p->summary.operators, p->summary.instances));
     }
-    text = (flags & OPMAP_REPORT_COMPACT) ? cJSON_PrintUnformatted(root) : cJSON_Print(root);
+    if (in->count > 1)
+        cJSON_AddItemToObject(root, "portfolio", portfolio_json(p));
+    text = (in->flags & OPMAP_REPORT_COMPACT) ? cJSON_PrintUnformatted(root) : cJSON_Print(root);
     cJSON_Delete(root);
     if (!text)
         return OPMAP_ENOMEM;

@@ -123,24 +123,68 @@ static void model_block(om_out *o, const opmap_result *r, int colour)
     om_out_str(o, "\n");
 }
 
-int om_report_text(const opmap_result *const *results, size_t count, unsigned flags, om_out *out)
+/* Several models: one line each, then the portfolio (shared operators adapted once). */
+static void portfolio_block(om_out *o, const om_report_in *in, int colour)
 {
+    const om_portfolio *p = in->portfolio;
+    const opmap_summary *s = &p->summary;
+    char ex[32];
     size_t i;
-    int colour = (flags & OPMAP_REPORT_COLOR) != 0;
-    for (i = 0; i < count; i++)
-        model_block(out, results[i], colour);
-    if (count > 1) {
-        uint64_t unmapped = 0;
-        opmap_effort total = { 0, 0, 0 };
-        for (i = 0; i < count; i++) {
-            unmapped += results[i]->summary.operators[OPMAP_OP_UNMAPPED];
-            total.min += results[i]->summary.effort_total.min;
-            total.expected += results[i]->summary.effort_total.expected;
-            total.max += results[i]->summary.effort_total.max;
+    int st;
+
+    om_out_printf(o, "%-52s %5s %8s %7s %7s  %s\n", "MODEL", "OPS", "UNMAPPED", "REWRITE",
+                  "PARTIAL", "EFFORT (person-days)");
+    for (i = 0; i < in->count; i++) {
+        const opmap_result *r = in->results[i];
+        const char *name = r->model_name;
+        size_t len = strlen(name);
+        if (len > 52) {            /* keep the end of long paths: it names the model */
+            om_out_str(o, "...");
+            name += len - 49;
         }
-        om_out_printf(out, "%zu models, %" PRIu64 " unmapped operators in all\n", count,
-                      unmapped);
-        effort_line(out, "effort, models added up:", total);
+        om_out_term(o, name);
+        for (; len < 52; len++)
+            om_out_str(o, " ");
+        om_format_days(r->summary.effort_total.expected, ex, sizeof(ex));
+        om_out_printf(o, " %5" PRIu64 " %8" PRIu64 " %7" PRIu64 " %7" PRIu64 "  %s\n",
+                      r->summary.operators_total, r->summary.operators[OPMAP_OP_UNMAPPED],
+                      r->summary.operators[OPMAP_OP_REWRITE], r->summary.operators[OPMAP_OP_PARTIAL],
+                      ex);
     }
+    om_out_printf(o, "\n%zu models, %" PRIu64 " operator instances, %" PRIu64
+                  " distinct operators in all:", in->count, s->instances_total, s->operators_total);
+    for (st = OPMAP_OP_STATUS_COUNT - 1; st >= 0; st--)
+        om_out_printf(o, " %" PRIu64 " %s%s", s->operators[st], opmap_op_status_name(st),
+                      st ? "," : "");
+    om_out_str(o, "\n");
+    effort_line(o, "effort, each shared operator adapted once:", s->effort_total);
+    effort_line(o, "effort, models added up separately:", p->separately);
+    om_out_printf(o, "\n  %-10s %-40s %6s %9s  %s\n", "STATUS", "OPERATOR", "MODELS", "INSTANCES",
+                  "ON ASCEND");
+    for (i = 0; i < p->n; i++) {
+        const om_port_op *op = &p->ops[i];
+        char name[512];
+        size_t len;
+        om_out_str(o, "  ");
+        status_cell(o, op->status, colour);
+        om_out_str(o, " ");
+        len = (size_t)snprintf(name, sizeof(name), "%s::%s", op->domain, op->name);
+        om_out_term(o, name);
+        for (; len < 40; len++)
+            om_out_str(o, " ");
+        om_out_printf(o, " %6" PRIu32 " %9" PRIu64 "  ", op->models, op->instances);
+        om_out_term(o, op->ascend_op && op->ascend_op[0] ? op->ascend_op
+                       : op->status == OPMAP_OP_UNMAPPED ? "no row in the table" : "-");
+        om_out_str(o, "\n");
+    }
+}
+
+int om_report_text(const om_report_in *in, om_out *out)
+{
+    int colour = (in->flags & OPMAP_REPORT_COLOR) != 0;
+    if (in->count == 1)
+        model_block(out, in->results[0], colour);
+    else if (in->count > 1)
+        portfolio_block(out, in, colour);
     return OPMAP_OK;
 }

@@ -68,7 +68,7 @@
 #define F_TYPE_TENSOR 1
 #define F_TYPE_SEQUENCE 4
 #define F_TYPE_MAP 5
-#define F_TYPE_OPAQUE 7
+#define F_TYPE_OPAQUE 7 /* onnx-ml.proto only: not in the onnx.proto the test checks */
 #define F_TYPE_SPARSE_TENSOR 8
 #define F_TYPE_OPTIONAL 9
 #define F_TYPE_SEQUENCE_ELEM 1

@@ -1,0 +1,118 @@
+/*
+ * estimate/portfolio.c - several models estimated together (see portfolio.h).
+ */
+#include "portfolio.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../scan/result_internal.h"
+#include "estimate.h"
+
+static uint64_t name_hash(const char *d, const char *n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *d; d++)
+        h = (h ^ (unsigned char)*d) * 1099511628211ull;
+    h = (h ^ 0xff) * 1099511628211ull;
+    for (; *n; n++)
+        h = (h ^ (unsigned char)*n) * 1099511628211ull;
+    return h;
+}
+
+static int port_cmp(const void *a, const void *b)
+{
+    const om_port_op *x = a, *y = b;
+    int c;
+    if (x->status != y->status)
+        return x->status > y->status ? -1 : 1;
+    if (x->models != y->models)
+        return x->models > y->models ? -1 : 1;
+    if (x->instances != y->instances)
+        return x->instances > y->instances ? -1 : 1;
+    if ((c = strcmp(x->domain, y->domain)))
+        return c;
+    return strcmp(x->name, y->name);
+}
+
+int om_portfolio_build(const opmap_result *const *results, size_t count, om_mem *mem,
+                       om_portfolio *out)
+{
+    size_t total = 0, cap = 16, i, j, n = 0;
+    size_t *index;
+    om_port_op *ops;
+
+    memset(out, 0, sizeof(*out));
+    for (i = 0; i < count; i++) {
+        total += results[i]->n_ops;
+        om_effort_add(&out->separately, results[i]->summary.effort_total);
+    }
+    if (!total)
+        return OPMAP_OK;
+    while (cap < total * 2)
+        cap *= 2;
+    ops = om_calloc(mem, total, sizeof(*ops));
+    index = om_calloc(mem, cap, sizeof(*index)); /* 0 = empty, else op index + 1 */
+    if (!ops || !index) {
+        if (ops)
+            om_dealloc(mem, ops, total * sizeof(*ops));
+        if (index)
+            om_dealloc(mem, index, cap * sizeof(*index));
+        return OPMAP_ENOMEM;
+    }
+    for (i = 0; i < count; i++) {
+        for (j = 0; j < results[i]->n_ops; j++) {
+            const opmap_op *op = results[i]->ops[j];
+            size_t k = name_hash(op->domain, op->name) & (cap - 1);
+            om_port_op *p;
+            while (index[k]) {
+                p = &ops[index[k] - 1];
+                if (strcmp(p->domain, op->domain) == 0 && strcmp(p->name, op->name) == 0)
+                    break;
+                k = (k + 1) & (cap - 1);
+            }
+            if (!index[k]) {
+                index[k] = ++n;
+                p = &ops[n - 1];
+                p->domain = op->domain;
+                p->name = op->name;
+                p->status = -1;
+            }
+            p = &ops[index[k] - 1];
+            if (op->status > p->status) {
+                p->status = op->status;
+                p->effort = op->effort;
+                p->ascend_op = op->ascend_op;
+                p->engine = op->engine;
+                p->hint = op->hint;
+            }
+            p->flags |= op->flags;
+            p->instances += op->instances;
+            p->models++;
+        }
+    }
+    om_dealloc(mem, index, cap * sizeof(*index));
+    qsort(ops, n, sizeof(*ops), port_cmp);
+    for (i = 0; i < n; i++) {
+        int s = ops[i].status;
+        out->summary.operators[s]++;
+        out->summary.instances[s] += ops[i].instances;
+        out->summary.operators_total++;
+        out->summary.instances_total += ops[i].instances;
+        if (s != OPMAP_OP_STRUCTURAL) {
+            om_effort_add(&out->summary.effort[s], ops[i].effort);
+            om_effort_add(&out->summary.effort_total, ops[i].effort);
+        }
+    }
+    out->ops = ops;
+    out->n = n;
+    out->allocated = total;
+    return OPMAP_OK;
+}
+
+void om_portfolio_free(om_portfolio *p, om_mem *mem)
+{
+    if (p->ops)
+        om_dealloc(mem, p->ops, p->allocated * sizeof(*p->ops));
+    memset(p, 0, sizeof(*p));
+}

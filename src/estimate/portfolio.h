@@ -1,0 +1,37 @@
+/*
+ * estimate/portfolio.h - several models estimated together.
+ *
+ * An operator shared by several models is adapted once: the portfolio unites the models'
+ * distinct operators by (domain, name), keeps the worst status seen, and sums effort over
+ * that union. Comparing with the sum of the models' own estimates shows what sharing saves.
+ */
+#ifndef OM_PORTFOLIO_H
+#define OM_PORTFOLIO_H
+
+#include <opmap/scan.h>
+
+#include "../core/mem.h"
+
+typedef struct om_port_op {
+    const char *domain, *name;   /* borrowed from the first result that has it */
+    int status;                  /* worst over the models */
+    unsigned flags;              /* union */
+    uint64_t instances;          /* over all models */
+    uint32_t models;             /* how many models use it */
+    opmap_effort effort;         /* of the worst status */
+    const char *ascend_op, *engine, *hint;
+} om_port_op;
+
+typedef struct om_portfolio {
+    om_port_op *ops;             /* sorted worst first, then by models, instances, name */
+    size_t n;
+    size_t allocated;            /* entries allocated for ops */
+    opmap_summary summary;       /* over the union */
+    opmap_effort separately;     /* sum of each model's own estimate */
+} om_portfolio;
+
+int om_portfolio_build(const opmap_result *const *results, size_t count, om_mem *mem,
+                       om_portfolio *out);
+void om_portfolio_free(om_portfolio *p, om_mem *mem);
+
+#endif /* OM_PORTFOLIO_H */

@@ -1,0 +1,268 @@
+#!/usr/bin/python3
+"""End-to-end tests of the opmap CLI on real models (libonnx-testdata) and bad inputs.
+
+Usage: test_cli.py OPMAP_BINARY   (run by ctest)
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+OPMAP = None
+HERE = os.path.dirname(os.path.abspath(__file__))
+SMALL_TABLE = os.path.join(HERE, "..", "fixtures", "tables", "small.yaml")
+TESTDATA = os.environ.get("OPMAP_TESTDATA", "/usr/share/libonnx-testdata/data")
+
+
+def model(name, kind="node"):
+    return os.path.join(TESTDATA, kind, name, "model.onnx")
+
+
+def run(*args, timeout=60):
+    return subprocess.run([OPMAP] + list(args), capture_output=True, text=True, timeout=timeout)
+
+
+def scan_json(*args):
+    proc = run("scan", "--format", "json", *args)
+    return proc, (json.loads(proc.stdout) if proc.stdout.strip() else None)
+
+
+# -- protobuf wire encoding, for hostile inputs python3-onnx would refuse to write --
+
+def varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def field(num, payload):
+    return varint(num << 3 | 2) + varint(len(payload)) + payload
+
+
+def nested_if_model(levels):
+    graph = field(1, field(4, b"Relu"))  # innermost graph: one Relu
+    for _ in range(levels):
+        attr = field(1, b"then_branch") + varint(20 << 3) + varint(5) + field(6, graph)
+        graph = field(1, field(4, b"If") + field(5, attr))
+    opset = field(2 << 0, b"")  # placeholder, replaced below
+    opset = varint(2 << 3) + varint(17)  # OperatorSetIdProto.version = 17
+    return varint(1 << 3) + varint(8) + field(8, opset) + field(7, graph)
+
+
+class Cli(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="opmap-e2e-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def write(self, name, data):
+        path = os.path.join(self.tmp, name)
+        with open(path, "wb" if isinstance(data, bytes) else "w") as f:
+            f.write(data)
+        return path
+
+    def assertInputError(self, proc, *needles):
+        self.assertEqual(proc.returncode, 3, proc.stderr)
+        self.assertEqual(proc.stderr.count("\n"), 1, "one clear message: " + proc.stderr)
+        for n in needles:
+            self.assertIn(n, proc.stderr)
+
+    # --- basics ---
+
+    def test_version_and_help(self):
+        proc = run("--version")
+        self.assertEqual(proc.returncode, 0)
+        self.assertRegex(proc.stdout, r"^opmap \d+\.\d+\.\d+\n$")
+        proc = run("--help")
+        self.assertEqual(proc.returncode, 0)
+        self.assertIn("exit codes", proc.stdout)
+        self.assertIn("scan", proc.stdout)
+        self.assertIn("--table", run("scan", "--help").stdout)
+
+    def test_usage_errors_exit_2(self):
+        self.assertEqual(run().returncode, 2)
+        self.assertEqual(run("frobnicate").returncode, 2)
+        self.assertEqual(run("scan").returncode, 2)
+        self.assertEqual(run("scan", "--format", "xml", model("test_relu")).returncode, 2)
+        self.assertEqual(run("scan", "--no-such-option", model("test_relu")).returncode, 2)
+
+    # --- real models, JSON fields ---
+
+    def test_json_report_of_a_model_with_subgraphs(self):
+        proc, rep = scan_json("--table", SMALL_TABLE, model("test_if"))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(rep["schema"], "opmap-report/1")
+        self.assertEqual(rep["table"]["origin"], SMALL_TABLE)
+        m = rep["models"][0]
+        self.assertEqual(m["file"], model("test_if"))
+        self.assertEqual(m["format"], "onnx")
+        self.assertEqual(m["opset_imports"], [{"domain": "ai.onnx", "version": 11}])
+        self.assertEqual(m["stats"]["graphs"], 3)
+        ops = {o["op_type"]: o for o in m["operators"]}
+        self.assertEqual(ops["If"]["nodes"], ["main/If_0"])
+        self.assertEqual(sorted(ops["Constant"]["nodes"]),
+                         ["main/If_0/else_branch/Constant_0", "main/If_0/then_branch/Constant_0"])
+        self.assertEqual(ops["Constant"]["status"], "structural")
+        self.assertEqual(ops["Constant"]["since_version"], 1)
+        self.assertEqual(ops["If"]["opset"], 11)
+        self.assertEqual(m["unmapped"], [])
+        self.assertEqual(m["estimate"]["expected"], 0)  # structural: never estimated
+        self.assertEqual(m["totals"]["instances"], 3)
+
+    def test_unmapped_operator_fails_the_gate(self):
+        proc, rep = scan_json("--table", SMALL_TABLE, model("test_sigmoid"))
+        self.assertEqual(proc.returncode, 1)
+        m = rep["models"][0]
+        self.assertEqual(m["unmapped"], [{"domain": "ai.onnx", "op_type": "Sigmoid",
+                                          "opset": 13, "instances": 1}])
+        self.assertEqual(m["operators"][0]["status"], "unmapped")
+        self.assertIsNone(m["operators"][0]["since_version"])
+        self.assertEqual(m["estimate"]["expected"], 2.5)
+        self.assertEqual(m["estimate"]["min"], 2)
+        self.assertEqual(m["estimate"]["max"], 3)
+
+    def test_estimate_adds_up_per_distinct_operator(self):
+        # Loop (rewrite) holds Add (partial) and more; each distinct op counts once
+        proc, rep = scan_json("--table", SMALL_TABLE, model("test_range_float_type_positive_delta_expanded"))
+        self.assertIn(proc.returncode, (0, 1), proc.stderr)
+        m = rep["models"][0]
+        total = sum(o["effort"]["expected"] for o in m["operators"] if o["status"] != "structural")
+        self.assertAlmostEqual(m["estimate"]["expected"], total, places=6)
+        by = m["totals"]["by_status"]
+        self.assertEqual(sum(v["operators"] for v in by.values()), len(m["operators"]))
+        loop = [o for o in m["operators"] if o["op_type"] == "Loop"]
+        self.assertEqual(loop[0]["status"], "rewrite")
+        self.assertEqual(loop[0]["hint"], "unroll")
+        adds = [o for o in m["operators"] if o["op_type"] == "Add"]
+        self.assertTrue(all("/body/" in p for p in adds[0]["nodes"]))
+
+    def test_inputs_and_outputs_with_shapes(self):
+        proc, rep = scan_json(model("test_relu"))
+        m = rep["models"][0]
+        self.assertEqual(m["inputs"], [{"name": "x", "dtype": "float32", "shape": [3, 4, 5]}])
+        self.assertEqual(m["outputs"][0]["name"], "y")
+
+    def test_text_summary(self):
+        proc = run("scan", "--table", SMALL_TABLE, model("test_if"))
+        self.assertEqual(proc.returncode, 0)
+        self.assertIn("structural", proc.stdout)
+        self.assertIn("ai.onnx::If", proc.stdout)
+        self.assertNotIn("\033[", proc.stdout)  # no colour when not a terminal
+
+    def test_directory_scan_and_output_file(self):
+        d = os.path.join(self.tmp, "models")
+        os.makedirs(os.path.join(d, "sub"))
+        shutil.copy(model("test_relu"), os.path.join(d, "a.onnx"))
+        shutil.copy(model("test_if"), os.path.join(d, "sub", "b.ONNX"))
+        self.write("models/notes.txt", "not a model")
+        out = os.path.join(self.tmp, "r.json")
+        proc = run("scan", "--table", SMALL_TABLE, "--format", "json", "-o", out, d)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(out) as f:
+            rep = json.load(f)
+        self.assertEqual([os.path.relpath(m["file"], d) for m in rep["models"]],
+                         ["a.onnx", "sub/b.ONNX"])
+        self.assertEqual(rep["totals"]["models"], 2)
+        self.assertEqual(oct(os.stat(out).st_mode & 0o777), oct(0o666 & ~current_umask()))
+        self.assertEqual(sorted(os.listdir(self.tmp)), ["models", "r.json"])  # no temp left
+
+    def test_unwritable_output_exits_4_and_leaves_nothing(self):
+        out = os.path.join(self.tmp, "no", "such", "dir", "r.json")
+        proc = run("scan", "-o", out, model("test_relu"))
+        self.assertEqual(proc.returncode, 4)
+        self.assertIn(out, proc.stderr)
+
+    # --- bad input: one clear message naming the file, exit 3, no crash ---
+
+    def test_missing_file(self):
+        p = os.path.join(self.tmp, "nope.onnx")
+        self.assertInputError(run("scan", p), p, "No such file")
+
+    def test_directory_without_models(self):
+        self.write("readme.txt", "hello")
+        self.assertInputError(run("scan", self.tmp), self.tmp, "no model files")
+
+    def test_empty_file(self):
+        p = self.write("empty.onnx", b"")
+        self.assertInputError(run("scan", p), p, "empty")
+
+    def test_random_bytes(self):
+        p = self.write("random.onnx", os.urandom(4096))
+        self.assertInputError(run("scan", p), p)
+
+    def test_truncated_models(self):
+        with open(model("test_if"), "rb") as f:
+            data = f.read()
+        for cut in (3, len(data) // 3, len(data) // 2, len(data) - 5):
+            p = self.write(f"cut{cut}.onnx", data[:cut])
+            proc = run("scan", p)
+            self.assertInputError(proc, p, "offset")
+
+    def test_length_past_the_end(self):
+        p = self.write("liar.onnx", varint(8) + varint(7) + varint(7 << 3 | 2) + varint(1 << 40) + b"xy")
+        self.assertInputError(run("scan", p), p, "offset 2", "past the end")
+
+    def test_absurd_nesting_depth(self):
+        p = self.write("deep.onnx", nested_if_model(10000))
+        start = time.monotonic()
+        proc = run("scan", p)
+        self.assertLess(time.monotonic() - start, 5)
+        self.assertInputError(proc, p, "max_depth")
+
+    def test_one_bad_model_among_good_ones(self):
+        bad = self.write("bad.onnx", b"\x08")
+        proc = run("scan", "--format", "json", model("test_relu"), bad)
+        self.assertEqual(proc.returncode, 3)
+        self.assertIn(bad, proc.stderr)
+        self.assertEqual(len(json.loads(proc.stdout)["models"]), 1)
+
+    # --- bad tables: file:line:column ---
+
+    def test_table_syntax_error(self):
+        t = self.write("t.yaml", "schema: 1\nops:\n  - {domain: ai.onnx\n")
+        self.assertInputError(run("scan", "--table", t, model("test_relu")), t + ":")
+        self.assertRegex(run("scan", "--table", t, model("test_relu")).stderr,
+                         r"t\.yaml:\d+:\d+: ")
+
+    def test_table_unknown_status(self):
+        t = self.write("t.yaml", "schema: 1\nops:\n  - {domain: ai.onnx, op: Relu, since: 1,"
+                                 " status: fine, curated: x}\n")
+        self.assertInputError(run("scan", "--table", t, model("test_relu")),
+                              t + ":3:", "unknown status 'fine'")
+
+    def test_table_duplicate_operator(self):
+        t = self.write("t.yaml", "schema: 1\nops:\n"
+                                 "  - {domain: ai.onnx, op: Relu, since: 6, status: full, curated: x}\n"
+                                 "  - {domain: ai.onnx, op: Relu, since: 6, status: rewrite, curated: y}\n")
+        self.assertInputError(run("scan", "--table", t, model("test_relu")),
+                              t + ":4:5:", "duplicate row")
+
+    def test_table_lint(self):
+        proc = run("table", "lint")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("built-in: ok", proc.stdout)
+        proc = run("table", "lint", SMALL_TABLE)
+        self.assertEqual(proc.returncode, 0)
+        t = self.write("t.yaml", "schema: 1\nops: [1]\n")
+        self.assertInputError(run("table", "lint", t), t + ":2:7:")
+
+
+def current_umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+if __name__ == "__main__":
+    OPMAP = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=1)
