@@ -73,7 +73,13 @@ typedef struct ir_tensor {
     const char *ext_location;  /* external_data "location", or NULL */
     uint64_t ext_offset;       /* external_data "offset" (default 0) */
     uint64_t ext_length;       /* external_data "length" */
+    /* Values of small numeric tensors (at most IR_SMALL_TENSOR elements), e.g. Reshape
+     * targets and axes; NULL for anything larger or non-numeric. */
+    double *values;
+    uint32_t n_values;
 } ir_tensor;
+
+#define IR_SMALL_TENSOR 64
 
 enum {
     IR_ATTR_UNDEFINED = 0, IR_ATTR_FLOAT = 1, IR_ATTR_INT = 2, IR_ATTR_STRING = 3,

@@ -1,0 +1,354 @@
+/*
+ * readers/onnx/onnx_graph.c - graphs, nodes and attributes: the recursive part of ONNX,
+ * bounded by limits.max_depth. Each repeated field is counted first so arrays are
+ * allocated once at their exact size.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx_internal.h"
+
+/* ---- graphs, nodes, attributes (mutually recursive, depth-bounded) ---- */
+
+static int read_attr(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_attr *a)
+{
+    pb_cur c = pb_span(r->base, off, len);
+    pb_field f;
+    int k, rc, declared = 0;
+    uint64_t nf = 0, ni = 0, ns = 0, nt = 0, ng = 0;
+    int has_f = 0, has_i = 0, has_s = 0, has_tp = 0, has_tps = 0;
+    size_t fi = 0, ii = 0, si = 0, ti = 0, gi = 0;
+
+    /* pass 1: count list elements and tensors/graphs (t and g count as one) */
+    while ((k = pb_next(&c, &f)) > 0) {
+        switch (f.num) {
+        case F_ATTR_FLOATS:
+            nf += f.wt == PB_LEN ? f.len / 4 : 1;
+            break;
+        case F_ATTR_INTS:
+            ni += f.wt == PB_LEN ? pb_count_varints(r->base, f.off, f.len) : 1;
+            break;
+        case F_ATTR_STRINGS: ns++; break;
+        case F_ATTR_T: case F_ATTR_TENSORS:
+        case F_ATTR_SPARSE_TENSOR: case F_ATTR_SPARSE_TENSORS: nt++; break;
+        case F_ATTR_G: case F_ATTR_GRAPHS: ng++; break;
+        default: break;
+        }
+    }
+    if (k < 0)
+        return om_onnx_wire_fail(r, &c);
+    if ((nf && !(a->floats = om_arena_array(r->A, (size_t)nf, sizeof(double)))) ||
+        (ni && !(a->ints = om_arena_array(r->A, (size_t)ni, sizeof(int64_t)))) ||
+        (ns && !(a->strings = om_arena_array(r->A, (size_t)ns, sizeof(ir_bytes)))) ||
+        (nt && !(a->tensors = om_arena_array(r->A, (size_t)nt, sizeof(ir_tensor)))) ||
+        (ng && !(a->graphs = om_arena_array(r->A, (size_t)ng, sizeof(ir_graph *)))))
+        return om_onnx_oom(r);
+
+    /* pass 2 */
+    a->name = "";
+    c = pb_span(r->base, off, len);
+    while ((k = pb_next(&c, &f)) > 0) {
+        switch (f.num) {
+        case F_ATTR_NAME:
+            if ((rc = om_onnx_istr(r, &f, "AttributeProto.name", &a->name)))
+                return rc;
+            break;
+        case F_ATTR_REF_ATTR_NAME:
+            if ((rc = om_onnx_str(r, &f, "AttributeProto.ref_attr_name", &a->ref_attr_name)))
+                return rc;
+            break;
+        case F_ATTR_TYPE:
+            if ((rc = om_onnx_want(r, &f, PB_VARINT, "AttributeProto.type")))
+                return rc;
+            a->type = (int)f.v;
+            declared = 1;
+            break;
+        case F_ATTR_F: {
+            float fv;
+            uint32_t bits = (uint32_t)f.v;
+            if ((rc = om_onnx_want(r, &f, PB_FIXED32, "AttributeProto.f")))
+                return rc;
+            memcpy(&fv, &bits, sizeof(fv));
+            a->f = fv;
+            has_f = 1;
+            break;
+        }
+        case F_ATTR_I:
+            if ((rc = om_onnx_want(r, &f, PB_VARINT, "AttributeProto.i")))
+                return rc;
+            a->i = (int64_t)f.v;
+            has_i = 1;
+            break;
+        case F_ATTR_S:
+            if ((rc = om_onnx_want(r, &f, PB_LEN, "AttributeProto.s")))
+                return rc;
+            /* Big blobs (e.g. serialized engines) are kept only up to the string limit. */
+            a->s.size = (size_t)f.len;
+            a->s.data = om_arena_strndup(r->A, (const char *)r->base + f.off,
+                                         (size_t)(f.len < r->lim->max_string_bytes
+                                                      ? f.len : r->lim->max_string_bytes));
+            if (!a->s.data)
+                return om_onnx_oom(r);
+            has_s = 1;
+            break;
+        case F_ATTR_FLOATS:
+            if (f.wt == PB_LEN) {
+                uint64_t j;
+                for (j = 0; j + 4 <= f.len && fi < nf; j += 4) {
+                    float fv;
+                    memcpy(&fv, r->base + f.off + j, 4);
+                    a->floats[fi++] = fv;
+                }
+            } else if (f.wt == PB_FIXED32 && fi < nf) {
+                float fv;
+                uint32_t bits = (uint32_t)f.v;
+                memcpy(&fv, &bits, sizeof(fv));
+                a->floats[fi++] = fv;
+            } else if ((rc = om_onnx_want(r, &f, PB_FIXED32, "AttributeProto.floats"))) {
+                return rc;
+            }
+            break;
+        case F_ATTR_INTS:
+            if (f.wt == PB_LEN) {
+                pb_cur pc = pb_span(r->base, f.off, f.len);
+                uint64_t v;
+                while (pc.pos < pc.end && ii < ni) {
+                    if (pb_varint(&pc, &v) < 0)
+                        return om_onnx_wire_fail(r, &pc);
+                    a->ints[ii++] = (int64_t)v;
+                }
+            } else if ((rc = om_onnx_want(r, &f, PB_VARINT, "AttributeProto.ints"))) {
+                return rc;
+            } else if (ii < ni) {
+                a->ints[ii++] = (int64_t)f.v;
+            }
+            break;
+        case F_ATTR_STRINGS:
+            if ((rc = om_onnx_want(r, &f, PB_LEN, "AttributeProto.strings")))
+                return rc;
+            a->strings[si].size = (size_t)f.len;
+            a->strings[si].data = om_arena_strndup(
+                r->A, (const char *)r->base + f.off,
+                (size_t)(f.len < r->lim->max_string_bytes ? f.len : r->lim->max_string_bytes));
+            if (!a->strings[si++].data)
+                return om_onnx_oom(r);
+            break;
+        case F_ATTR_T:
+        case F_ATTR_TENSORS:
+            if ((rc = om_onnx_want(r, &f, PB_LEN, "AttributeProto tensor")))
+                return rc;
+            if ((rc = om_onnx_tensor(r, f.off, f.len, &a->tensors[ti++])))
+                return rc;
+            break;
+        case F_ATTR_SPARSE_TENSOR:
+        case F_ATTR_SPARSE_TENSORS:
+            if ((rc = om_onnx_want(r, &f, PB_LEN, "AttributeProto sparse tensor")))
+                return rc;
+            if ((rc = om_onnx_sparse(r, f.off, f.len, &a->tensors[ti++])))
+                return rc;
+            break;
+        case F_ATTR_G:
+        case F_ATTR_GRAPHS:
+            if ((rc = om_onnx_want(r, &f, PB_LEN, "AttributeProto graph")))
+                return rc;
+            if (!(a->graphs[gi++] = om_onnx_graph(r, f.off, f.len, depth + 1, &rc)))
+                return rc;
+            break;
+        case F_ATTR_TP: has_tp = 1; break;
+        case F_ATTR_TYPE_PROTOS: has_tps = 1; break;
+        default: break;
+        }
+    }
+    if (k < 0)
+        return om_onnx_wire_fail(r, &c);
+    a->n_floats = fi;
+    a->n_ints = ii;
+    a->n_strings = si;
+    a->n_tensors = ti;
+    a->n_graphs = gi;
+    if (!declared) {
+        /* Old files omit `type`: infer it from the one field that is set. */
+        if (gi) a->type = gi > 1 ? IR_ATTR_GRAPHS : IR_ATTR_GRAPH;
+        else if (ti) a->type = ti > 1 ? IR_ATTR_TENSORS : IR_ATTR_TENSOR;
+        else if (has_s) a->type = IR_ATTR_STRING;
+        else if (has_i) a->type = IR_ATTR_INT;
+        else if (has_f) a->type = IR_ATTR_FLOAT;
+        else if (ii) a->type = IR_ATTR_INTS;
+        else if (fi) a->type = IR_ATTR_FLOATS;
+        else if (si) a->type = IR_ATTR_STRINGS;
+        else if (has_tp) a->type = IR_ATTR_TYPE_PROTO;
+        else if (has_tps) a->type = IR_ATTR_TYPE_PROTOS;
+    }
+    return OPMAP_OK;
+}
+
+int om_onnx_node(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_node *n)
+{
+    pb_cur c = pb_span(r->base, off, len);
+    pb_field f;
+    int k, rc;
+    uint64_t nin = 0, nout = 0, nattr = 0;
+    uint32_t ii = 0, oi = 0, ai = 0;
+
+    if (++r->m->stats.nodes > r->lim->max_nodes)
+        return om_fail_at(r->err, OPMAP_ELIMIT, r->src, off,
+                          "more than max_nodes (%" PRIu64 ") nodes", r->lim->max_nodes);
+    n->offset = off;
+    while ((k = pb_next(&c, &f)) > 0) {
+        if (f.num == F_NODE_INPUT) nin++;
+        else if (f.num == F_NODE_OUTPUT) nout++;
+        else if (f.num == F_NODE_ATTRIBUTE) nattr++;
+    }
+    if (k < 0)
+        return om_onnx_wire_fail(r, &c);
+    if (nin > UINT32_MAX || nout > UINT32_MAX || nattr > UINT32_MAX)
+        return om_fail_at(r->err, OPMAP_ELIMIT, r->src, off, "node with too many fields");
+    if ((nin && !(n->inputs = om_arena_array(r->A, (size_t)nin, sizeof(char *)))) ||
+        (nout && !(n->outputs = om_arena_array(r->A, (size_t)nout, sizeof(char *)))) ||
+        (nattr && !(n->attrs = om_arena_array(r->A, (size_t)nattr, sizeof(ir_attr)))))
+        return om_onnx_oom(r);
+
+    n->name = "";
+    c = pb_span(r->base, off, len);
+    while ((k = pb_next(&c, &f)) > 0) {
+        switch (f.num) {
+        case F_NODE_INPUT:
+            if ((rc = om_onnx_str(r, &f, "NodeProto.input", &n->inputs[ii++])))
+                return rc;
+            break;
+        case F_NODE_OUTPUT:
+            if ((rc = om_onnx_str(r, &f, "NodeProto.output", &n->outputs[oi++])))
+                return rc;
+            break;
+        case F_NODE_NAME:
+            if ((rc = om_onnx_str(r, &f, "NodeProto.name", &n->name)))
+                return rc;
+            break;
+        case F_NODE_OP_TYPE:
+            if ((rc = om_onnx_istr(r, &f, "NodeProto.op_type", &n->op)))
+                return rc;
+            break;
+        case F_NODE_DOMAIN:
+            if ((rc = om_onnx_istr(r, &f, "NodeProto.domain", &n->domain)))
+                return rc;
+            break;
+        case F_NODE_ATTRIBUTE:
+            if ((rc = om_onnx_want(r, &f, PB_LEN, "NodeProto.attribute")))
+                return rc;
+            if ((rc = read_attr(r, f.off, f.len, depth, &n->attrs[ai++])))
+                return rc;
+            break;
+        default:
+            break;
+        }
+    }
+    if (k < 0)
+        return om_onnx_wire_fail(r, &c);
+    n->n_inputs = ii;
+    n->n_outputs = oi;
+    n->n_attrs = ai;
+    if (!n->op || !n->op[0])
+        return om_fail_at(r->err, OPMAP_EFORMAT, r->src, off, "node '%s' has no op_type",
+                          n->name);
+    n->domain = om_onnx_domain(r, n->domain);
+    return OPMAP_OK;
+}
+
+ir_graph *om_onnx_graph(rd *r, uint64_t off, uint64_t len, uint32_t depth, int *rc)
+{
+    pb_cur c = pb_span(r->base, off, len);
+    pb_field f;
+    int k;
+    uint64_t nn = 0, ni = 0, no = 0, nv = 0, nt = 0;
+    size_t xn = 0, xi = 0, xo = 0, xv = 0, xt = 0;
+    ir_graph *g, **slot;
+
+    if (depth > r->lim->max_depth) {
+        *rc = om_fail_at(r->err, OPMAP_ELIMIT, r->src, off,
+                         "subgraphs nested deeper than max_depth (%" PRIu32 ")",
+                         r->lim->max_depth);
+        return NULL;
+    }
+    while ((k = pb_next(&c, &f)) > 0) {
+        switch (f.num) {
+        case F_GRAPH_NODE: nn++; break;
+        case F_GRAPH_INPUT: ni++; break;
+        case F_GRAPH_OUTPUT: no++; break;
+        case F_GRAPH_VALUE_INFO: nv++; break;
+        case F_GRAPH_INITIALIZER: case F_GRAPH_SPARSE_INITIALIZER: nt++; break;
+        default: break;
+        }
+    }
+    if (k < 0) {
+        *rc = om_onnx_wire_fail(r, &c);
+        return NULL;
+    }
+    g = om_arena_alloc(r->A, sizeof(*g));
+    if (!g || (nn && !(g->nodes = om_arena_array(r->A, (size_t)nn, sizeof(ir_node)))) ||
+        (ni && !(g->inputs = om_arena_array(r->A, (size_t)ni, sizeof(ir_value)))) ||
+        (no && !(g->outputs = om_arena_array(r->A, (size_t)no, sizeof(ir_value)))) ||
+        (nv && !(g->value_info = om_arena_array(r->A, (size_t)nv, sizeof(ir_value)))) ||
+        (nt && !(g->inits = om_arena_array(r->A, (size_t)nt, sizeof(ir_tensor)))) ||
+        !(slot = om_vec_push(&r->graphs, &r->m->mem))) {
+        *rc = om_onnx_oom(r);
+        return NULL;
+    }
+    *slot = g;
+    g->name = "";
+    r->m->stats.graphs++;
+
+    c = pb_span(r->base, off, len);
+    while ((k = pb_next(&c, &f)) > 0) {
+        switch (f.num) {
+        case F_GRAPH_NODE:
+            if ((*rc = om_onnx_want(r, &f, PB_LEN, "GraphProto.node")) ||
+                (*rc = om_onnx_node(r, f.off, f.len, depth, &g->nodes[xn++])))
+                return NULL;
+            break;
+        case F_GRAPH_NAME:
+            if ((*rc = om_onnx_str(r, &f, "GraphProto.name", &g->name)))
+                return NULL;
+            break;
+        case F_GRAPH_INPUT:
+            if ((*rc = om_onnx_value_info(r, &f, &g->inputs[xi++])))
+                return NULL;
+            break;
+        case F_GRAPH_OUTPUT:
+            if ((*rc = om_onnx_value_info(r, &f, &g->outputs[xo++])))
+                return NULL;
+            break;
+        case F_GRAPH_VALUE_INFO:
+            if ((*rc = om_onnx_value_info(r, &f, &g->value_info[xv++])))
+                return NULL;
+            break;
+        case F_GRAPH_INITIALIZER:
+            if ((*rc = om_onnx_want(r, &f, PB_LEN, "GraphProto.initializer")) ||
+                (*rc = om_onnx_tensor(r, f.off, f.len, &g->inits[xt++])))
+                return NULL;
+            r->m->stats.initializers++;
+            break;
+        case F_GRAPH_SPARSE_INITIALIZER:
+            if ((*rc = om_onnx_want(r, &f, PB_LEN, "GraphProto.sparse_initializer")) ||
+                (*rc = om_onnx_sparse(r, f.off, f.len, &g->inits[xt++])))
+                return NULL;
+            g->n_sparse_inits++;
+            r->m->stats.initializers++;
+            break;
+        default:
+            break;
+        }
+    }
+    if (k < 0) {
+        *rc = om_onnx_wire_fail(r, &c);
+        return NULL;
+    }
+    g->n_nodes = xn;
+    g->n_inputs = xi;
+    g->n_outputs = xo;
+    g->n_value_info = xv;
+    g->n_inits = xt;
+    *rc = OPMAP_OK;
+    return g;
+}
