@@ -1,0 +1,1015 @@
+#!/usr/bin/python3
+"""Build data/op_map.yaml (schema 1) and docs/sources.md from the pinned sources.
+
+    /usr/bin/python3 tools/table/build_table.py            # write both files
+    /usr/bin/python3 tools/table/build_table.py --check    # exit 1 if they would change
+
+Options: --out FILE, --sources-md FILE, --kinds FILE (repeatable; default
+tools/table/torch_kinds.txt plus tests/fixtures/torchscript/kinds.txt when it
+exists), --location SOURCE_ID=PATH (repeatable; else $OPMAP_SRC_<ID> /
+$OPMAP_MIRROR, see _common.py).
+
+The derivation rules are documented in tools/table/README.md; every rule that
+sets a status also writes the reason into the row's notes.  Output is
+deterministic: rows sorted by (domain, op, since), keys in a fixed order,
+sets sorted; re-running on the same inputs gives byte-identical files.
+"""
+import argparse
+import collections
+import glob
+import json
+import os
+import re
+import sys
+
+import yaml
+
+import import_hicann_defs
+import import_hicann_plugins
+import import_msit_onnx_map
+import import_mstt
+import import_native_functions
+import import_onnx_schemas
+import import_op_plugin
+import import_ort_cann
+import import_surgeon
+import import_torch_npu_docs
+import import_torch_npu_native
+from _common import HERE, ROOT, TABLE_DTYPES, load_sources_config, version_key
+
+TABLE_VERSION = "2026.08.22"        # date of the newest pinned snapshot
+SOCS = ["ascend910b", "ascend910_93", "ascend310p", "ascend950", "ascend910", "ascend310b"]
+MAIN_SOCS = ["ascend910b", "ascend910_93", "ascend310p", "ascend950"]
+SOC_NAMES = {"ascend910b": "Atlas A2", "ascend910_93": "Atlas A3", "ascend950": "Ascend 950",
+             "ascend310p": "Atlas inference series (310P)", "ascend910": "Atlas training series (910)",
+             "ascend310b": "Atlas 200I/500 A2 (310B)"}
+FLAGS = ["precision", "nondeterministic", "rng", "performance", "dynamic_shape", "inf_nan", "deprecated"]
+ENGINES = ["ai_core", "ai_cpu", "host", "decomposed", "cpu_fallback", "dvpp"]
+STATUS_RANK = {"full": 0, "structural": 0, "partial": 1, "rewrite": 2}
+PLUGIN_IDS = ["ops-math-onnx-plugin", "ops-nn-onnx-plugin", "ops-cv-onnx-plugin"]
+ONNX_DOMAINS = ("ai.onnx", "ai.onnx.ml", "ai.onnx.preview.training")
+ATC_MIN_OPSET = 8                    # ORT CANN EP lower bound; ATC spec lists opsets 8..13
+ONNX_DEPRECATED_REPLACEMENT = {"Upsample": "Resize", "Scatter": "ScatterElements"}
+
+
+# --------------------------------------------------------------------------- rows
+class Row:
+    def __init__(self, domain, op, since=None):
+        self.domain, self.op, self.since = domain, op, since
+        self.overloads = []
+        self.torch_npu = None
+        self.status = None
+        self.ascend = {}
+        self.socs = {}
+        self.dtypes = []
+        self.flags = set()
+        self.constraints = []
+        self.hint = None
+        self.notes = []
+        self.sources = set()
+        self.curated = []
+        self.real_since = since
+
+    @property
+    def key(self):
+        return (self.domain, self.op, self.since)
+
+    def note(self, text):
+        if text and text not in self.notes:
+            self.notes.append(text)
+
+    def worsen(self, status):
+        if self.status is None or STATUS_RANK[status] > STATUS_RANK.get(self.status, 0):
+            self.status = status
+
+
+def ranges(nums):
+    """[8, 9, 10, 13] -> '8-10, 13'."""
+    nums = sorted(set(nums))
+    out, start, prev = [], None, None
+    for n in nums:
+        if start is None:
+            start = prev = n
+        elif n == prev + 1:
+            prev = n
+        else:
+            out.append("%d" % start if start == prev else "%d-%d" % (start, prev))
+            start = prev = n
+    if start is not None:
+        out.append("%d" % start if start == prev else "%d-%d" % (start, prev))
+    return ", ".join(out)
+
+
+def camel(name):
+    return "".join(p[:1].upper() + p[1:] for p in name.strip("_").split("_"))
+
+
+# --------------------------------------------------------------------------- build
+class Builder:
+    def __init__(self, facts, cfg, kinds):
+        self.f = facts
+        self.cfg = cfg
+        self.kinds = kinds
+        self.rows = {}
+        self.curated_used = collections.Counter()
+
+    def row(self, domain, op, since=None, create=True):
+        k = (domain, op, since)
+        if k not in self.rows and create:
+            self.rows[k] = Row(domain, op, since)
+        return self.rows.get(k)
+
+    # ------------------------------------------------------------------ ONNX
+    def build_onnx(self):
+        schemas = self.f["onnx"]["versions"]
+        opset_max = self.f["onnx"]["opset_max"]
+        versions = collections.defaultdict(list)
+        for v in schemas.values():
+            versions[(v["domain"], v["op"])].append(v["since"])
+        # registrations: (domain, op) -> opset -> cann_op -> set(source)
+        reg = collections.defaultdict(lambda: collections.defaultdict(lambda: collections.defaultdict(set)))
+        imply = collections.defaultdict(set)
+        for r in self.f["plugins"]["registrations"]:
+            reg[(r["domain"], r["op"])][r["opset"]][r["cann_op"]].add(r["source"])
+            if r["imply_type"]:
+                imply[(r["domain"], r["op"], r["cann_op"])].add(r["imply_type"])
+        msit = collections.defaultdict(dict)
+        for key, cann in self.f["msit"]["entries"].items():
+            dom, opset, op = key.split("|")
+            msit[(dom, op)][int(opset)] = cann
+        # Ascend-only op names (custom ops in ai.onnx, npu, onnxinfer, mmdeploy)
+        for key in set(reg) | set(msit):
+            if key not in versions:
+                opsets = set(reg.get(key, {})) | set(msit.get(key, {}))
+                versions[key].append(min(opsets))
+        self.onnx_reg, self.onnx_msit = reg, msit
+        ort = set(self.f["ort"]["ops"])
+        doc = {k.lower(): (k, v) for k, v in self.f["docs"]["onnx_doc"].items()}
+        for (dom, op), sinces in sorted(versions.items()):
+            sinces = sorted(set(sinces))
+            all_opsets = set(reg.get((dom, op), {})) | set(msit.get((dom, op), {}))
+            top = opset_max.get(dom, max(all_opsets | set(sinces)))
+            for i, since in enumerate(sinces):
+                hi = sinces[i + 1] - 1 if i + 1 < len(sinces) else top
+                hi = max(hi, since)
+                schema = schemas.get("%s|%s|%d" % (dom, op, since))
+                covered = set(reg.get((dom, op), {})) | set(msit.get((dom, op), {}))
+                for lo2, hi2 in self._runs(dom, since, hi, covered):
+                    self._onnx_row(dom, op, since, lo2, hi2, schema, reg.get((dom, op), {}),
+                                   msit.get((dom, op), {}), all_opsets, imply, ort, doc)
+
+    @staticmethod
+    def _runs(dom, since, hi, covered):
+        """Split [since, hi] into maximal runs of 'registered' / 'not registered' opsets.
+
+        ONNX's lookup picks the row with the largest since <= the model's opset, so a
+        run that starts after `since` becomes its own row keyed by its first opset:
+        e.g. Add-14 is unchanged up to opset 22 but ATC registers it only up to 18, so
+        Add gets a row at since 14 (full) and one at 19 (rewrite).
+        """
+        def state(o):
+            if o in covered:
+                return True
+            return False
+        runs = []
+        for o in range(since, hi + 1):
+            if runs and state(o) == runs[-1][2]:
+                runs[-1][1] = o
+            else:
+                runs.append([o, o, state(o)])
+        return [(a, b) for a, b, _ in runs]
+
+    def _cann_info(self, cann_op):
+        """(def entry, docs source id, readme support, unit) for a CANN op type."""
+        d = self.f["defs"]["defs"].get(cann_op)
+        if not d:
+            return None, None, {}, None
+        docs_id = d["source"].replace("-def", "-docs")
+        support = self.f["defs"]["readme"].get("%s:%s" % (docs_id, d["dir"]), {})
+        unit = self.f["defs"]["units"].get("%s:%s" % (docs_id, d["dir"]))
+        return d, docs_id, support, unit
+
+    def _onnx_row(self, dom, op, real_since, since, hi, schema, reg, msit, all_opsets, imply, ort, doc):
+        r = self.row(dom, op, since)
+        r.real_since = real_since
+        span = list(range(since, hi + 1))
+        if schema:
+            r.sources.add(schema.get("origin", "onnx-registry"))
+        if since != real_since:
+            r.note("Opset split: ONNX's %s-%d is unchanged at opset %s, but ATC's registration changes at "
+                   "opset %d, so this row answers for models importing opset %s." % (
+                       op, real_since, ranges(span), since, ranges(span)))
+        plug = {o: reg[o] for o in span if o in reg}
+        ms = {o: msit[o] for o in span if o in msit}
+        covered = set(plug) | set(ms)
+        r.sources.update(PLUGIN_IDS)
+        r.sources.add("msit-onnx-map")
+        if schema and schema.get("deprecated"):
+            r.flags.add("deprecated")
+            repl = ONNX_DEPRECATED_REPLACEMENT.get(op)
+            r.hint = "Deprecated in ONNX since opset %d%s: re-export the model." % (
+                real_since, " (use %s)" % repl if repl else "")
+            r.sources.add("onnx-registry")
+        if not covered:
+            r.status = "rewrite"
+            r.note("No ATC ONNX parser registration for %s at opset %s in the pinned hicann plugins "
+                   "(ops-math, ops-nn, ops-cv) or in msit's onnx.yaml map; both are complete registries, "
+                   "so ATC rejects this node." % (op if dom == "ai.onnx" else "%s::%s" % (dom, op),
+                                                  ranges(span)))
+            other = sorted(all_opsets)
+            if other:
+                if not r.hint:
+                    r.hint = "ATC registers %s at opset %s: re-export the model at one of those opsets." % (
+                        op, ranges(other))
+            elif schema and schema.get("function"):
+                r.hint = ("ONNX defines %s-%d as a function: expand it into its primitive ops before "
+                          "conversion (e.g. onnx.inliner / exporter function inlining)." % (op, real_since))
+                r.sources.add("onnx-registry")
+            elif not r.hint:
+                r.hint = ("Replace %s with operators ATC supports, or add a CANN custom operator with an "
+                          "ATC ONNX parser plugin." % op)
+            if dom == "ai.onnx" and op in ort and hi >= ATC_MIN_OPSET:
+                r.note("ORT's CANN execution provider lists %s (by name, no opset), but it hands the node "
+                       "to the same CANN ONNX parser." % op)
+                r.sources.add("ort-cann-ep")
+            return
+        r.status = "full"
+        # CANN op types over the covered opsets (plugins first, msit for the rest)
+        canns = collections.Counter()
+        plugin_srcs = set()
+        for o in sorted(covered):
+            if o in plug:
+                for c, srcs in plug[o].items():
+                    canns[c] += 1
+                    plugin_srcs.update(srcs)
+            else:
+                canns[ms[o]] += 1
+        r.sources -= set(PLUGIN_IDS)
+        r.sources |= plugin_srcs
+        if not plugin_srcs:
+            r.note("Registered only in msit's onnx.yaml map; no pinned ATC parser plugin (hicann ops-math, "
+                   "ops-nn, ops-cv) registers it at opset %s (the parser of a CANN release may carry plugins "
+                   "outside these repos)." % ranges(covered))
+        if not ms:
+            r.sources.discard("msit-onnx-map")
+        else:
+            r.sources.add("msit-onnx-map")
+        real = [c for c, _ in sorted(canns.items(), key=lambda x: (-x[1], x[0])) if c != "PartitionedCall"]
+        if not real:
+            r.ascend["engine"] = "decomposed"
+            r.note("ATC's parser expands this node into a subgraph of other CANN ops (PartitionedCall).")
+        else:
+            r.ascend["op"] = real[0]
+            if len(real) > 1:
+                r.note("CANN op types used across the opsets: %s." % ", ".join(real))
+            if "PartitionedCall" in canns:
+                r.note("Some opsets are expanded into a subgraph (PartitionedCall).")
+        # msit vs plugins
+        ms_only = sorted(o for o in ms if o not in plug)
+        if plug and ms_only:
+            r.note("msit's map also lists opset %s, which the pinned parser plugins do not register."
+                   % ranges(ms_only))
+        diff = sorted({(o, ms[o]) for o in ms if o in plug and ms[o] not in plug[o]})
+        if diff:
+            r.note("msit's map names another CANN op at opset %s (%s)." % (
+                ranges([o for o, _ in diff]), ", ".join(sorted({c for _, c in diff}))))
+        pl_only = sorted(o for o in plug if o not in ms)
+        if ms and pl_only and min(pl_only) >= min(ms):
+            r.note("Registered by the parser plugins but absent from msit's map at opset %s." % ranges(pl_only))
+        # engine and per-SoC facts
+        if real:
+            main = real[0]
+            kinds = imply.get((dom, op, main), set())
+            d, docs_id, support, unit = self._cann_info(main)
+            if "AI_CPU" in kinds:
+                r.ascend["engine"] = "ai_cpu"
+            elif "GELOCAL" in kinds:
+                r.ascend["engine"] = "host"
+                r.note("Handled by the graph engine on the host (GE local op: shape/metadata only).")
+            elif unit == "ai_core" or (not unit and d and d["engine"] == "ai_core"):
+                r.ascend["engine"] = "ai_core"
+                r.sources.add(docs_id if unit else d["source"])
+            elif unit == "ai_cpu" or (d and d["engine"] == "ai_cpu"):
+                # the open-source repo only carries an AI CPU kernel for this op type; the
+                # AI Core kernels of a CANN release are not in any pinned source, so no claim
+                r.note("The open-source hicann/%s ships only an AI CPU kernel for CANN op %s (%s); "
+                       "whether a CANN release adds an AI Core kernel is not covered by the pinned sources."
+                       % ((docs_id or d["source"]).rsplit("-", 1)[0], main, d["dir"] if d else "op_list"))
+                r.sources.add(docs_id if unit else d["source"])
+            if r.ascend.get("engine") == "ai_cpu":
+                r.worsen("partial")
+                r.flags.add("performance")
+                r.note("Runs on AI CPU, not AI Core.")
+            if d:
+                self._soc_from_def(r, d, docs_id, support, "CANN op %s" % main)
+        # old ATC spec: dtypes (and the op's presence)
+        dk = doc.get(op.lower())
+        if dom == "ai.onnx" and dk and since <= 13 and hi >= 8:
+            name, dd = dk
+            first = next(iter(dd["dtypes"].values()), None) if dd["dtypes"] else None
+            if first and not r.dtypes:
+                r.dtypes = first
+                r.sources.add("torch-npu-onnx-doc")
+        if dom == "ai.onnx" and op in ort and hi >= ATC_MIN_OPSET:
+            r.sources.add("ort-cann-ep")
+
+    def _soc_from_def(self, r, d, docs_id, support, what):
+        for soc in SOCS:
+            dts = d["socs"].get(soc)
+            mark = support.get(soc)
+            if mark is True:
+                e = {"status": "full", "sources": sorted({docs_id} | ({d["source"]} if dts else set()))}
+                if dts:
+                    e["dtypes"] = dts
+                r.socs[soc] = e
+                r.sources.add(docs_id)
+            elif mark is False:
+                r.socs[soc] = {"status": "unknown", "sources": [docs_id],
+                               "note": "%s: the op README of hicann/%s marks this product as not supported by "
+                                       "the open-source kernel; built-in kernels of a CANN release are not "
+                                       "covered by any pinned source" % (what, docs_id.replace("-docs", ""))}
+                r.sources.add(docs_id)
+            elif soc in d["socs"]:
+                e = {"status": "full", "sources": [d["source"]]}
+                if dts:
+                    e["dtypes"] = dts
+                r.socs[soc] = e
+                r.sources.add(d["source"])
+
+    # ------------------------------------------------------------------ ATen / npu
+    def build_torch(self):
+        opp = self.f["op_plugin"]
+        newest = opp["versions"][-1]
+        nat = self.f["native"]["ops"]
+        tnpu = self.f["torch_npu"]["ops"]
+        kinds = self.kinds
+        aten = set(nat)
+        aten |= {r["base"] for r in opp["ops"].values() if r["ns"] == "aten"}
+        aten |= {r["base"] for r in tnpu.values() if r["ns"] == "aten"}
+        aten |= {k.split("::", 1)[1] for k in kinds if k.startswith("aten::")}
+        self.aten_names = aten
+        api_index = self._api_index(aten)
+        for base in sorted(aten):
+            self._aten_row(base, opp["ops"].get("aten|" + base), tnpu.get("aten|" + base), nat.get(base),
+                           "aten::" + base in kinds, newest, api_index.get(base, []))
+        npu = {r["base"] for r in opp["ops"].values() if r["ns"] == "npu"}
+        npu |= {r["base"] for r in tnpu.values() if r["ns"] == "npu"}
+        npu |= {k.split("::", 1)[1] for k in kinds if k.startswith("npu::")}
+        for base in sorted(npu):
+            self._npu_row(base, opp["ops"].get("npu|" + base), tnpu.get("npu|" + base), newest)
+        self._opinfo()
+        self._flags_from_docs(aten)
+
+    def _versions(self, rec):
+        vs = set()
+        for ov in rec["overloads"].values():
+            vs.update(ov["acl_op"])
+            vs.update(ov["op_api"])
+        return sorted(vs, key=version_key)
+
+    def _set_range(self, r, vs, newest):
+        allv = self.f["op_plugin"]["versions"]
+        r.torch_npu = {"min": vs[0].lstrip("v")}
+        if vs[-1] != newest:
+            r.torch_npu["max"] = vs[-1].lstrip("v")
+            r.note("op-plugin has a kernel up to torch_npu %s only." % vs[-1].lstrip("v"))
+        idx = [allv.index(v) for v in vs]
+        if idx != list(range(idx[0], idx[-1] + 1)):
+            gaps = [v.lstrip("v") for v in allv[idx[0]:idx[-1] + 1] if v not in vs]
+            r.note("No op-plugin kernel for torch_npu %s within that range." % ", ".join(gaps))
+
+    def _aclnn(self, r, rec, base):
+        names = [n for n in rec["aclnn"] if re.match(r"aclnn[A-Z]\w*$", n)]
+        if not names:
+            return None
+        execs = sorted({ov["exec"] for ov in rec["overloads"].values() if ov.get("exec")})
+        pref = "aclnn" + camel(base)
+        best = next((n for n in execs if n in names), None) or (pref if pref in names else None) or \
+            next((n for n in names if not n.startswith("aclnnInplace")), names[0])
+        r.ascend["aclnn"] = best
+        return best
+
+    def _aclnn_socs(self, r, aclnn, kernel_paths):
+        info = self.f["defs"]["aclnn"].get(aclnn)
+        if not info or not info["socs"]:
+            return
+        for soc in SOCS:
+            if soc in r.socs:
+                continue
+            mark = info["socs"].get(soc)
+            if mark is True:
+                r.socs[soc] = {"status": "full", "sources": [info["source"]]}
+                r.sources.add(info["source"])
+            elif mark is False:
+                note = "the %s API doc marks this product as not supported" % aclnn
+                if "acl_op" in kernel_paths:
+                    note += "; torch_npu may still run the op through its acl_op (graph) path, which no pinned source documents per chip"
+                r.socs[soc] = {"status": "unknown", "sources": [info["source"]], "note": note}
+                r.sources.add(info["source"])
+
+    def _aten_row(self, base, rec, tn, nf, in_kinds, newest, apis):
+        r = self.row("aten", base)
+        ovs = set()
+        kernel_paths = set()
+        if rec:
+            ovs.update(rec["overloads"])
+            vs = self._versions(rec)
+            for ov in rec["overloads"].values():
+                if ov["acl_op"]:
+                    kernel_paths.add("acl_op")
+                if ov["op_api"]:
+                    kernel_paths.add("op_api")
+        else:
+            vs = []
+        if tn:
+            ovs.update(tn["overloads"])
+        if not ovs and nf:
+            ovs.update(nf["overloads"])
+        r.overloads = sorted(ovs)
+        if vs or tn:
+            r.status = "full"
+            if vs:
+                r.sources.add("op-plugin-functions")
+                self._set_range(r, vs, newest)
+                paths = " and ".join(sorted(kernel_paths))
+                r.note("op-plugin registers an NPU kernel (%s)." % paths)
+            if tn:
+                r.sources.add("torch-npu-native")
+                r.note("Implemented inside torch_npu (npu_native_functions.yaml).")
+            if rec:
+                aclnn = self._aclnn(r, rec, base)
+                if aclnn:
+                    self._aclnn_socs(r, aclnn, kernel_paths)
+        elif nf and any(o["composite_implicit"] or o["composite_explicit"] or
+                        (o["structured_delegate"] and o["structured_delegate"].split(".")[0] != base)
+                        for o in nf["overloads"].values()):
+            r.status = "full"
+            r.ascend["engine"] = "decomposed"
+            r.sources.update({"pytorch-native-functions", "op-plugin-functions"})
+            kinds = sorted({k for o in nf["overloads"].values() for k, on in
+                            (("CompositeImplicitAutograd", o["composite_implicit"]),
+                             ("CompositeExplicitAutograd", o["composite_explicit"])) if on})
+            r.note("No NPU kernel in op-plugin or torch_npu; PyTorch runs it as a decomposition (%s) into "
+                   "other aten ops, which need NPU kernels themselves." % "/".join(kinds or ["structured delegate"]))
+        elif nf and nf["tensor_free"]:
+            r.status = "structural"
+            r.sources.update({"pytorch-native-functions"})
+            r.note("Takes and returns no tensors (host-side utility op); nothing runs on the NPU.")
+        elif nf:
+            r.status = "partial"
+            r.ascend["engine"] = "cpu_fallback"
+            r.flags.add("performance")
+            r.sources.update({"pytorch-native-functions", "op-plugin-functions", "torch-npu-native"})
+            backends = sorted({b for o in nf["overloads"].values() for b in o["backends"]})
+            r.note("No NPU kernel in op-plugin or torch_npu and no composite decomposition (PyTorch kernels: "
+                   "%s): torch_npu falls back to the CPU with a warning (an error under "
+                   "TORCH_NPU_FALLBACK_CPU_DISABLE=1)." % (", ".join(backends) or "none"))
+            r.hint = "Keep it off the hot path or replace it with ops that have NPU kernels."
+        else:
+            # in the TorchScript kinds only: a JIT-registered interpreter op
+            r.status = "structural"
+            r.sources.update({"torch-kinds", "pytorch-native-functions"})
+            r.note("Not an ATen native function (TorchScript interpreter op on lists, scalars or strings); "
+                   "it runs on the host.")
+        if nf:
+            if "nondeterministic_seeded" in nf["tags"]:
+                r.flags.add("rng")
+                r.sources.add("pytorch-native-functions")
+                r.note("Random op (nondeterministic_seeded): the NPU random stream differs from CPU/CUDA.")
+        if rec and "nondeterministic_seeded" in rec["tags"]:
+            r.flags.add("rng")
+        self._api_facts(r, apis, rec)
+
+    def _npu_row(self, base, rec, tn, newest):
+        r = self.row("npu", base)
+        ovs = set()
+        vs = self._versions(rec) if rec else []
+        if rec:
+            ovs.update(rec["overloads"])
+        if tn:
+            ovs.update(tn["overloads"])
+        r.overloads = sorted(ovs)
+        r.status = "full"
+        if vs:
+            r.sources.add("op-plugin-functions")
+            self._set_range(r, vs, newest)
+            self._aclnn(r, rec, base.replace("npu_", "", 1))
+            kp = {p for ov in rec["overloads"].values() for p in ("acl_op", "op_api") if ov[p]}
+            if r.ascend.get("aclnn"):
+                self._aclnn_socs(r, r.ascend["aclnn"], kp)
+            r.note("torch_npu custom op (op-plugin %s kernel)." % " and ".join(sorted(kp)))
+        elif rec:
+            r.sources.add("op-plugin-functions")
+            r.note("torch_npu custom op registered by op-plugin without an acl_op/op_api range (composite or "
+                   "autograd-only registration).")
+        if tn:
+            r.sources.add("torch-npu-native")
+            r.note("Registered by torch_npu itself (npu_native_functions.yaml).")
+        if rec and "nondeterministic_seeded" in rec["tags"]:
+            r.flags.add("rng")
+            r.note("Random op (nondeterministic_seeded).")
+        if not rec and not tn:
+            r.status = "rewrite"
+            r.sources.update({"op-plugin-functions", "torch-npu-native"})
+            r.note("Not registered by the pinned op-plugin or torch_npu.")
+        if base.startswith("npu_") and rec and not base.endswith("backward"):
+            r.ascend["api"] = "torch_npu." + base
+        dep = self.f["op_plugin"]["deprecated"]
+        if base in dep:
+            r.flags.add("deprecated")
+            r.sources.add("op-plugin-deprecated")
+            repl = dep[base]
+            r.hint = ("Deprecated in torch_npu: use %s." % repl) if repl else \
+                "Deprecated in torch_npu (no replacement named): move to standard torch ops."
+            if r.status == "full":
+                r.status = "partial"
+        else:
+            dov = sorted(k.split(".", 1)[1] for k in dep if k.split(".", 1)[0] == base and "." in k)
+            if dov:
+                r.sources.add("op-plugin-deprecated")
+                r.note("Deprecated overloads: %s (use %s)." % (", ".join(dov), dep["%s.%s" % (base, dov[0])]))
+
+    # ---- torch Python API -> aten names
+    @staticmethod
+    def api_candidates(api):
+        """[(aten base, priority)] an API name may lower to (smaller = closer)."""
+        a = api.replace("\\_", "_").strip()
+        out = []
+        for prefix, pre, prio in (("torch.ops.aten.", "", 0), ("torch.nn.functional.", "", 1),
+                                  ("torch.Tensor.", "", 2), ("Tensor.", "", 2),
+                                  ("torch.linalg.", "linalg_", 0), ("torch.special.", "special_", 0),
+                                  ("torch.fft.", "fft_", 0), ("torch.nn.", None, 3), ("torch.", "", 0)):
+            if a.startswith(prefix):
+                rest = a[len(prefix):]
+                if "." in rest:
+                    return []
+                if pre is None:          # nn.Module class name
+                    s = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", rest).lower()
+                    for c in (rest.lower(), s, re.sub(r"_?\d+d$", "", s)):
+                        out.append((c, prio))
+                    return out
+                return [(pre + rest, prio)]
+        return []
+
+    def _api_index(self, aten):
+        apis = set(self.f["docs"]["apis"]) | set(self.f["mstt"]["supported"]) | set(self.f["mstt"]["unsupported"])
+        idx = collections.defaultdict(list)
+        for api in sorted(apis):
+            for base, prio in self.api_candidates(api):
+                if base in aten:
+                    idx[base].append((prio, api))
+                    break
+        return {k: sorted(v) for k, v in idx.items()}
+
+    def _api_facts(self, r, apis, rec):
+        docs = self.f["docs"]["apis"]
+        mstt = self.f["mstt"]
+        doc_api = next((a for _, a in apis if a in docs), None)
+        if doc_api:
+            d = docs[doc_api]
+            r.sources.add("torch-npu-api-docs")
+            where = "Ascend/pytorch API doc (%s, torch %s)" % (doc_api, d["version"])
+            for soc in ("ascend910b", "ascend910_93", "ascend950", "ascend910"):
+                if soc not in d["socs"]:
+                    continue
+                if d["socs"][soc]:
+                    e = {"status": "full", "sources": ["torch-npu-api-docs"]}
+                    r.socs[soc] = e
+                else:
+                    r.socs[soc] = {"status": "rewrite", "sources": ["torch-npu-api-docs"],
+                                   "note": "%s marks %s as not supported" % (where, SOC_NAMES[soc])}
+            dts = d["dtypes"]
+            first = dts.get("input") or dts.get("self") or (next(iter(dts.values())) if dts else None)
+            if first:
+                r.dtypes = first
+            if d["cpu_fallback"]:
+                r.flags.add("performance")
+                r.worsen("partial")
+                r.note("%s: may fall back to the CPU." % where)
+            if d["inference_only"]:
+                r.worsen("partial")
+                r.note("%s: inference only, training not supported." % where)
+            if d["other_notes"]:
+                r.note("%s lists further limitations." % where)
+        mapi = next((a for _, a in apis if a in mstt["supported"]), None)
+        if mapi and not r.dtypes and mstt["supported"][mapi]["dtypes"]:
+            r.dtypes = mstt["supported"][mapi]["dtypes"]
+            r.sources.add("mstt-supported-ops")
+        elif mapi:
+            r.sources.add("mstt-supported-ops")
+        uapi = [a for _, a in apis if a in mstt["unsupported"]]
+        if uapi:
+            r.sources.add("mstt-unsupported-ops")
+            vers = sorted({v for a in uapi for v in mstt["unsupported"][a]}, key=version_key)
+            if r.status == "full" and r.ascend.get("engine") != "decomposed":
+                r.note("Disagreement: PyTorch Analyse (mstt op_list %s) reports %s as unsupported although a "
+                       "kernel is registered." % ("/".join(vers), ", ".join(uapi)))
+            else:
+                r.note("PyTorch Analyse (mstt op_list %s) reports %s as unsupported." % ("/".join(vers), ", ".join(uapi)))
+
+    # ---- op-plugin OpInfo skip list
+    def _opinfo(self):
+        unsup = self.f["op_plugin"]["unsupported"]
+        for name, tests in sorted(unsup.items()):
+            if name.startswith(("_refs.", "masked.", "sparse.", "__r")) or not tests:
+                continue
+            n = name
+            for pre, rep in (("nn.functional.", ""), ("linalg.", "linalg_"), ("special.", "special_"),
+                             ("fft.", "fft_")):
+                if n.startswith(pre):
+                    n = rep + n[len(pre):]
+            if "." in n or ("aten", n, None) not in self.rows:
+                continue
+            r = self.rows[("aten", n, None)]
+            if r.status == "structural":
+                continue
+            r.sources.add("op-plugin-unsupported")
+            cmp = tests.get("test_compare_cpu") or []
+            if cmp:
+                r.flags.add("precision")
+                r.worsen("partial")
+                r.note("op-plugin's OpInfo skip list: NPU results differ from CPU (test_compare_cpu) for %s "
+                       "(OpInfo %s)." % (", ".join(cmp), name))
+            f64 = sorted(t for t, d in tests.items() if "float64" in d)
+            if f64:
+                c = {"when": {"input": 0, "dtype": {"in": ["float64"]}}, "then": "partial", "flag": "precision",
+                     "message": "float64 fails NPU OpInfo tests (%s) in op-plugin's skip list; float64 is "
+                                "largely unsupported on Ascend, keep float32" % ", ".join(f64)}
+                if c not in r.constraints:
+                    r.constraints.append(c)
+            other = sorted("%s[%s]" % (t, ",".join(d)) for t, d in tests.items()
+                           if t != "test_compare_cpu" and d and "float64" not in d)
+            if other:
+                r.note("OpInfo tests skipped on NPU (op-plugin, OpInfo %s): %s." % (name, "; ".join(other)))
+
+    # ---- inf/nan, deterministic lists
+    def _flags_from_docs(self, aten):
+        docs = self.f["docs"]
+        for api in docs["inf_nan"]:
+            for base, _ in self.api_candidates(api)[:1]:
+                r = self.rows.get(("aten", base, None))
+                if r:
+                    r.flags.add("inf_nan")
+                    r.sources.add("torch-npu-inf-nan")
+                    r.note("inf/nan inputs are handled differently from native PyTorch (%s)." % api)
+        for api, socs in sorted(docs["deterministic"].items()):
+            backward = api.endswith(" (backward)")
+            name = api.replace(" (backward)", "")
+            cands = self.api_candidates(name)
+            for base, _ in cands:
+                r = self.rows.get(("aten", base, None))
+                if r:
+                    r.flags.add("nondeterministic")
+                    r.sources.add("torch-npu-deterministic")
+                    r.note("Nondeterministic%s on %s unless torch.use_deterministic_algorithms(True) (%s)."
+                           % (" backward" if backward else "",
+                              ", ".join(SOC_NAMES[s] for s in SOCS if s in socs), name))
+                    break
+
+    # ------------------------------------------------------------------ other namespaces
+    def build_kinds(self):
+        for kind in sorted(self.kinds):
+            ns, _, op = kind.partition("::")
+            if ns in ("aten", "npu"):
+                continue
+            if (ns, op, None) not in self.rows:
+                r = self.row(ns, op)
+                r.sources.add("torch-kinds")
+
+    # ------------------------------------------------------------------ curated overlays
+    def apply_curated(self, entries):
+        defaults = self.f["onnx"]["versions"]
+        knowledges = set(self.f["surgeon"]["knowledges"])
+        advice = set(self.f["mstt"]["precision"])
+        for path, e in entries:
+            where = "%s: %s" % (os.path.relpath(path, ROOT), e.get("match"))
+            if "curated" not in e:
+                raise SystemExit("%s: entry without curated: reason" % where)
+            if e.get("knowledge") and e["knowledge"] not in knowledges:
+                raise SystemExit("%s: knowledge %s is not in the pinned msit snapshot" % (where, e["knowledge"]))
+            if e.get("api") and e["api"] not in advice:
+                raise SystemExit("%s: api %s is not in the pinned precision advice" % (where, e["api"]))
+            for s in e.get("sources", []):
+                if s not in self.cfg:
+                    raise SystemExit("%s: unknown source id %s" % (where, s))
+            m = e["match"]
+            dom, op, since = m["domain"], m["op"], m.get("since")
+            if op == "*":
+                if e.get("create") == "kinds":
+                    for kind in self.kinds:
+                        ns, _, name = kind.partition("::")
+                        if ns == dom:
+                            self.row(dom, name)
+                targets = [r for k, r in sorted(self.rows.items(), key=lambda x: str(x[0])) if k[0] == dom]
+            else:
+                targets = [r for k, r in sorted(self.rows.items(), key=lambda x: str(x[0]))
+                           if k[0] == dom and k[1] == op and (since is None or getattr(r, "real_since", k[2]) == since)]
+                if not targets and e.get("create"):
+                    targets = [self.row(dom, op, since)]
+                    targets[0].status = e.get("status", "partial")
+            if not targets:
+                raise SystemExit("%s: matches no row" % where)
+            self.curated_used[os.path.basename(path)] += len(targets)
+            for r in targets:
+                if e.get("status"):
+                    r.status = e["status"]
+                if e.get("engine"):
+                    r.ascend["engine"] = e["engine"]
+                r.flags.update(e.get("flags", []))
+                for c in e.get("constraints", []):
+                    c = json.loads(json.dumps(c))
+                    w = c["when"]
+                    if "attr" in w and "default" not in w and r.since is not None:
+                        sch = defaults.get("%s|%s|%d" % (r.domain, r.op, getattr(r, "real_since", r.since)))
+                        if sch is None:       # newer op version: borrow the default of the newest known one
+                            older = sorted((v for v in defaults.values() if v["domain"] == r.domain and
+                                            v["op"] == r.op and v["defaults"]), key=lambda v: v["since"])
+                            sch = older[-1] if older else None
+                        if sch and w["attr"] in sch["defaults"]:
+                            d = sch["defaults"][w["attr"]]
+                            w = dict(w)
+                            w["default"] = d
+                            c["when"] = w
+                    if c not in r.constraints:
+                        r.constraints.append(c)
+                if e.get("hint"):
+                    # a hint derived from the sources (re-export at opset X, deprecation) stays first
+                    r.hint = e["hint"] if not r.hint or e["hint"] in r.hint else "%s %s" % (r.hint, e["hint"])
+                if e.get("notes"):
+                    r.note(e["notes"])
+                r.sources.update(e.get("sources", []))
+                if e["curated"] not in r.curated:
+                    r.curated.append(e["curated"])
+
+    # ------------------------------------------------------------------ finish
+    def finish(self):
+        for r in self.rows.values():
+            if r.status is None:
+                r.status = "rewrite"
+                r.note("No pinned source lists this operator for Ascend.")
+                if not r.sources and not r.curated:
+                    r.curated.append("no pinned source speaks for this operator; treated as needing a rewrite")
+            if r.status == "structural":
+                r.socs = {}
+            if r.status in ("partial", "rewrite") and not r.hint and r.ascend.get("engine") == "cpu_fallback":
+                r.hint = "Keep it off the hot path or replace it with ops that have NPU kernels."
+            # main chips no source speaks for (only on rows that carry some chip facts)
+            if r.socs:
+                for soc in MAIN_SOCS:
+                    if soc not in r.socs:
+                        r.socs[soc] = {"status": "unknown", "note": "no pinned source speaks for this chip"}
+            r.dtypes = [d for d in r.dtypes if d in TABLE_DTYPES]
+            r.sources.discard("curated")
+
+
+# --------------------------------------------------------------------------- YAML output
+PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+SPECIAL = {"true", "false", "null", "yes", "no", "on", "off", "y", "n", "~"}
+
+
+def q(s):
+    if isinstance(s, bool):
+        raise ValueError("booleans are not emitted")
+    if isinstance(s, int):
+        return str(s)
+    if isinstance(s, float):
+        if s == int(s) and abs(s) < 1e15:
+            return "%.1f" % s
+        t = repr(s)
+        if "e" in t and "." not in t.split("e")[0]:
+            m, ex = t.split("e")
+            t = "%s.0e%s" % (m, ex)
+        return t
+    s = str(s)
+    if PLAIN.match(s) and s.lower() not in SPECIAL:
+        return s
+    return json.dumps(s, ensure_ascii=False)
+
+
+WHEN_ORDER = ["attr", "input", "output", "default"]
+
+
+def flow(v):
+    if isinstance(v, dict):
+        keys = sorted(v, key=lambda k: (WHEN_ORDER.index(k) if k in WHEN_ORDER else len(WHEN_ORDER)))
+        return "{" + ", ".join("%s: %s" % (k, flow(v[k])) for k in keys) + "}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(flow(x) for x in v) + "]"
+    return q(v)
+
+
+def emit_row(r, out):
+    w = out.append
+    w("  - domain: %s" % q(r.domain))
+    w("    op: %s" % q(r.op))
+    if r.since is not None:
+        w("    since: %d" % r.since)
+    if r.overloads:
+        w("    overloads: %s" % flow(r.overloads))
+    if r.torch_npu:
+        w("    torch_npu: %s" % flow(r.torch_npu))
+    w("    status: %s" % r.status)
+    if r.ascend:
+        w("    ascend: %s" % flow({k: r.ascend[k] for k in ("op", "aclnn", "api", "engine") if k in r.ascend}))
+    if r.socs:
+        w("    socs:")
+        for soc in SOCS:
+            if soc in r.socs:
+                e = r.socs[soc]
+                w("      %s: %s" % (soc, flow({k: e[k] for k in ("status", "dtypes", "note", "sources") if k in e})))
+    if r.dtypes:
+        w("    dtypes: %s" % flow(r.dtypes))
+    if r.flags:
+        w("    flags: %s" % flow([f for f in FLAGS if f in r.flags]))
+    if r.constraints:
+        w("    constraints:")
+        for c in r.constraints:
+            first = True
+            for k in ("when", "socs", "then", "flag", "message"):
+                if k in c:
+                    w("      %s %s: %s" % ("-" if first else " ", k, flow(c[k])))
+                    first = False
+    if r.hint:
+        w("    hint: %s" % q(r.hint))
+    if r.notes:
+        w("    notes: %s" % q(" ".join(r.notes)))
+    if r.sources:
+        w("    sources: %s" % flow(sorted(r.sources)))
+    if r.curated:
+        w("    curated: %s" % q("; ".join(r.curated)))
+
+
+def render(rows, cfg, facts, cited):
+    out = []
+    w = out.append
+    w("# opmap compatibility table (schema 1) -- GENERATED by tools/table/build_table.py; do not edit.")
+    w("# Edit data/curated/*.yaml or the importers and rebuild (see tools/table/README.md).")
+    w("schema: 1")
+    w("about:")
+    w("  name: opmap built-in table")
+    w("  version: %s" % q(TABLE_VERSION))
+    w("  onnx_opset_max: %d" % facts["onnx"]["opset_max"]["ai.onnx"])
+    vs = facts["op_plugin"]["versions"]
+    w("  torch_npu: %s" % q("%s .. %s" % (vs[0].lstrip("v"), vs[-1].lstrip("v"))))
+    w("  cann: %s" % q("hicann ops-* master of 2026-08 (CANN 9.0 line); ATC restrictions from the 2022 ATC operator spec"))
+    w("  socs: %s" % flow(SOCS))
+    w("  default_soc: ascend910b")
+    w("weights:")
+    for k, v in (("full", (0.1, 0.1, 0.1)), ("partial", (0.5, 0.8, 1.0)), ("rewrite", (2.0, 2.5, 3.0)),
+                 ("unmapped", (2.0, 2.5, 3.0))):
+        w("  %s: {min: %s, expected: %s, max: %s}" % (k, q(v[0]), q(v[1]), q(v[2])))
+    w("sources:")
+    for sid in sorted(cfg):
+        if sid not in cited:
+            continue
+        s = cfg[sid]
+        w("  - id: %s" % q(sid))
+        w("    repo: %s" % q(s["repo"]))
+        w("    path: %s" % q("; ".join(s.get("paths", []))))
+        w("    commit: %s" % q(s.get("commit") or ("v%s" % s["version"] if s.get("version") else "working tree")))
+        w("    license: %s" % q(s["license"]))
+        w("    taken: %s" % q(s["taken"]))
+    w("  - id: curated")
+    w("    taken: %s" % q("judgement of the opmap maintainers (data/curated/*.yaml), with the reason on each row"))
+    w("ops:")
+    for r in rows:
+        emit_row(r, out)
+    return "\n".join(out) + "\n"
+
+
+def render_sources_md(rows, cfg, counts, curated_counts, facts):
+    out = []
+    w = out.append
+    w("# Sources of `data/op_map.yaml`")
+    w("")
+    w("Generated by `tools/table/build_table.py` from `tools/table/sources.yaml`; do not edit by hand.")
+    w("Rebuild: see `tools/table/README.md`.  Only facts are taken from these sources (names, opsets,")
+    w("dtypes, SoC marks, version ranges); restriction texts are summarised in our own words.")
+    w("")
+    w("Rows citing a source are counted once per row.  Total rows: %d." % len(rows))
+    w("")
+    w("| id | repo | path(s) | commit / version | licence | rows citing |")
+    w("|---|---|---|---|---|---|")
+    for sid in sorted(cfg):
+        s = cfg[sid]
+        commit = s.get("commit") or ("v%s" % s["version"] if s.get("version") else "working tree")
+        if s.get("commit"):
+            commit = "`%s`" % commit
+        w("| `%s` | %s | %s | %s | %s | %d |" % (sid, s["repo"], "<br>".join("`%s`" % p for p in s.get("paths", [])),
+                                               commit, s["license"], counts.get(sid, 0)))
+    w("| `curated` | data/curated/*.yaml (this repository) | %s | working tree | same as opmap | %d |"
+      % ("<br>".join("`data/curated/%s` (%d rows)" % (k, v) for k, v in sorted(curated_counts.items())),
+         sum(1 for r in rows if r.curated)))
+    w("")
+    w("## What each source contributes")
+    w("")
+    for sid in sorted(cfg):
+        s = cfg[sid]
+        w("- `%s` (%s, read by `tools/table/%s`): %s." % (sid, s["repo"], s["importer"], s["taken"].rstrip(".")))
+    w("")
+    w("## Snapshots")
+    w("")
+    w("Git sources are read from bare mirrors (`fetch github:OWNER/NAME`, default")
+    w("`/work/.mirror/OWNER+NAME/repo`) at the pinned commit only.  File sources:")
+    w("")
+    for sid in sorted(cfg):
+        s = cfg[sid]
+        if "file" in s:
+            w("- `%s`: `%s`%s" % (sid, s["file"], " (sha256 `%s`)" % s["sha256"] if s.get("sha256") else ""))
+    w("")
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------- main
+def read_kinds(paths):
+    kinds = {}
+    for p in paths:
+        with open(p, encoding="utf-8") as f:
+            for line in f:
+                line = line.strip()
+                if not line or line.startswith("#"):
+                    continue
+                toks = line.split()
+                kind = next((t for t in toks if "::" in t), None)
+                if kind:
+                    kinds[kind] = kinds.get(kind, 0) + 1
+    return kinds
+
+
+def load_curated(directory):
+    entries = []
+    for path in sorted(glob.glob(os.path.join(directory, "*.yaml"))):
+        with open(path, encoding="utf-8") as f:
+            doc = yaml.safe_load(f) or {}
+        for e in doc.get("entries", []):
+            entries.append((path, e))
+    return entries
+
+
+def load_facts(locations):
+    return {
+        "onnx": import_onnx_schemas.load(locations),
+        "msit": import_msit_onnx_map.load(locations),
+        "plugins": import_hicann_plugins.load(locations),
+        "defs": import_hicann_defs.load(locations),
+        "op_plugin": import_op_plugin.load(locations),
+        "torch_npu": import_torch_npu_native.load(locations),
+        "docs": import_torch_npu_docs.load(locations),
+        "mstt": import_mstt.load(locations),
+        "native": import_native_functions.load(locations),
+        "ort": import_ort_cann.load(locations),
+        "surgeon": import_surgeon.load(locations),
+    }
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default=os.path.join(ROOT, "data", "op_map.yaml"))
+    ap.add_argument("--sources-md", default=os.path.join(ROOT, "docs", "sources.md"))
+    ap.add_argument("--curated", default=os.path.join(ROOT, "data", "curated"))
+    ap.add_argument("--kinds", action="append", default=None)
+    ap.add_argument("--location", action="append", default=[], help="SOURCE_ID=PATH")
+    ap.add_argument("--check", action="store_true", help="do not write; exit 1 if the outputs would change")
+    args = ap.parse_args(argv)
+    if args.kinds is None:
+        args.kinds = [os.path.join(HERE, "torch_kinds.txt")]
+        fx = os.path.join(ROOT, "tests", "fixtures", "torchscript", "kinds.txt")
+        if os.path.exists(fx):
+            args.kinds.append(fx)
+    locations = dict(x.split("=", 1) for x in args.location)
+    cfg = load_sources_config()
+    facts = load_facts(locations)
+    b = Builder(facts, cfg, read_kinds(args.kinds))
+    b.build_onnx()
+    b.build_torch()
+    b.build_kinds()
+    b.apply_curated(load_curated(args.curated))
+    b.finish()
+    rows = sorted(b.rows.values(), key=lambda r: (r.domain, r.op.lower(), r.op, -1 if r.since is None else r.since))
+    counts = collections.Counter(s for r in rows for s in r.sources)
+    for r in rows:
+        for e in r.socs.values():
+            for s in e.get("sources", []):
+                if s not in r.sources:
+                    r.sources.add(s)
+                    counts[s] += 1
+    text = render(rows, cfg, facts, set(counts))
+    md = render_sources_md(rows, cfg, counts, b.curated_used, facts)
+    if args.check:
+        same = all(os.path.exists(p) and open(p, encoding="utf-8").read() == t
+                   for p, t in ((args.out, text), (args.sources_md, md)))
+        print("table is %s" % ("up to date" if same else "OUT OF DATE"))
+        return 0 if same else 1
+    for p, t in ((args.out, text), (args.sources_md, md)):
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w", encoding="utf-8") as f:
+            f.write(t)
+    st = collections.Counter((r.domain, r.status) for r in rows)
+    print("%d rows written to %s (%d bytes)" % (len(rows), os.path.relpath(args.out, ROOT), len(text.encode())))
+    for (d, s), n in sorted(st.items()):
+        print("  %-26s %-10s %d" % (d, s, n))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
