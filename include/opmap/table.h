@@ -95,6 +95,25 @@ OPMAP_API size_t opmap_table_row_count(const opmap_table *table);
 /** @return row i (0 <= i < row_count), in file order; borrowed. */
 OPMAP_API const opmap_row *opmap_table_row(const opmap_table *table, size_t i);
 
+/** @return the chips the table speaks for (about.socs), and the default one; borrowed. */
+OPMAP_API size_t opmap_table_soc_count(const opmap_table *table);
+OPMAP_API const char *opmap_table_soc(const opmap_table *table, size_t i);
+OPMAP_API const char *opmap_table_default_soc(const opmap_table *table);
+
+/** @return about.torch_npu / about.cann: the versions the table speaks for ("" when absent). */
+OPMAP_API const char *opmap_table_torch_npu(const opmap_table *table);
+OPMAP_API const char *opmap_table_cann(const opmap_table *table);
+
+/** A source the table's facts come from (docs/sources.md); strings borrowed, "" if absent. */
+typedef struct opmap_source_info {
+    const char *id, *title, *repo, *path, *commit, *license, *taken, *url;
+} opmap_source_info;
+
+/** @return the number of declared sources. */
+OPMAP_API size_t opmap_table_source_count(const opmap_table *table);
+/** Fills `out` with source i; @return OPMAP_OK or OPMAP_EINVAL when i is out of range. */
+OPMAP_API int opmap_table_source(const opmap_table *table, size_t i, opmap_source_info *out);
+
 /** @return the effort weights of a status (OPMAP_OP_UNMAPPED included; structural is zero). */
 OPMAP_API opmap_effort opmap_table_weights(const opmap_table *table, int status);
 
@@ -125,6 +144,19 @@ OPMAP_API const char *opmap_row_api(const opmap_row *row);        /**< torch_npu
 OPMAP_API const char *opmap_row_engine(const opmap_row *row);     /**< ai_core, ai_cpu, ... */
 OPMAP_API size_t opmap_row_source_count(const opmap_row *row);
 OPMAP_API const char *opmap_row_source(const opmap_row *row, size_t i);
+/** Per-chip answers of a row: chip i's name, its status (an opmap_op_status_code, or -1 for
+ *  "unknown": nobody has published an answer) and its note ("" when none). */
+OPMAP_API size_t opmap_row_soc_count(const opmap_row *row);
+OPMAP_API const char *opmap_row_soc(const opmap_row *row, size_t i, int *status,
+                                    const char **note);
+/** Declarative constraints of a row: their messages (see docs/table-format.md). */
+OPMAP_API size_t opmap_row_constraint_count(const opmap_row *row);
+OPMAP_API const char *opmap_row_constraint_message(const opmap_row *row, size_t i);
+/** ATen rows: the overloads covered, and the torch_npu versions with a kernel ("" if absent). */
+OPMAP_API size_t opmap_row_overload_count(const opmap_row *row);
+OPMAP_API const char *opmap_row_overload(const opmap_row *row, size_t i);
+OPMAP_API const char *opmap_row_torch_npu_min(const opmap_row *row);
+OPMAP_API const char *opmap_row_torch_npu_max(const opmap_row *row);
 /** @return the source line of the row in its table file (1-based). */
 OPMAP_API uint32_t opmap_row_line(const opmap_row *row);
 

@@ -1,11 +1,26 @@
 /*
  * cli/cli_table.c - `opmap table lint|show|stats`: look into a compatibility table.
  */
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+
+static const char table_usage[] =
+    "usage: opmap table lint [FILE]\n"
+    "       opmap table show [--table FILE] OP\n"
+    "       opmap table stats [FILE]\n"
+    "\n"
+    "  lint   load a table with the strict loader; the first problem is printed as\n"
+    "         file:line:column: message (exit 3), else a one-line summary (exit 0)\n"
+    "  show   everything the table knows about an operator: OP is a name (Conv,\n"
+    "         layer_norm) or domain::name (ai.onnx::Resize, aten::layer_norm)\n"
+    "  stats  rows per status, domain, chip and source; the share of rows with a source\n"
+    "\n"
+    "FILE defaults to the table built into the library.\n";
 
 static int load(opmap_ctx *ctx, const char *path, opmap_table **out)
 {
@@ -19,13 +34,221 @@ static int load(opmap_ctx *ctx, const char *path, opmap_table **out)
     return 0;
 }
 
+static int has_source(const opmap_row *r)
+{
+    size_t i;
+    for (i = 0; i < opmap_row_source_count(r); i++)
+        if (strcmp(opmap_row_source(r, i), "curated") != 0)
+            return 1;
+    return 0;
+}
+
+static void print_flags(unsigned flags)
+{
+    unsigned i;
+    int first = 1;
+    for (i = 0; i < OPMAP_FLAG_COUNT; i++)
+        if (flags & (1u << i)) {
+            printf("%s%s", first ? "" : ", ", opmap_flag_name(i));
+            first = 0;
+        }
+}
+
+static void show_row(const opmap_table *t, const opmap_row *r)
+{
+    size_t i, j;
+    printf("%s::%s", opmap_row_domain(r), opmap_row_op(r));
+    if (opmap_row_since(r))
+        printf("  since opset %" PRId64, opmap_row_since(r));
+    printf("  %s\n", opmap_op_status_name(opmap_row_status(r)));
+    if (opmap_row_ascend_op(r)[0] || opmap_row_aclnn(r)[0] || opmap_row_api(r)[0] ||
+        opmap_row_engine(r)[0])
+        printf("  on Ascend:   %s%s%s%s%s%s%s%s\n", opmap_row_ascend_op(r),
+               opmap_row_engine(r)[0] ? " [" : "", opmap_row_engine(r),
+               opmap_row_engine(r)[0] ? "]" : "", opmap_row_aclnn(r)[0] ? "  aclnn " : "",
+               opmap_row_aclnn(r), opmap_row_api(r)[0] ? "  api " : "", opmap_row_api(r));
+    if (opmap_row_torch_npu_min(r)[0] || opmap_row_torch_npu_max(r)[0])
+        printf("  torch_npu:   %s .. %s\n",
+               opmap_row_torch_npu_min(r)[0] ? opmap_row_torch_npu_min(r) : "?",
+               opmap_row_torch_npu_max(r)[0] ? opmap_row_torch_npu_max(r) : "newest");
+    if (opmap_row_overload_count(r)) {
+        printf("  overloads:   ");
+        for (i = 0; i < opmap_row_overload_count(r); i++)
+            printf("%s%s", i ? ", " : "", opmap_row_overload(r, i));
+        printf("\n");
+    }
+    for (i = 0; i < opmap_table_soc_count(t); i++) {
+        const char *soc = opmap_table_soc(t, i), *note = "";
+        int status = -2;
+        for (j = 0; j < opmap_row_soc_count(r); j++) {
+            const char *name = opmap_row_soc(r, j, &status, &note);
+            if (strcmp(name, soc) == 0)
+                break;
+        }
+        if (j == opmap_row_soc_count(r))
+            status = -2;
+        printf("  %-12s %s%s%s\n", soc,
+               status == -2 ? "no chip entry (the row's answer applies)"
+                            : status < 0 ? "unknown" : opmap_op_status_name(status),
+               note[0] ? ": " : "", note);
+    }
+    if (opmap_row_flags(r)) {
+        printf("  flags:       ");
+        print_flags(opmap_row_flags(r));
+        printf("\n");
+    }
+    for (i = 0; i < opmap_row_constraint_count(r); i++)
+        printf("  constraint:  %s\n", opmap_row_constraint_message(r, i));
+    if (opmap_row_hint(r)[0])
+        printf("  hint:        %s\n", opmap_row_hint(r));
+    if (opmap_row_notes(r)[0])
+        printf("  notes:       %s\n", opmap_row_notes(r));
+    if (opmap_row_curated(r)[0])
+        printf("  curated:     %s\n", opmap_row_curated(r));
+    for (i = 0; i < opmap_row_source_count(r); i++) {
+        const char *id = opmap_row_source(r, i);
+        size_t k;
+        for (k = 0; k < opmap_table_source_count(t); k++) {
+            opmap_source_info s;
+            opmap_table_source(t, k, &s);
+            if (strcmp(s.id, id) == 0) {
+                printf("  source:      %s  %s%s%s%s%s\n", id, s.repo, s.commit[0] ? "@" : "",
+                       s.commit, s.path[0] ? " " : "", s.path);
+                break;
+            }
+        }
+    }
+    printf("  (%s, line %" PRIu32 ")\n\n", opmap_table_origin(t), opmap_row_line(r));
+}
+
+static int show(opmap_ctx *ctx, const char *path, const char *query)
+{
+    opmap_table *t;
+    const char *sep = strstr(query, "::"), *name = sep ? sep + 2 : query;
+    size_t i, found = 0, dlen = sep ? (size_t)(sep - query) : 0;
+    int rc = load(ctx, path, &t);
+    if (rc)
+        return rc;
+    for (i = 0; i < opmap_table_row_count(t); i++) {
+        const opmap_row *r = opmap_table_row(t, i);
+        if (strcmp(opmap_row_op(r), name) != 0)
+            continue;
+        if (sep && (strlen(opmap_row_domain(r)) != dlen ||
+                    strncmp(opmap_row_domain(r), query, dlen) != 0))
+            continue;
+        show_row(t, r);
+        found++;
+    }
+    if (!found)
+        printf("%s: no row in %s (a scan reports it as unmapped)\n", query, opmap_table_origin(t));
+    opmap_table_free(t);
+    return found ? EXIT_CLEAN : EXIT_FINDINGS;
+}
+
+/* counts of rows keyed by a string, for stats */
+typedef struct tally {
+    const char *key[512];
+    uint64_t n[512][OPMAP_OP_STATUS_COUNT + 1];
+    size_t len;
+} tally;
+
+static uint64_t *tally_row(tally *t, const char *key)
+{
+    size_t i;
+    for (i = 0; i < t->len; i++)
+        if (strcmp(t->key[i], key) == 0)
+            return t->n[i];
+    if (t->len == 512)
+        return NULL;
+    t->key[t->len] = key;
+    return t->n[t->len++];
+}
+
+static void print_tally(const char *title, const tally *t, int unknown_column)
+{
+    size_t i;
+    int s;
+    printf("\n%-24s", title);
+    for (s = OPMAP_OP_STATUS_COUNT - 2; s >= 0; s--)
+        printf(" %10s", opmap_op_status_name(s));
+    if (unknown_column)
+        printf(" %10s", "unknown");
+    printf("\n");
+    for (i = 0; i < t->len; i++) {
+        printf("%-24s", t->key[i]);
+        for (s = OPMAP_OP_STATUS_COUNT - 2; s >= 0; s--)
+            printf(" %10" PRIu64, t->n[i][s]);
+        if (unknown_column)
+            printf(" %10" PRIu64, t->n[i][OPMAP_OP_STATUS_COUNT]);
+        printf("\n");
+    }
+}
+
+static int stats(opmap_ctx *ctx, const char *path)
+{
+    opmap_table *t;
+    tally *domains = calloc(1, sizeof(*domains)), *socs = calloc(1, sizeof(*socs));
+    uint64_t *cites = NULL, cited = 0;
+    size_t i, j, rows;
+    int rc = load(ctx, path, &t);
+    if (rc || !domains || !socs) {
+        free(domains);
+        free(socs);
+        if (!rc)
+            opmap_table_free(t);
+        return rc ? rc : EXIT_INTERNAL;
+    }
+    rows = opmap_table_row_count(t);
+    cites = calloc(opmap_table_source_count(t) + 1, sizeof(*cites));
+    for (i = 0; i < rows; i++) {
+        const opmap_row *r = opmap_table_row(t, i);
+        uint64_t *d = tally_row(domains, opmap_row_domain(r));
+        if (d)
+            d[opmap_row_status(r)]++;
+        for (j = 0; j < opmap_row_soc_count(r); j++) {
+            int st;
+            uint64_t *c = tally_row(socs, opmap_row_soc(r, j, &st, NULL));
+            if (c)
+                c[st < 0 ? OPMAP_OP_STATUS_COUNT : st]++;
+        }
+        for (j = 0; cites && j < opmap_row_source_count(r); j++) {
+            size_t k;
+            for (k = 0; k < opmap_table_source_count(t); k++) {
+                opmap_source_info s;
+                opmap_table_source(t, k, &s);
+                if (strcmp(s.id, opmap_row_source(r, j)) == 0)
+                    cites[k]++;
+            }
+        }
+        cited += (uint64_t)has_source(r);
+    }
+    printf("%s: %zu rows (%s %s), %zu sources\n", opmap_table_origin(t), rows,
+           opmap_table_name(t), opmap_table_version(t), opmap_table_source_count(t));
+    printf("rows citing a public source: %" PRIu64 " of %zu (%.1f%%)\n", cited, rows,
+           rows ? 100.0 * (double)cited / (double)rows : 0.0);
+    print_tally("DOMAIN", domains, 0);
+    print_tally("CHIP (per-chip answers)", socs, 1);
+    printf("\n%-28s %8s\n", "SOURCE", "ROWS");
+    for (i = 0; cites && i < opmap_table_source_count(t); i++) {
+        opmap_source_info s;
+        opmap_table_source(t, i, &s);
+        printf("%-28s %8" PRIu64 "\n", s.id, cites[i]);
+    }
+    free(cites);
+    free(domains);
+    free(socs);
+    opmap_table_free(t);
+    return EXIT_CLEAN;
+}
+
 static int lint(opmap_ctx *ctx, const char *path)
 {
     opmap_table *t;
     int rc = load(ctx, path, &t);
     if (rc)
         return rc;
-    printf("%s: ok, %zu rows\n", opmap_table_origin(t), opmap_table_row_count(t));
+    printf("%s: ok, %zu rows, %zu sources\n", opmap_table_origin(t), opmap_table_row_count(t),
+           opmap_table_source_count(t));
     opmap_table_free(t);
     return EXIT_CLEAN;
 }
@@ -34,19 +257,27 @@ int cli_table(int argc, char **argv)
 {
     opmap_ctx *ctx;
     opmap_error err;
+    const char *sub = argc >= 2 ? argv[1] : NULL;
     int code;
-    if (argc < 2 || strcmp(argv[1], "--help") == 0) {
-        fputs("usage: opmap table lint [FILE]\n", argc < 2 ? stderr : stdout);
-        return argc < 2 ? EXIT_USAGE : EXIT_CLEAN;
+    if (!sub || strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0) {
+        fputs(table_usage, sub ? stdout : stderr);
+        return sub ? EXIT_CLEAN : EXIT_USAGE;
     }
     if (opmap_ctx_new(&ctx, NULL, &err) != OPMAP_OK) {
         cli_error(&err);
         return EXIT_INTERNAL;
     }
-    if (strcmp(argv[1], "lint") == 0 && argc <= 3) {
+    if (strcmp(sub, "lint") == 0 && argc <= 3) {
         code = lint(ctx, argc == 3 ? argv[2] : NULL);
+    } else if (strcmp(sub, "stats") == 0 && argc <= 3) {
+        code = stats(ctx, argc == 3 ? argv[2] : NULL);
+    } else if (strcmp(sub, "show") == 0 && argc == 3) {
+        code = show(ctx, NULL, argv[2]);
+    } else if (strcmp(sub, "show") == 0 && argc == 5 && strcmp(argv[2], "--table") == 0) {
+        code = show(ctx, argv[3], argv[4]);
     } else {
-        cli_fail("table: unknown subcommand or arguments (try opmap table --help)");
+        cli_fail("table: unknown subcommand or arguments");
+        fputs(table_usage, stderr);
         code = EXIT_USAGE;
     }
     opmap_ctx_free(ctx);

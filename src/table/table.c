@@ -139,3 +139,57 @@ const char *opmap_row_source(const opmap_row *r, size_t i)
 {
     return i < r->n_sources ? r->sources[i] : NULL;
 }
+
+size_t opmap_table_soc_count(const opmap_table *t) { return t->n_socs; }
+const char *opmap_table_soc(const opmap_table *t, size_t i) { return i < t->n_socs ? t->socs[i] : NULL; }
+const char *opmap_table_default_soc(const opmap_table *t) { return t->socs[t->default_soc]; }
+const char *opmap_table_torch_npu(const opmap_table *t) { return t->torch_npu; }
+const char *opmap_table_cann(const opmap_table *t) { return t->cann; }
+size_t opmap_table_source_count(const opmap_table *t) { return t->n_sources; }
+
+int opmap_table_source(const opmap_table *t, size_t i, opmap_source_info *out)
+{
+    const om_source *s;
+    if (i >= t->n_sources || !out)
+        return OPMAP_EINVAL;
+    s = &t->sources[i];
+    out->id = s->id;
+    out->title = S(s->title);
+    out->repo = S(s->repo);
+    out->path = S(s->path);
+    out->commit = S(s->commit);
+    out->license = S(s->license);
+    out->taken = S(s->taken);
+    out->url = S(s->url);
+    return OPMAP_OK;
+}
+
+size_t opmap_row_soc_count(const opmap_row *r) { return r->n_socs; }
+
+const char *opmap_row_soc(const opmap_row *r, size_t i, int *status, const char **note)
+{
+    if (i >= r->n_socs)
+        return NULL;
+    if (status)
+        *status = r->socs[i].status;
+    if (note)
+        *note = S(r->socs[i].note);
+    return r->socs[i].name;
+}
+
+size_t opmap_row_constraint_count(const opmap_row *r) { return r->n_constraints; }
+
+const char *opmap_row_constraint_message(const opmap_row *r, size_t i)
+{
+    return i < r->n_constraints ? r->constraints[i].message : NULL;
+}
+
+size_t opmap_row_overload_count(const opmap_row *r) { return r->n_overloads; }
+
+const char *opmap_row_overload(const opmap_row *r, size_t i)
+{
+    return i < r->n_overloads ? r->overloads[i] : NULL;
+}
+
+const char *opmap_row_torch_npu_min(const opmap_row *r) { return S(r->tnpu_min); }
+const char *opmap_row_torch_npu_max(const opmap_row *r) { return S(r->tnpu_max); }

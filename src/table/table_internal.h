@@ -46,6 +46,7 @@ typedef struct om_constraint {
 
 typedef struct om_soc_answer {
     uint32_t soc;              /* index into about.socs */
+    const char *name;          /* about.socs[soc] */
     int status;                /* opmap_op_status or OM_SOC_UNKNOWN */
     uint32_t dtypes;           /* bit per IR dtype; 0 = not stated */
     const char *note;

@@ -622,6 +622,7 @@ static int parse_socs(ld *l, const yt_node *map, opmap_row *row)
             (rc = require(l, e, "status", "SoC answer", &n)) ||
             (rc = parse_status(l, n, 1, 0, &a->status)))
             return rc;
+        a->name = l->t->socs[a->soc];
         if ((n = yt_get(e, "dtypes")) && (rc = parse_dtypes(l, n, &a->dtypes)))
             return rc;
         if ((n = yt_get(e, "note")) && (rc = get_str(l, n, "note", &a->note)))
