@@ -22,7 +22,7 @@ typedef enum opmap_report_format {
 } opmap_report_format;
 
 /** The JSON report's schema identifier, written as its top-level "schema" member. */
-#define OPMAP_REPORT_JSON_SCHEMA "opmap-report/1"
+#define OPMAP_REPORT_JSON_SCHEMA "opmap-report/2"
 
 /** Report flags. */
 enum {

@@ -29,10 +29,17 @@ typedef struct opmap_op opmap_op;
 /** Options for opmap_scan(); initialise with OPMAP_SCAN_OPTIONS_INIT. */
 typedef struct opmap_scan_options {
     unsigned version;  /**< OPMAP_SCAN_OPTIONS_VERSION */
+    /**
+     * The chips to answer for: NULL for the table's default chip (about.default_soc;
+     * ascend910b in the built-in table), "all" for every chip the table speaks for, or
+     * names separated by commas ("ascend910b,ascend310p"). With several chips, an
+     * operator's status is the worst over them: the model has to run on each.
+     */
+    const char *soc;
     unsigned reserved; /**< zero */
 } opmap_scan_options;
 
-#define OPMAP_SCAN_OPTIONS_INIT { OPMAP_SCAN_OPTIONS_VERSION, 0 }
+#define OPMAP_SCAN_OPTIONS_INIT { OPMAP_SCAN_OPTIONS_VERSION, NULL, 0 }
 
 /**
  * Scans a model.
@@ -52,6 +59,14 @@ OPMAP_API void opmap_result_free(opmap_result *res);
 OPMAP_API const char *opmap_result_model_name(const opmap_result *res);
 OPMAP_API opmap_format opmap_result_format(const opmap_result *res);
 OPMAP_API const char *opmap_result_table_origin(const opmap_result *res);
+
+/** The chips the result answers for (see opmap_scan_options.soc); borrowed. */
+OPMAP_API size_t opmap_result_chip_count(const opmap_result *res);
+OPMAP_API const char *opmap_result_chip(const opmap_result *res, size_t i);
+
+/** The torch_npu and CANN versions the table speaks for ("" when it does not say). */
+OPMAP_API const char *opmap_result_torch_npu(const opmap_result *res);
+OPMAP_API const char *opmap_result_cann(const opmap_result *res);
 
 /** @return the number of distinct operators (structural ones included). */
 OPMAP_API size_t opmap_result_op_count(const opmap_result *res);
@@ -81,6 +96,50 @@ OPMAP_API const char *opmap_op_notes(const opmap_op *op);
 OPMAP_API const char *opmap_op_hint(const opmap_op *op);
 OPMAP_API const char *opmap_op_ascend_op(const opmap_op *op);
 OPMAP_API const char *opmap_op_engine(const opmap_op *op);
+
+/** @return the operator's status on the result's chip i (the worst of its instances there). */
+OPMAP_API int opmap_op_chip_status(const opmap_op *op, size_t chip);
+/** @return 1 when the table says nobody has published an answer for chip i (the row's
+ *  general answer was used), else 0. */
+OPMAP_API int opmap_op_chip_unknown(const opmap_op *op, size_t chip);
+
+/** Why an operator is worse than its table row says: a constraint that fired on some
+ *  instances, or an input dtype a chip's kernels do not take. Strings borrowed. */
+typedef struct opmap_reason {
+    const char *message;   /**< the table's explanation */
+    const char *value;     /**< what made it fire, e.g. "mode=cubic", "dtype(input 0)=float64" */
+    int status;            /**< the status it leads to, or -1 when it only adds a flag */
+    unsigned flag;         /**< an OPMAP_FLAG_* it adds, or 0 */
+    uint64_t chips;        /**< bit i: the result's chip i */
+    uint64_t instances;    /**< instances it fired on */
+    const char *example;   /**< the node path of the first one */
+} opmap_reason;
+
+OPMAP_API size_t opmap_op_reason_count(const opmap_op *op);
+/** Fills `out` with reason i; @return OPMAP_OK or OPMAP_EINVAL when out of range. */
+OPMAP_API int opmap_op_reason(const opmap_op *op, size_t i, opmap_reason *out);
+
+/** How the model splits between the NPU and the host (docs/report-json.md, "segments"). */
+typedef struct opmap_segments {
+    uint64_t segments;     /**< maximal runs of NPU nodes, over every graph and subgraph */
+    uint64_t transitions;  /**< device<->host boundaries between them */
+    uint64_t npu_nodes;    /**< instances that run on the NPU */
+    uint64_t nodes;        /**< all instances, structural ones included */
+    uint64_t largest;      /**< NPU nodes in the largest segment */
+    uint64_t breakers;     /**< instances that split the graph */
+} opmap_segments;
+
+OPMAP_API void opmap_result_segments(const opmap_result *res, opmap_segments *out);
+/** Breaker i (at most 1,000 are kept): its node path, operator and why it breaks. */
+OPMAP_API size_t opmap_result_breaker_count(const opmap_result *res);
+OPMAP_API int opmap_result_breaker(const opmap_result *res, size_t i, const char **node,
+                                   const char **op, const char **why);
+
+/** Model-level risks (dynamic dimensions, float64, random ops, ...): kind, message and where;
+ *  @return the level (an opmap_diag_level) or -1 when i is out of range. */
+OPMAP_API size_t opmap_result_risk_count(const opmap_result *res);
+OPMAP_API int opmap_result_risk(const opmap_result *res, size_t i, const char **kind,
+                                const char **message, const char **where);
 
 /** Totals of a result. */
 typedef struct opmap_summary {

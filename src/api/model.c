@@ -8,6 +8,7 @@
 #include "../core/err.h"
 #include "../core/mapfile.h"
 #include "../readers/reader.h"
+#include "../rules/values.h"
 #include "ctx_internal.h"
 #include "model_internal.h"
 
@@ -44,6 +45,8 @@ int opmap_model_open_file(opmap_model **out, opmap_ctx *ctx, const char *path, o
         rc = om_read_model(&model->ir, map.data, map.size, &ctx->limits, err);
         om_unmap(&map);
     }
+    if (rc == OPMAP_OK)
+        rc = om_values_infer(&model->ir, err);
     if (rc != OPMAP_OK) {
         opmap_model_free(model);
         return rc;
@@ -66,6 +69,8 @@ int opmap_model_open_memory(opmap_model **out, opmap_ctx *ctx, const void *data,
     if (!(model = model_new(ctx, name)))
         return om_fail(err, OPMAP_ENOMEM, name, "out of memory");
     rc = om_read_model(&model->ir, data, size, &ctx->limits, err);
+    if (rc == OPMAP_OK)
+        rc = om_values_infer(&model->ir, err);
     if (rc != OPMAP_OK) {
         opmap_model_free(model);
         return rc;

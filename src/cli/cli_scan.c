@@ -19,6 +19,8 @@ static const char scan_usage[] =
     "\n"
     "options:\n"
     "  --table FILE         use this table instead of the built-in one\n"
+    "  --soc CHIP[,CHIP]    the chips to answer for (default: the table's, ascend910b);\n"
+    "                       all = every chip the table knows (opmap table stats lists them)\n"
     "  --format text|json   report format (default: text)\n"
     "  -o, --output FILE    write the report to FILE (default: standard output)\n"
     "  -q, --quiet          no progress on standard error\n"
@@ -29,6 +31,7 @@ static const char scan_usage[] =
 
 typedef struct scan_opts {
     const char *table;
+    const char *soc;
     const char *output;
     opmap_report_format format;
     int quiet;
@@ -38,6 +41,7 @@ static int parse(int argc, char **argv, scan_opts *o)
 {
     static const struct option longopts[] = {
         { "table", required_argument, NULL, 't' },
+        { "soc", required_argument, NULL, 's' },
         { "format", required_argument, NULL, 'f' },
         { "output", required_argument, NULL, 'o' },
         { "quiet", no_argument, NULL, 'q' },
@@ -51,6 +55,7 @@ static int parse(int argc, char **argv, scan_opts *o)
     while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 't': o->table = optarg; break;
+        case 's': o->soc = optarg; break;
         case 'o': o->output = optarg; break;
         case 'q': o->quiet = 1; break;
         case 'f':
@@ -94,6 +99,7 @@ int cli_scan(int argc, char **argv)
     opmap_result **results = NULL;
     size_t n_results = 0, i;
     opmap_error err;
+    opmap_scan_options sopts = OPMAP_SCAN_OPTIONS_INIT;
     int rc, code = EXIT_CLEAN, input_failed = 0, show;
     unsigned flags = 0;
 
@@ -116,6 +122,7 @@ int cli_scan(int argc, char **argv)
         code = cli_exit_for(rc);
         goto done;
     }
+    sopts.soc = o.soc;
     if (!(results = calloc(paths.len, sizeof(*results)))) {
         code = EXIT_INTERNAL;
         goto done;
@@ -126,9 +133,14 @@ int cli_scan(int argc, char **argv)
         progress(i + 1, paths.len, paths.items[i], show);
         rc = opmap_model_open_file(&model, ctx, paths.items[i], &err);
         if (rc == OPMAP_OK)
-            rc = opmap_scan(&results[n_results], ctx, model, table, NULL, &err);
+            rc = opmap_scan(&results[n_results], ctx, model, table, &sopts, &err);
         if (rc == OPMAP_OK) {
             n_results++;
+        } else if (rc == OPMAP_EINVAL) {
+            cli_error(&err); /* e.g. an unknown chip: the same for every model */
+            opmap_model_free(model);
+            code = EXIT_USAGE;
+            goto done;
         } else {
             if (show)
                 fputs("\r\033[K", stderr);

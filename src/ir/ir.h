@@ -112,6 +112,18 @@ typedef struct ir_attr {
 
 struct ir_function;
 
+/*
+ * What is known statically about a value a node reads or writes (rules/values.c fills it
+ * after reading): dtype and rank when declared or inferable, whether it is a constant
+ * (initializer, Constant, ConstantOfShape), and the constant tensor when there is one.
+ */
+typedef struct ir_fact {
+    int32_t dtype;            /* IR_DT_*, IR_DT_UNDEFINED when unknown */
+    int32_t rank;             /* -1 when unknown */
+    uint8_t is_const;
+    const ir_tensor *value;   /* the constant's tensor (values only when small), or NULL */
+} ir_fact;
+
 typedef struct ir_node {
     const char *name;         /* "" when unnamed */
     const char *domain;       /* canonical: ONNX "" is "ai.onnx"; interned */
@@ -126,6 +138,8 @@ typedef struct ir_node {
     const char *src_file;     /* original source location, when known */
     uint32_t src_line;
     uint64_t offset;          /* byte offset of the node in the input (binary formats) */
+    ir_fact *in_facts;        /* n_inputs entries, filled by rules/values.c */
+    ir_fact *out_facts;       /* n_outputs entries */
 } ir_node;
 
 typedef struct ir_graph {

@@ -71,9 +71,50 @@ static cJSON *values_json(const ir_value *v, size_t n)
     return a;
 }
 
-static cJSON *op_json(const opmap_op *op)
+static cJSON *chip_list(const opmap_result *r, uint64_t mask)
 {
-    cJSON *o = cJSON_CreateObject(), *nodes, *src;
+    cJSON *a = cJSON_CreateArray();
+    size_t c;
+    for (c = 0; a && c < r->n_chips; c++)
+        if (mask & (1ull << c))
+            cJSON_AddItemToArray(a, cJSON_CreateString(r->chips[c]));
+    return a;
+}
+
+static cJSON *reasons_json(const opmap_result *r, const opmap_op *op)
+{
+    cJSON *a = cJSON_CreateArray();
+    size_t i;
+    for (i = 0; a && i < op->n_reasons; i++) {
+        const om_reason *x = &op->reasons[i];
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            break;
+        cJSON_AddStringToObject(o, "message", x->message);
+        cJSON_AddStringToObject(o, "value", x->actual);
+        if (x->status >= 0)
+            cJSON_AddStringToObject(o, "status", opmap_op_status_name(x->status));
+        else
+            cJSON_AddNullToObject(o, "status");
+        if (x->flag) {
+            unsigned b = 0;
+            while (!(x->flag & (1u << b)))
+                b++;
+            cJSON_AddStringToObject(o, "flag", opmap_flag_name(b));
+        } else {
+            cJSON_AddNullToObject(o, "flag");
+        }
+        cJSON_AddItemToObject(o, "chips", chip_list(r, x->chips));
+        cJSON_AddNumberToObject(o, "instances", (double)x->instances);
+        cJSON_AddStringToObject(o, "example", x->example);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
+static cJSON *op_json(const opmap_result *r, const opmap_op *op)
+{
+    cJSON *o = cJSON_CreateObject(), *nodes, *src, *chips, *dts;
     size_t i;
     if (!o)
         return NULL;
@@ -85,8 +126,25 @@ static cJSON *op_json(const opmap_op *op)
     else
         cJSON_AddNullToObject(o, "since_version");
     cJSON_AddStringToObject(o, "status", opmap_op_status_name(op->status));
+    chips = cJSON_AddObjectToObject(o, "chips");
+    for (i = 0; chips && i < r->n_chips; i++) {
+        cJSON *c = cJSON_AddObjectToObject(chips, r->chips[i]);
+        if (!c)
+            break;
+        cJSON_AddStringToObject(c, "status", opmap_op_status_name(op->chip_status[i]));
+        cJSON_AddBoolToObject(c, "published", op->row && !op->chip_unknown[i]);
+    }
     cJSON_AddItemToObject(o, "flags", flags_json(op->flags));
     cJSON_AddNumberToObject(o, "instances", (double)op->instances);
+    dts = cJSON_AddArrayToObject(o, "input_dtypes");
+    for (i = 1; dts && i < 32; i++)
+        if (op->dtypes_seen & (1u << i))
+            cJSON_AddItemToArray(dts, cJSON_CreateString(ir_dtype_name((int)i)));
+    if (dts && (op->dtypes_seen & 1u))
+        cJSON_AddItemToArray(dts, cJSON_CreateString("unknown"));
+    cJSON_AddItemToObject(o, "reasons", reasons_json(r, op));
+    if (op->reasons_dropped)
+        cJSON_AddNumberToObject(o, "reasons_dropped", (double)op->reasons_dropped);
     cJSON_AddItemToObject(o, "effort", effort_json(op->effort));
     if (op->ascend_op[0] || op->engine[0]) {
         cJSON *asc = cJSON_AddObjectToObject(o, "ascend");
@@ -134,6 +192,50 @@ static cJSON *estimate_json(const opmap_summary *sum)
     by = cJSON_AddObjectToObject(o, "by_status");
     for (s = OPMAP_OP_STATUS_COUNT - 1; by && s > OPMAP_OP_STRUCTURAL; s--)
         cJSON_AddItemToObject(by, opmap_op_status_name(s), effort_json(sum->effort[s]));
+    return o;
+}
+
+static cJSON *segments_json(const opmap_result *r)
+{
+    cJSON *o = cJSON_CreateObject(), *graphs, *br;
+    opmap_segments t;
+    size_t i;
+    if (!o)
+        return NULL;
+    opmap_result_segments(r, &t);
+    cJSON_AddNumberToObject(o, "segments", (double)t.segments);
+    cJSON_AddNumberToObject(o, "transitions", (double)t.transitions);
+    cJSON_AddNumberToObject(o, "nodes", (double)t.nodes);
+    cJSON_AddNumberToObject(o, "npu_nodes", (double)t.npu_nodes);
+    cJSON_AddNumberToObject(o, "largest_segment", (double)t.largest);
+    cJSON_AddNumberToObject(o, "largest_share",
+                            t.npu_nodes ? (double)(t.largest * 1000 / t.npu_nodes) / 1000.0 : 0);
+    graphs = cJSON_AddArrayToObject(o, "graphs");
+    for (i = 0; graphs && i < r->segments.seqs.len; i++) {
+        const om_seq *q = &OM_VEC_AT(&r->segments.seqs, om_seq, i);
+        cJSON *g;
+        if (!q->graph || !(g = cJSON_CreateObject()))
+            continue;
+        cJSON_AddStringToObject(g, "graph", q->graph);
+        cJSON_AddNumberToObject(g, "nodes", (double)q->nodes);
+        cJSON_AddNumberToObject(g, "npu_nodes", (double)q->npu_nodes);
+        cJSON_AddNumberToObject(g, "segments", (double)q->segments);
+        cJSON_AddNumberToObject(g, "largest_segment", (double)q->largest);
+        cJSON_AddNumberToObject(g, "transitions", (double)q->transitions);
+        cJSON_AddItemToArray(graphs, g);
+    }
+    cJSON_AddNumberToObject(o, "breakers_total", (double)r->segments.n_breakers);
+    br = cJSON_AddArrayToObject(o, "breakers");
+    for (i = 0; br && i < r->segments.breakers.len; i++) {
+        const om_breaker *b = &OM_VEC_AT(&r->segments.breakers, om_breaker, i);
+        cJSON *e = cJSON_CreateObject();
+        if (!e)
+            break;
+        cJSON_AddStringToObject(e, "node", b->node);
+        cJSON_AddStringToObject(e, "op", b->op);
+        cJSON_AddStringToObject(e, "why", b->why);
+        cJSON_AddItemToArray(br, e);
+    }
     return o;
 }
 
@@ -189,7 +291,7 @@ static cJSON *model_json(const opmap_result *r)
     }
     a = cJSON_AddArrayToObject(m, "operators");
     for (i = 0; a && i < r->n_ops; i++)
-        cJSON_AddItemToArray(a, op_json(r->ops[i]));
+        cJSON_AddItemToArray(a, op_json(r, r->ops[i]));
     a = cJSON_AddArrayToObject(m, "unmapped");
     for (i = 0; a && i < r->n_ops; i++) {
         const opmap_op *op = r->ops[i];
@@ -210,6 +312,21 @@ static cJSON *model_json(const opmap_result *r)
                               status_counts_json(r->summary.operators, r->summary.instances));
     }
     cJSON_AddItemToObject(m, "estimate", estimate_json(&r->summary));
+    cJSON_AddItemToObject(m, "segments", segments_json(r));
+    a = cJSON_AddArrayToObject(m, "risks");
+    for (i = 0; a && i < r->risks.len; i++) {
+        const om_risk *k = &OM_VEC_AT(&r->risks, om_risk, i);
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            break;
+        cJSON_AddStringToObject(o, "kind", k->kind);
+        cJSON_AddStringToObject(o, "level", k->level == OPMAP_DIAG_WARNING ? "warning" : "info");
+        cJSON_AddStringToObject(o, "message", k->message);
+        cJSON_AddStringToObject(o, "where", k->where);
+        cJSON_AddItemToArray(a, o);
+    }
+    if (r->risks_dropped)
+        cJSON_AddNumberToObject(m, "risks_dropped", (double)r->risks_dropped);
     a = cJSON_AddArrayToObject(m, "diagnostics");
     for (i = 0; a && i < r->diags.len; i++) {
         const om_diag *d = &OM_VEC_AT(&r->diags, om_diag, i);
@@ -271,9 +388,16 @@ int om_report_json(const om_report_in *in, om_out *out)
     }
     table = cJSON_AddObjectToObject(root, "table");
     if (table && in->count) {
-        cJSON_AddStringToObject(table, "origin", in->results[0]->table_origin);
-        cJSON_AddStringToObject(table, "name", in->results[0]->table_name);
-        cJSON_AddStringToObject(table, "version", in->results[0]->table_version);
+        const opmap_result *r0 = in->results[0];
+        cJSON *chips;
+        cJSON_AddStringToObject(table, "origin", r0->table_origin);
+        cJSON_AddStringToObject(table, "name", r0->table_name);
+        cJSON_AddStringToObject(table, "version", r0->table_version);
+        cJSON_AddStringToObject(table, "torch_npu", r0->torch_npu);
+        cJSON_AddStringToObject(table, "cann", r0->cann);
+        chips = cJSON_AddArrayToObject(root, "chips");
+        for (i = 0; chips && i < r0->n_chips; i++)
+            cJSON_AddItemToArray(chips, cJSON_CreateString(r0->chips[i]));
     }
     models = cJSON_AddArrayToObject(root, "models");
     for (i = 0; models && i < in->count; i++)

@@ -43,6 +43,74 @@ static void effort_line(om_out *o, const char *label, opmap_effort e)
     om_out_printf(o, "  %s %s person-days (range %s to %s)\n", label, ex, lo, hi);
 }
 
+static void segments_lines(om_out *o, const opmap_result *r)
+{
+    opmap_segments t;
+    size_t i, shown = 0;
+    opmap_result_segments(r, &t);
+    if (!t.npu_nodes && !t.breakers)
+        return;
+    om_out_printf(o, "  NPU segments: %" PRIu64 " (largest %" PRIu64 " of %" PRIu64
+                  " NPU nodes), %" PRIu64 " device<->host transitions, %" PRIu64
+                  " breaking nodes\n", t.segments, t.largest, t.npu_nodes, t.transitions,
+                  t.breakers);
+    for (i = 0; i < r->segments.breakers.len && shown < 5; i++, shown++) {
+        const om_breaker *b = &OM_VEC_AT(&r->segments.breakers, om_breaker, i);
+        om_out_str(o, "    breaks at ");
+        om_out_term(o, b->node);
+        om_out_str(o, " (");
+        om_out_term(o, b->op);
+        om_out_str(o, ": ");
+        om_out_term(o, b->why);
+        om_out_str(o, ")\n");
+    }
+    if (t.breakers > shown)
+        om_out_printf(o, "    ... and %" PRIu64 " more (see --format json)\n", t.breakers - shown);
+}
+
+static void risk_lines(om_out *o, const opmap_result *r)
+{
+    size_t i;
+    for (i = 0; i < r->risks.len && i < 8; i++) {
+        const om_risk *k = &OM_VEC_AT(&r->risks, om_risk, i);
+        om_out_str(o, "  risk (");
+        om_out_str(o, k->kind);
+        om_out_str(o, "): ");
+        om_out_term(o, k->message);
+        om_out_str(o, "\n");
+    }
+    if (r->risks.len + r->risks_dropped > i)
+        om_out_printf(o, "  ... and %llu more risks (see --format json)\n",
+                      (unsigned long long)(r->risks.len + r->risks_dropped - i));
+}
+
+static void reason_lines(om_out *o, const opmap_result *r, const opmap_op *op)
+{
+    size_t i;
+    for (i = 0; i < op->n_reasons && i < 4; i++) {
+        const om_reason *x = &op->reasons[i];
+        om_out_str(o, "             why: ");
+        om_out_term(o, x->message);
+        om_out_str(o, " [");
+        om_out_term(o, x->actual);
+        if (r->n_chips > 1 && x->chips != (1ull << r->n_chips) - 1) {
+            size_t c, first = 1;
+            om_out_str(o, "; on ");
+            for (c = 0; c < r->n_chips; c++)
+                if (x->chips & (1ull << c)) {
+                    om_out_str(o, first ? "" : ", ");
+                    om_out_term(o, r->chips[c]);
+                    first = 0;
+                }
+        }
+        om_out_printf(o, "; %llu instance%s]\n", (unsigned long long)x->instances,
+                      x->instances == 1 ? "" : "s");
+    }
+    if (op->n_reasons > i)
+        om_out_printf(o, "             ... %zu more reasons (see --format json)\n",
+                      op->n_reasons - i);
+}
+
 static void model_block(om_out *o, const opmap_result *r, int colour)
 {
     const opmap_summary *s = &r->summary;
@@ -67,6 +135,20 @@ static void model_block(om_out *o, const opmap_result *r, int colour)
         }
     }
     om_out_str(o, "]\n");
+    om_out_str(o, "  for ");
+    for (i = 0; i < r->n_chips; i++) {
+        om_out_str(o, i ? ", " : "");
+        om_out_term(o, r->chips[i]);
+    }
+    if (r->torch_npu[0]) {
+        om_out_str(o, "; torch_npu ");
+        om_out_term(o, r->torch_npu);
+    }
+    if (r->cann[0]) {
+        om_out_str(o, "; CANN ");
+        om_out_term(o, r->cann);
+    }
+    om_out_str(o, "\n");
     om_out_printf(o, "  %" PRIu64 " operator instances, %" PRIu64 " distinct operators:",
                   s->instances_total, s->operators_total);
     for (st = OPMAP_OP_STATUS_COUNT - 1; st >= 0; st--)
@@ -74,6 +156,7 @@ static void model_block(om_out *o, const opmap_result *r, int colour)
                       st ? "," : "");
     om_out_str(o, "\n");
     effort_line(o, "effort:", s->effort_total);
+    segments_lines(o, r);
     if (r->n_ext)
         om_out_printf(o, "  external data: %zu tensors in side files (not opened)\n", r->n_ext);
     for (i = 0; i < r->diags.len; i++) {
@@ -84,12 +167,16 @@ static void model_block(om_out *o, const opmap_result *r, int colour)
         om_out_term(o, d->where);
         om_out_str(o, "\n");
     }
+    risk_lines(o, r);
     if (!r->n_ops) {
         om_out_str(o, "  (no operators)\n\n");
         return;
     }
-    om_out_printf(o, "\n  %-10s %-40s %6s %9s  %s\n", "STATUS", "OPERATOR", "OPSET", "INSTANCES",
-                  "ON ASCEND");
+    om_out_printf(o, "\n  %-10s %-40s %6s %9s  ", "STATUS", "OPERATOR", "OPSET", "INSTANCES");
+    if (r->n_chips > 1)
+        for (i = 0; i < r->n_chips; i++)
+            om_out_printf(o, "%-13.13s ", r->chips[i]);
+    om_out_str(o, "ON ASCEND\n");
     for (i = 0; i < r->n_ops; i++) {
         const opmap_op *op = r->ops[i];
         char name[512];
@@ -102,6 +189,15 @@ static void model_block(om_out *o, const opmap_result *r, int colour)
         for (; len < 40; len++)
             om_out_str(o, " ");
         om_out_printf(o, " %6" PRId64 " %9" PRIu64 "  ", op->opset, op->instances);
+        if (r->n_chips > 1) {
+            size_t c;
+            for (c = 0; c < r->n_chips; c++) {
+                char cell[32];
+                snprintf(cell, sizeof(cell), "%s%s", opmap_op_status_name(op->chip_status[c]),
+                         op->chip_unknown[c] ? "?" : "");
+                om_out_printf(o, "%-13s ", cell);
+            }
+        }
         if (op->ascend_op[0])
             om_out_term(o, op->ascend_op);
         else if (op->status == OPMAP_OP_UNMAPPED)
@@ -114,6 +210,7 @@ static void model_block(om_out *o, const opmap_result *r, int colour)
             om_out_str(o, ")");
         }
         om_out_str(o, "\n");
+        reason_lines(o, r, op);
         if (op->hint[0] && op->status >= OPMAP_OP_PARTIAL) {
             om_out_str(o, "             hint: ");
             om_out_term(o, op->hint);

@@ -57,3 +57,79 @@ int opmap_result_diag(const opmap_result *r, size_t i, const char **message, con
         *where = d->where;
     return d->level;
 }
+
+size_t opmap_result_chip_count(const opmap_result *r) { return r->n_chips; }
+const char *opmap_result_chip(const opmap_result *r, size_t i) { return i < r->n_chips ? r->chips[i] : NULL; }
+const char *opmap_result_torch_npu(const opmap_result *r) { return r->torch_npu; }
+const char *opmap_result_cann(const opmap_result *r) { return r->cann; }
+
+int opmap_op_chip_status(const opmap_op *op, size_t chip)
+{
+    return op->chip_status[chip];
+}
+
+int opmap_op_chip_unknown(const opmap_op *op, size_t chip)
+{
+    return op->chip_unknown[chip];
+}
+
+size_t opmap_op_reason_count(const opmap_op *op) { return op->n_reasons; }
+
+int opmap_op_reason(const opmap_op *op, size_t i, opmap_reason *out)
+{
+    const om_reason *r;
+    if (i >= op->n_reasons || !out)
+        return OPMAP_EINVAL;
+    r = &op->reasons[i];
+    out->message = r->message;
+    out->value = r->actual;
+    out->status = r->status;
+    out->flag = r->flag;
+    out->chips = r->chips;
+    out->instances = r->instances;
+    out->example = r->example;
+    return OPMAP_OK;
+}
+
+void opmap_result_segments(const opmap_result *r, opmap_segments *out)
+{
+    om_segments_total(&r->segments, &out->segments, &out->transitions, &out->npu_nodes,
+                      &out->largest, &out->nodes);
+    out->breakers = r->segments.n_breakers;
+}
+
+size_t opmap_result_breaker_count(const opmap_result *r) { return r->segments.breakers.len; }
+
+int opmap_result_breaker(const opmap_result *r, size_t i, const char **node, const char **op,
+                         const char **why)
+{
+    const om_breaker *b;
+    if (i >= r->segments.breakers.len)
+        return OPMAP_EINVAL;
+    b = &OM_VEC_AT(&r->segments.breakers, om_breaker, i);
+    if (node)
+        *node = b->node;
+    if (op)
+        *op = b->op;
+    if (why)
+        *why = b->why;
+    return OPMAP_OK;
+}
+
+size_t opmap_result_risk_count(const opmap_result *r) { return r->risks.len; }
+
+int opmap_result_risk(const opmap_result *r, size_t i, const char **kind, const char **message,
+                      const char **where)
+{
+    const om_risk *k;
+    if (i >= r->risks.len)
+        return -1;
+    k = &OM_VEC_AT(&r->risks, om_risk, i);
+    if (kind)
+        *kind = k->kind;
+    if (message)
+        *message = k->message;
+    if (where)
+        *where = k->where;
+    return k->level;
+}

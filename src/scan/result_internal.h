@@ -9,11 +9,25 @@
 
 #include "../core/mem.h"
 #include "../ir/ir.h"
+#include "../rules/segments.h"
+
+/* Why an operator is not simply "full": a constraint that fired, a dtype a chip lacks. */
+typedef struct om_reason {
+    const char *message;      /* the table's message */
+    const char *actual;       /* the value that made it hold, e.g. "mode=cubic" */
+    int status;               /* the status it leads to, or -1 (flag only) */
+    unsigned flag;            /* OPMAP_FLAG_* or 0 */
+    uint64_t chips;           /* bit i: the result's chip i */
+    uint64_t instances;
+    const char *example;      /* the first instance's node path */
+} om_reason;
+
+#define OM_MAX_REASONS 64     /* distinct reasons kept per operator */
 
 struct opmap_op {
     const char *domain, *name;
     int64_t opset, since;
-    int status;
+    int status;               /* worst over the chips scanned for */
     unsigned flags;
     uint64_t instances;
     opmap_effort effort;
@@ -23,8 +37,16 @@ struct opmap_op {
     size_t n_sources;
     const char **paths;
     size_t n_paths;
-    om_vec path_vec;      /* const char*, while scanning */
-    const void *key_domain, *key_op;  /* model's interned pointers, while scanning */
+    int *chip_status;         /* per chip of the result */
+    uint8_t *chip_unknown;    /* per chip: the table says nobody published an answer */
+    uint32_t dtypes_seen;     /* bit per dtype of input 0 over the instances (bit 0: unknown) */
+    om_reason *reasons;
+    size_t n_reasons;
+    uint64_t reasons_dropped; /* distinct reasons beyond OM_MAX_REASONS */
+    /* while scanning */
+    om_vec path_vec;          /* const char* */
+    om_vec reason_vec;        /* om_reason */
+    const void *key_domain, *key_op;  /* the model's interned pointers */
 };
 
 typedef struct om_diag {
@@ -32,6 +54,15 @@ typedef struct om_diag {
     const char *message;
     const char *where;
 } om_diag;
+
+typedef struct om_risk {
+    const char *kind;         /* "dynamic_shape", "dtype", "rng", "precision", ... */
+    int level;                /* OPMAP_DIAG_* */
+    const char *message;
+    const char *where;
+} om_risk;
+
+#define OM_MAX_RISKS 200
 
 typedef struct om_ext_ref {
     const char *tensor, *location;
@@ -55,13 +86,18 @@ struct opmap_result {
     size_t n_inputs, n_outputs;
     om_ext_ref *ext;
     size_t n_ext;
-    /* the table */
-    const char *table_origin, *table_name, *table_version;
+    /* the table and the chips answered for */
+    const char *table_origin, *table_name, *table_version, *torch_npu, *cann;
+    const char **chips;
+    size_t n_chips;
     /* findings */
     opmap_op **ops;
     size_t n_ops;
     opmap_summary summary;
-    om_vec diags;  /* om_diag */
+    om_vec diags;             /* om_diag */
+    om_vec risks;             /* om_risk */
+    uint64_t risks_dropped;
+    om_segments segments;
 };
 
 #endif /* OM_RESULT_INTERNAL_H */

@@ -1,11 +1,14 @@
 /*
- * scan/scan.c - the pipeline: walk the model, group instances per distinct operator,
- * look each up in the table, estimate, and keep it all in a self-contained result.
+ * scan/scan.c - the pipeline: walk the model, answer each instance from the table for
+ * every chip asked for (constraints evaluated, reasons kept), group per distinct operator,
+ * estimate, and keep it all in a self-contained result.
  *
- * A distinct operator is (domain, name, opset in effect): adapting it once serves all
- * its instances, which is what the estimate counts.
+ * A distinct operator is (domain, name, opset in effect): adapting it once serves all its
+ * instances, which is what the estimate counts. Its status is the worst any instance gets
+ * on any chip scanned for.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,14 +16,18 @@
 #include "../api/model_internal.h"
 #include "../core/err.h"
 #include "../estimate/estimate.h"
+#include "../rules/constraints.h"
 #include "../table/table_internal.h"
 #include "../walker/walker.h"
 #include "result_internal.h"
+#include "scan_internal.h"
 
 typedef struct group {
     opmap_result *res;
-    om_vec ops;           /* opmap_op* */
-    opmap_op **index;     /* open addressing over (domain, op, opset) */
+    const opmap_table *table;
+    uint32_t chip_soc[64];    /* result chip i -> table SoC index */
+    om_vec ops;               /* opmap_op* */
+    opmap_op **index;         /* open addressing over (domain, op, opset) */
     size_t index_cap;
     opmap_error *err;
 } group;
@@ -61,6 +68,228 @@ static int grow_index(group *g)
     return 1;
 }
 
+static const char *dup_or_empty(om_arena *a, const char *s)
+{
+    return om_arena_strdup(a, s ? s : "");
+}
+
+static const om_soc_answer *soc_answer(const opmap_row *row, uint32_t soc)
+{
+    size_t i;
+    for (i = 0; row && i < row->n_socs; i++)
+        if (row->socs[i].soc == soc)
+            return &row->socs[i];
+    return NULL;
+}
+
+/* A new distinct operator: its table row and what each chip starts from. */
+static opmap_op *new_op(group *g, const ir_node *n, int64_t opset)
+{
+    opmap_result *res = g->res;
+    om_arena *A = &res->arena;
+    opmap_op *op = om_arena_alloc(A, sizeof(*op));
+    const opmap_row *row;
+    size_t c, k;
+    if (!op || !(op->domain = om_arena_strdup(A, n->domain)) ||
+        !(op->name = om_arena_strdup(A, n->op)) ||
+        !(op->chip_status = om_arena_array(A, res->n_chips, sizeof(int))) ||
+        !(op->chip_unknown = om_arena_array(A, res->n_chips, 1)))
+        return NULL;
+    op->key_domain = n->domain;
+    op->key_op = n->op;
+    op->opset = opset;
+    om_vec_init(&op->path_vec, sizeof(const char *));
+    om_vec_init(&op->reason_vec, sizeof(om_reason));
+    row = opmap_table_lookup(g->table, op->domain, op->name, opset);
+    op->row = row;
+    op->since = row ? row->since : 0;
+    op->flags = row ? row->flags : 0;
+    for (c = 0; c < res->n_chips; c++) {
+        const om_soc_answer *a = soc_answer(row, g->chip_soc[c]);
+        op->chip_status[c] = !row ? OPMAP_OP_UNMAPPED
+                             : a && a->status != OM_SOC_UNKNOWN ? a->status : row->status;
+        op->chip_unknown[c] = a && a->status == OM_SOC_UNKNOWN;
+    }
+    if (!(op->notes = dup_or_empty(A, row ? row->notes : NULL)) ||
+        !(op->hint = dup_or_empty(A, row ? row->hint : NULL)) ||
+        !(op->ascend_op = dup_or_empty(A, row ? row->ascend_op : NULL)) ||
+        !(op->engine = dup_or_empty(A, row ? row->engine : NULL)))
+        return NULL;
+    if (row && row->n_sources) {
+        if (!(op->sources = om_arena_array(A, row->n_sources, sizeof(char *))))
+            return NULL;
+        for (k = 0; k < row->n_sources; k++)
+            if (!(op->sources[k] = om_arena_strdup(A, row->sources[k])))
+                return NULL;
+        op->n_sources = row->n_sources;
+    }
+    return op;
+}
+
+static int add_reason(group *g, opmap_op *op, const char *message, const char *actual,
+                      int status, unsigned flag, uint64_t chips, const char *path)
+{
+    om_reason *r;
+    size_t i;
+    for (i = 0; i < op->reason_vec.len; i++) {
+        r = &OM_VEC_AT(&op->reason_vec, om_reason, i);
+        if (strcmp(r->message, message) == 0 && strcmp(r->actual, actual) == 0) {
+            r->instances++;
+            r->chips |= chips;
+            return OPMAP_OK;
+        }
+    }
+    if (op->reason_vec.len >= OM_MAX_REASONS) {
+        op->reasons_dropped++;
+        return OPMAP_OK;
+    }
+    if (!(r = om_vec_push(&op->reason_vec, &g->res->mem)) ||
+        !(r->message = om_arena_strdup(&g->res->arena, message)) ||
+        !(r->actual = om_arena_strdup(&g->res->arena, actual)) ||
+        !(r->example = om_arena_strdup(&g->res->arena, path)))
+        return oom(g);
+    r->status = status;
+    r->flag = flag;
+    r->chips = chips;
+    r->instances = 1;
+    return OPMAP_OK;
+}
+
+/*
+ * One instance on every chip: the chip's answer, then each constraint that holds (worst
+ * wins), then whether the chip's kernels take input 0's dtype. Returns the instance's worst
+ * status over the chips.
+ */
+static int evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *rc)
+{
+    const opmap_result *res = g->res;
+    const opmap_row *row = op->row;
+    const ir_node *n = v->node;
+    size_t c, k;
+    int worst = OPMAP_OP_STRUCTURAL;
+    char actual[256];
+
+    *rc = OPMAP_OK;
+    for (c = 0; c < res->n_chips; c++) {
+        const om_soc_answer *a = soc_answer(row, g->chip_soc[c]);
+        inst[c] = !row ? OPMAP_OP_UNMAPPED
+                  : a && a->status != OM_SOC_UNKNOWN ? a->status : row->status;
+    }
+    if (row) {
+        /* a chip nobody has published an answer for: say so, never claim support */
+        uint64_t unknown = 0;
+        const char *note = NULL;
+        for (c = 0; c < res->n_chips; c++)
+            if (op->chip_unknown[c]) {
+                const om_soc_answer *a = soc_answer(row, g->chip_soc[c]);
+                unknown |= 1ull << c;
+                if (!note && a->note)
+                    note = a->note;
+            }
+        if (unknown &&
+            (*rc = add_reason(g, op, note ? note : "no public source states whether this chip "
+                                                   "supports the operator",
+                              "chip answer unknown: the row's general answer is used", -1, 0,
+                              unknown, v->path)))
+            return worst;
+    }
+    for (k = 0; row && k < row->n_constraints; k++) {
+        const om_constraint *ct = &row->constraints[k];
+        uint64_t chips = 0;
+        for (c = 0; c < res->n_chips; c++)
+            if (!ct->soc_mask || (ct->soc_mask & (1ull << g->chip_soc[c])))
+                chips |= 1ull << c;
+        if (!chips || !om_constraint_holds(ct, n, actual, sizeof(actual)))
+            continue;
+        for (c = 0; c < res->n_chips; c++)
+            if ((chips & (1ull << c)) && ct->then_status > inst[c])
+                inst[c] = ct->then_status;
+        op->flags |= ct->flag;
+        if ((*rc = add_reason(g, op, ct->message, actual, ct->then_status, ct->flag, chips,
+                              v->path)))
+            return worst;
+    }
+    if (row && n->n_inputs && n->in_facts && n->in_facts[0].dtype > 0 &&
+        n->in_facts[0].dtype < 32) {
+        int dt = n->in_facts[0].dtype;
+        uint64_t chips = 0;
+        char message[300];
+        for (c = 0; c < res->n_chips; c++) {
+            const om_soc_answer *a = soc_answer(row, g->chip_soc[c]);
+            uint32_t mask = a && a->dtypes ? a->dtypes : row->dtypes;
+            /* structural ops need no kernel; rewrite/unmapped ones are worse already */
+            if (mask && !(mask & (1u << dt)) && inst[c] == OPMAP_OP_FULL) {
+                chips |= 1ull << c;
+                if (inst[c] < OPMAP_OP_PARTIAL)
+                    inst[c] = OPMAP_OP_PARTIAL;
+            }
+        }
+        if (chips) {
+            snprintf(message, sizeof(message),
+                     "input dtype %s is not among the dtypes the table lists for this chip's "
+                     "kernels: a Cast is needed, or it runs elsewhere", ir_dtype_name(dt));
+            snprintf(actual, sizeof(actual), "dtype(input 0)=%s", ir_dtype_name(dt));
+            if ((*rc = add_reason(g, op, message, actual, OPMAP_OP_PARTIAL, 0, chips, v->path)))
+                return worst;
+        }
+    }
+    for (c = 0; c < res->n_chips; c++) {
+        if (inst[c] > op->chip_status[c])
+            op->chip_status[c] = inst[c];
+        if (inst[c] > worst)
+            worst = inst[c];
+    }
+    return worst;
+}
+
+static int placement(const opmap_op *op, int status)
+{
+    if (status == OPMAP_OP_STRUCTURAL)
+        return OM_PLACE_NEUTRAL;
+    if (status >= OPMAP_OP_REWRITE || strcmp(op->engine, "ai_cpu") == 0 ||
+        strcmp(op->engine, "host") == 0 || strcmp(op->engine, "cpu_fallback") == 0)
+        return OM_PLACE_BREAK;
+    return OM_PLACE_NPU;
+}
+
+static const char *break_why(const opmap_op *op, int status)
+{
+    if (status == OPMAP_OP_UNMAPPED)
+        return "unmapped: no row in the table";
+    if (status == OPMAP_OP_REWRITE)
+        return "rewrite: no Ascend implementation";
+    if (strcmp(op->engine, "cpu_fallback") == 0)
+        return "falls back to the host CPU (torch_npu)";
+    if (strcmp(op->engine, "host") == 0)
+        return "runs on the host";
+    return "runs on AI CPU";
+}
+
+static int segment(group *g, const opmap_op *op, const om_visit *v, int status)
+{
+    opmap_result *res = g->res;
+    int place = placement(op, status);
+    om_seq *q = om_segments_add(&res->segments, &res->mem, v->seq, place);
+    if (!q)
+        return oom(g);
+    if (!q->graph && !(q->graph = om_arena_strndup(&res->arena, v->path, v->seq_path_len)))
+        return oom(g);
+    if (place == OM_PLACE_BREAK) {
+        om_breaker *b;
+        char name[300];
+        res->segments.n_breakers++;
+        if (res->segments.breakers.len >= OM_MAX_BREAKERS)
+            return OPMAP_OK;
+        snprintf(name, sizeof(name), "%s::%s", op->domain, op->name);
+        if (!(b = om_vec_push(&res->segments.breakers, &res->mem)) ||
+            !(b->node = om_arena_strdup(&res->arena, v->path)) ||
+            !(b->op = om_arena_strdup(&res->arena, name)) ||
+            !(b->why = om_arena_strdup(&res->arena, break_why(op, status))))
+            return oom(g);
+    }
+    return OPMAP_OK;
+}
+
 static int on_instance(void *payload, const om_visit *v)
 {
     group *g = payload;
@@ -68,6 +297,7 @@ static int on_instance(void *payload, const om_visit *v)
     const ir_node *n = v->node;
     opmap_op *op;
     const char **slot;
+    int inst[64], rc, worst;
     size_t j;
 
     if ((g->ops.len + 1) * 2 > g->index_cap && !grow_index(g))
@@ -80,23 +310,25 @@ static int on_instance(void *payload, const om_visit *v)
     }
     if (!op) {
         opmap_op **p;
-        if (!(op = om_arena_alloc(&res->arena, sizeof(*op))) ||
-            !(op->domain = om_arena_strdup(&res->arena, n->domain)) ||
-            !(op->name = om_arena_strdup(&res->arena, n->op)) ||
-            !(p = om_vec_push(&g->ops, &res->mem)))
+        if (!(op = new_op(g, n, v->opset)) || !(p = om_vec_push(&g->ops, &res->mem)))
             return oom(g);
-        op->key_domain = n->domain;
-        op->key_op = n->op;
-        op->opset = v->opset;
-        om_vec_init(&op->path_vec, sizeof(const char *));
         *p = op;
         g->index[j] = op;
     }
     op->instances++;
+    op->dtypes_seen |= n->n_inputs && n->in_facts && n->in_facts[0].dtype > 0 &&
+                               n->in_facts[0].dtype < 32
+                           ? 1u << n->in_facts[0].dtype
+                           : 1u;
     if (!(slot = om_vec_push(&op->path_vec, &res->mem)) ||
         !(*slot = om_arena_strdup(&res->arena, v->path)))
         return oom(g);
-    return OPMAP_OK;
+    worst = evaluate(g, op, v, inst, &rc);
+    if (rc)
+        return rc;
+    if ((rc = om_risks_instance(res, op, v)))
+        return rc == OPMAP_ENOMEM ? oom(g) : rc;
+    return segment(g, op, v, worst);
 }
 
 static int on_note(void *payload, const char *message, const char *path)
@@ -126,143 +358,74 @@ static int op_cmp(const void *a, const void *b)
     return x->opset < y->opset ? -1 : x->opset > y->opset;
 }
 
-static const char *dup_or_empty(om_arena *a, const char *s)
-{
-    return om_arena_strdup(a, s ? s : "");
-}
-
-/* Copies the table's answer for each distinct operator into the result. */
-static int classify(group *g, const opmap_table *table)
+/* After the walk: each operator's status over the chips, its effort, and its lists. */
+static int finish_ops(group *g)
 {
     opmap_result *res = g->res;
-    size_t i;
+    size_t i, c;
     for (i = 0; i < g->ops.len; i++) {
         opmap_op *op = OM_VEC_AT(&g->ops, opmap_op *, i);
-        const opmap_row *row = opmap_table_lookup(table, op->domain, op->name, op->opset);
-        size_t k;
-        op->row = row;
-        op->status = row ? row->status : OPMAP_OP_UNMAPPED;
-        op->since = row ? row->since : 0;
-        op->flags = row ? row->flags : 0;
-        if (!(op->notes = dup_or_empty(&res->arena, row ? row->notes : NULL)) ||
-            !(op->hint = dup_or_empty(&res->arena, row ? row->hint : NULL)) ||
-            !(op->ascend_op = dup_or_empty(&res->arena, row ? row->ascend_op : NULL)) ||
-            !(op->engine = dup_or_empty(&res->arena, row ? row->engine : NULL)))
-            return oom(g);
-        if (row && row->n_sources) {
-            if (!(op->sources = om_arena_array(&res->arena, row->n_sources, sizeof(char *))))
-                return oom(g);
-            for (k = 0; k < row->n_sources; k++)
-                if (!(op->sources[k] = om_arena_strdup(&res->arena, row->sources[k])))
-                    return oom(g);
-            op->n_sources = row->n_sources;
-        }
-        op->effort = opmap_table_weights(table, op->status);
-        /* paths: move out of the growable vector into the arena */
+        op->status = OPMAP_OP_STRUCTURAL;
+        for (c = 0; c < res->n_chips; c++)
+            if (op->chip_status[c] > op->status)
+                op->status = op->chip_status[c];
+        op->effort = opmap_table_weights(g->table, op->status);
         if (op->path_vec.len) {
             if (!(op->paths = om_arena_array(&res->arena, op->path_vec.len, sizeof(char *))))
                 return oom(g);
             memcpy(op->paths, op->path_vec.data, op->path_vec.len * sizeof(char *));
             op->n_paths = op->path_vec.len;
         }
+        if (op->reason_vec.len) {
+            if (!(op->reasons = om_arena_array(&res->arena, op->reason_vec.len, sizeof(om_reason))))
+                return oom(g);
+            memcpy(op->reasons, op->reason_vec.data, op->reason_vec.len * sizeof(om_reason));
+            op->n_reasons = op->reason_vec.len;
+        }
         om_vec_free(&op->path_vec, &res->mem);
+        om_vec_free(&op->reason_vec, &res->mem);
     }
     return OPMAP_OK;
 }
 
-static int copy_values(opmap_result *res, const ir_graph *g, const ir_value *src, size_t n,
-                       ir_value **out, size_t *count, int skip_inits)
+/* Which chips to answer for: NULL (the table's default), "all", or names separated by ','. */
+static int pick_chips(group *g, const opmap_table *t, const char *soc, opmap_error *err)
 {
-    size_t i, k = 0;
-    *count = 0;
-    if (!n)
-        return OPMAP_OK;
-    if (!(*out = om_arena_array(&res->arena, n, sizeof(ir_value))))
-        return OPMAP_ENOMEM;
-    for (i = 0; i < n; i++) {
-        ir_value *v = &(*out)[k];
-        size_t d, j;
-        int is_init = 0;
-        /* Older exporters list initializers as graph inputs: they are weights, not inputs. */
-        for (j = 0; skip_inits && j < g->n_inits; j++)
-            if (strcmp(g->inits[j].name, src[i].name) == 0) {
-                is_init = 1;
-                break;
-            }
-        if (is_init)
-            continue;
-        *v = src[i];
-        if (!(v->name = om_arena_strdup(&res->arena, src[i].name)))
-            return OPMAP_ENOMEM;
-        if (src[i].type.rank > 0) {
-            if (!(v->type.dims = om_arena_array(&res->arena, (size_t)src[i].type.rank,
-                                                sizeof(ir_dim))))
-                return OPMAP_ENOMEM;
-            for (d = 0; d < (size_t)src[i].type.rank; d++) {
-                v->type.dims[d] = src[i].type.dims[d];
-                if (src[i].type.dims[d].param &&
-                    !(v->type.dims[d].param =
-                          om_arena_strdup(&res->arena, src[i].type.dims[d].param)))
-                    return OPMAP_ENOMEM;
-            }
-        }
-        k++;
-    }
-    *count = k;
-    return OPMAP_OK;
-}
-
-/* External-data references of every tensor, so reports can list the side files. */
-static int copy_external(opmap_result *res, const ir_model *m)
-{
+    opmap_result *res = g->res;
     size_t i;
-    if (!m->n_external)
-        return OPMAP_OK;
-    if (!(res->ext = om_arena_array(&res->arena, m->n_external, sizeof(om_ext_ref))))
-        return OPMAP_ENOMEM;
-    for (i = 0; i < m->n_external; i++) {
-        const ir_tensor *t = &m->external[i];
-        om_ext_ref *r = &res->ext[i];
-        if (!(r->tensor = om_arena_strdup(&res->arena, t->name)) ||
-            !(r->location = om_arena_strdup(&res->arena, t->ext_location ? t->ext_location : "")))
-            return OPMAP_ENOMEM;
-        r->offset = t->ext_offset;
-        r->length = t->ext_length;
-        r->has_length = t->has_ext_length;
-    }
-    res->n_ext = m->n_external;
-    return OPMAP_OK;
-}
-
-static int copy_model(opmap_result *res, const ir_model *m)
-{
-    size_t i;
-    om_arena *A = &res->arena;
-    res->format = m->format;
-    res->ir_version = m->ir_version;
-    res->model_version = m->model_version;
-    res->stats = m->stats;
-    if (!(res->producer_name = dup_or_empty(A, m->producer_name)) ||
-        !(res->producer_version = dup_or_empty(A, m->producer_version)) ||
-        !(res->model_domain = dup_or_empty(A, m->domain)))
-        return OPMAP_ENOMEM;
-    if (m->n_opsets) {
-        if (!(res->opsets = om_arena_array(A, m->n_opsets, sizeof(ir_opset))))
-            return OPMAP_ENOMEM;
-        for (i = 0; i < m->n_opsets; i++) {
-            res->opsets[i].version = m->opsets[i].version;
-            if (!(res->opsets[i].domain = om_arena_strdup(A, m->opsets[i].domain)))
-                return OPMAP_ENOMEM;
+    if (!soc || !soc[0]) {
+        g->chip_soc[0] = (uint32_t)t->default_soc;
+        res->n_chips = 1;
+    } else if (strcmp(soc, "all") == 0) {
+        for (i = 0; i < t->n_socs; i++)
+            g->chip_soc[i] = (uint32_t)i;
+        res->n_chips = t->n_socs;
+    } else {
+        const char *p = soc;
+        res->n_chips = 0;
+        while (*p) {
+            size_t len = strcspn(p, ",");
+            for (i = 0; i < t->n_socs; i++)
+                if (strlen(t->socs[i]) == len && strncmp(t->socs[i], p, len) == 0)
+                    break;
+            if (i == t->n_socs || res->n_chips == 64)
+                return om_fail(err, OPMAP_EINVAL, t->origin,
+                               "unknown chip '%.*s' (the table speaks for: see opmap table "
+                               "stats; or use all)", (int)len, p);
+            g->chip_soc[res->n_chips++] = (uint32_t)i;
+            p += len;
+            if (*p == ',')
+                p++;
         }
-        res->n_opsets = m->n_opsets;
+        if (!res->n_chips)
+            return om_fail(err, OPMAP_EINVAL, NULL, "no chip given");
     }
-    if (m->main &&
-        (copy_values(res, m->main, m->main->inputs, m->main->n_inputs, &res->inputs,
-                     &res->n_inputs, 1) ||
-         copy_values(res, m->main, m->main->outputs, m->main->n_outputs, &res->outputs,
-                     &res->n_outputs, 0)))
-        return OPMAP_ENOMEM;
-    return copy_external(res, m);
+    if (!(res->chips = om_arena_array(&res->arena, res->n_chips, sizeof(char *))))
+        return om_fail_mem(err, &res->mem, NULL);
+    for (i = 0; i < res->n_chips; i++)
+        if (!(res->chips[i] = om_arena_strdup(&res->arena, t->socs[g->chip_soc[i]])))
+            return om_fail_mem(err, &res->mem, NULL);
+    return OPMAP_OK;
 }
 
 int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
@@ -286,23 +449,31 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
     om_mem_init(&res->mem, &ctx->al, ctx->limits.max_heap_bytes);
     om_arena_init(&res->arena, &res->mem, 0);
     om_vec_init(&res->diags, sizeof(om_diag));
+    om_vec_init(&res->risks, sizeof(om_risk));
+    om_segments_init(&res->segments);
 
     memset(&g, 0, sizeof(g));
     g.res = res;
+    g.table = table;
     g.err = err;
     om_vec_init(&g.ops, sizeof(opmap_op *));
 
+    if ((rc = pick_chips(&g, table, opts ? opts->soc : NULL, err)))
+        goto done;
     if (!(res->model_name = om_arena_strdup(&res->arena, model->ir.name)) ||
         !(res->table_origin = om_arena_strdup(&res->arena, table->origin)) ||
         !(res->table_name = om_arena_strdup(&res->arena, table->name)) ||
         !(res->table_version = om_arena_strdup(&res->arena, table->version)) ||
-        copy_model(res, &model->ir) != OPMAP_OK) {
+        !(res->torch_npu = om_arena_strdup(&res->arena, table->torch_npu)) ||
+        !(res->cann = om_arena_strdup(&res->arena, table->cann)) ||
+        om_scan_copy_model(res, &model->ir) != OPMAP_OK ||
+        om_risks_model(res) != OPMAP_OK) {
         rc = om_fail_mem(err, &res->mem, model->ir.name);
         goto done;
     }
     rc = om_walk(&model->ir, &ctx->limits, &res->mem, on_instance, on_note, &g, err);
     if (rc == OPMAP_OK)
-        rc = classify(&g, table);
+        rc = finish_ops(&g);
     if (rc == OPMAP_OK && g.ops.len) {
         if (!(res->ops = om_arena_array(&res->arena, g.ops.len, sizeof(opmap_op *)))) {
             rc = oom(&g);
@@ -312,11 +483,16 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
             qsort(res->ops, res->n_ops, sizeof(*res->ops), op_cmp);
         }
     }
+    if (rc == OPMAP_OK && om_risks_flags(res) != OPMAP_OK)
+        rc = oom(&g);
     if (rc == OPMAP_OK)
         om_estimate_summary(res->ops, res->n_ops, &res->summary);
 done:
-    for (i = 0; i < g.ops.len; i++)
-        om_vec_free(&OM_VEC_AT(&g.ops, opmap_op *, i)->path_vec, &res->mem);
+    for (i = 0; i < g.ops.len; i++) {
+        opmap_op *op = OM_VEC_AT(&g.ops, opmap_op *, i);
+        om_vec_free(&op->path_vec, &res->mem);
+        om_vec_free(&op->reason_vec, &res->mem);
+    }
     om_vec_free(&g.ops, &res->mem);
     if (g.index)
         om_dealloc(&res->mem, g.index, g.index_cap * sizeof(*g.index));
@@ -333,6 +509,8 @@ void opmap_result_free(opmap_result *res)
     if (!res)
         return;
     om_vec_free(&res->diags, &res->mem);
+    om_vec_free(&res->risks, &res->mem);
+    om_segments_free(&res->segments, &res->mem);
     om_arena_free(&res->arena);
     om_ctx_release(res->ctx, res);
 }

@@ -25,6 +25,8 @@ typedef struct frame {
     size_t n_opsets;
     const ir_function *fn;     /* the function this frame is a body of */
     uint32_t depth;
+    uint32_t seq;              /* node sequence (see om_visit) */
+    size_t seq_len;
 } frame;
 
 typedef struct walk {
@@ -35,6 +37,7 @@ typedef struct walk {
     char *buf;
     size_t cap, len;
     uint64_t visited;
+    uint32_t next_seq;
     opmap_error *err;
 } walk;
 
@@ -77,12 +80,17 @@ static int put_node(walk *w, const ir_node *n, size_t index)
     }
 }
 
+/* A new sequence starts with each graph instance; function bodies pass the caller's on. */
 static frame *push(walk *w, const ir_graph *g, const ir_opset *opsets, size_t n_opsets,
-                   const ir_function *fn, uint32_t depth)
+                   const ir_function *fn, uint32_t depth, const frame *caller)
 {
+    uint32_t seq = caller ? caller->seq : w->next_seq++;
+    size_t seq_len = caller ? caller->seq_len : (w->len ? w->len - 1 : 0);
     frame *f = om_vec_push(&w->frames, w->mem);
     if (!f)
         return NULL;
+    f->seq = seq;
+    f->seq_len = seq_len;
     f->g = g;
     f->opsets = opsets;
     f->n_opsets = n_opsets;
@@ -139,7 +147,7 @@ static int next_subgraph(walk *w, frame *f)
             if (depth > w->lim->max_depth)
                 return too_deep(w);
             /* push may move the frame array: f is not used after this */
-            if (!push(w, a->graphs[gi], opsets, n_opsets, fn, depth))
+            if (!push(w, a->graphs[gi], opsets, n_opsets, fn, depth, NULL))
                 return oom(w);
             return 1;
         }
@@ -191,9 +199,12 @@ static int run(walk *w, om_visit_fn visit, om_walk_note_fn note, void *payload)
                 return too_deep(w);
             if (!put_s(w, "/"))
                 return oom(w);
-            if (!push(w, &fn->body, fn->n_opsets ? fn->opsets : w->m->opsets,
-                      fn->n_opsets ? fn->n_opsets : w->m->n_opsets, fn, depth))
-                return oom(w);
+            {
+                frame caller = *f; /* push may move f */
+                if (!push(w, &fn->body, fn->n_opsets ? fn->opsets : w->m->opsets,
+                          fn->n_opsets ? fn->n_opsets : w->m->n_opsets, fn, depth, &caller))
+                    return oom(w);
+            }
             continue;
         }
 
@@ -209,6 +220,8 @@ static int run(walk *w, om_visit_fn visit, om_walk_note_fn note, void *payload)
             v.depth = f->depth;
             v.opsets = f->opsets;
             v.n_opsets = f->n_opsets;
+            v.seq = f->seq;
+            v.seq_path_len = f->seq_len;
             v.opset = ir_opset_version(f->opsets, f->n_opsets, n->domain);
             if (!v.opset && f->fn)
                 v.opset = ir_opset_version(w->m->opsets, w->m->n_opsets, n->domain);
@@ -229,7 +242,7 @@ static int walk_root(walk *w, const ir_graph *g, const char *label, om_visit_fn 
     w->len = 0;
     if (!put_s(w, label) || !put_s(w, "/"))
         return oom(w);
-    if (!push(w, g, w->m->opsets, w->m->n_opsets, NULL, 0))
+    if (!push(w, g, w->m->opsets, w->m->n_opsets, NULL, 0, NULL))
         return oom(w);
     return run(w, visit, note, payload);
 }

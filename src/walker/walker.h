@@ -27,6 +27,9 @@ typedef struct om_visit {
     uint32_t depth;            /* nesting: 0 in the main graph */
     const ir_opset *opsets;    /* imports in effect (the function's inside a function body) */
     size_t n_opsets;
+    uint32_t seq;              /* the node sequence it belongs to: one per graph and subgraph
+                                * instance; a function body continues its caller's */
+    size_t seq_path_len;       /* path[0, seq_path_len) names that sequence's graph */
 } om_visit;
 
 /* Called per instance; a non-zero return (an opmap_status) stops the walk with it. */

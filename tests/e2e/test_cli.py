@@ -108,7 +108,7 @@ class Cli(unittest.TestCase):
     def test_json_report_of_a_model_with_subgraphs(self):
         proc, rep = scan_json("--table", SMALL_TABLE, model("test_if"))
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        self.assertEqual(rep["schema"], "opmap-report/1")
+        self.assertEqual(rep["schema"], "opmap-report/2")
         self.assertEqual(rep["table"]["origin"], SMALL_TABLE)
         m = rep["models"][0]
         self.assertEqual(m["file"], model("test_if"))
@@ -188,6 +188,69 @@ class Cli(unittest.TestCase):
         proc = run("scan", "-o", out, model("test_relu"))
         self.assertEqual(proc.returncode, 4)
         self.assertIn(out, proc.stderr)
+
+    # --- rules: constraints, chips, dtypes, segments (the built-in table's facts) ---
+
+    def test_constraint_fires_with_the_actual_value_on_every_chip(self):
+        proc, rep = scan_json("--soc", "all", model("test_resize_upsample_scales_cubic"))
+        self.assertEqual(rep["chips"], ["ascend910b", "ascend910_93", "ascend310p", "ascend950",
+                                        "ascend910", "ascend310b"])
+        op = rep["models"][0]["operators"][0]
+        self.assertEqual(op["op_type"], "Resize")
+        self.assertEqual(op["status"], "rewrite")
+        self.assertEqual({c["status"] for c in op["chips"].values()}, {"rewrite"})
+        reason = [r for r in op["reasons"] if r["value"] == "mode=cubic"][0]
+        self.assertEqual(reason["status"], "rewrite")
+        self.assertEqual(reason["chips"], rep["chips"])
+        self.assertEqual(reason["example"], "main/Resize_0")
+        self.assertIn("nearest and linear", reason["message"])
+
+    def test_flag_only_constraint(self):
+        proc, rep = scan_json(model("test_reflect_pad"))
+        op = rep["models"][0]["operators"][0]
+        self.assertEqual((op["op_type"], op["status"]), ("Pad", "full"))
+        self.assertEqual(op["reasons"][0]["value"], "mode=reflect")
+        self.assertIsNone(op["reasons"][0]["status"])
+        self.assertIn("performance", op["flags"])
+
+    def test_two_chips_give_different_explained_answers(self):
+        m = model("test_mod_mixed_sign_float64")
+        proc, a = scan_json("--soc", "ascend910b", m)
+        proc, b = scan_json("--soc", "ascend950", m)
+        self.assertEqual(a["chips"], ["ascend910b"])
+        op_a, op_b = a["models"][0]["operators"][0], b["models"][0]["operators"][0]
+        self.assertEqual((op_a["op_type"], op_a["status"]), ("Mod", "full"))
+        self.assertEqual(op_a["input_dtypes"], ["float64"])
+        self.assertEqual(op_b["status"], "partial")
+        self.assertEqual([r["value"] for r in op_b["reasons"]], ["dtype(input 0)=float64"])
+        self.assertEqual(op_b["reasons"][0]["chips"], ["ascend950"])
+        text = run("scan", "--soc", "ascend950", m).stdout
+        self.assertIn("why: input dtype float64", text)
+        self.assertIn("for ascend950", text)
+
+    def test_float64_is_reported_where_it_occurs(self):
+        proc, rep = scan_json(model("test_cast_FLOAT_to_DOUBLE"))
+        risks = rep["models"][0]["risks"]
+        self.assertIn({"kind": "dtype", "level": "warning",
+                       "message": "ai.onnx::Cast produces float64: Ascend largely lacks float64 "
+                                  "kernels; keep the model in float32",
+                       "where": "main/Cast_0"}, risks)
+
+    def test_segment_split_inside_a_loop_body(self):
+        proc, rep = scan_json(model("test_loop11"))
+        seg = rep["models"][0]["segments"]
+        graphs = {g["graph"]: g for g in seg["graphs"]}
+        self.assertIn("main/Loop_0/body", graphs)
+        body = graphs["main/Loop_0/body"]
+        self.assertGreaterEqual(body["segments"], 1)
+        self.assertTrue(any(b["node"].startswith("main/Loop_0/body/") for b in seg["breakers"]))
+        self.assertEqual(seg["breakers_total"], len(seg["breakers"]))
+        self.assertEqual(seg["segments"], sum(g["segments"] for g in seg["graphs"]))
+
+    def test_unknown_chip_is_a_usage_error(self):
+        proc = run("scan", "--soc", "ascend999", model("test_relu"))
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("unknown chip 'ascend999'", proc.stderr)
 
     # --- bad input: one clear message naming the file, exit 3, no crash ---
 

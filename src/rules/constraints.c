@@ -1,0 +1,239 @@
+/*
+ * rules/constraints.c - evaluating declarative constraints (docs/table-format.md).
+ */
+#include "constraints.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* An attribute value as the comparisons see it. */
+typedef struct val {
+    int kind;               /* OM_VAL_NUM, OM_VAL_STR or OM_VAL_LIST */
+    double num;
+    const char *str;
+    size_t n;
+    const int64_t *ints;    /* list attributes */
+    const double *floats;
+    const ir_bytes *strings;
+    const om_value *list;   /* a table default that is a list */
+} val;
+
+static int from_attr(const ir_attr *a, val *v)
+{
+    memset(v, 0, sizeof(*v));
+    switch (a->type) {
+    case IR_ATTR_INT: v->kind = OM_VAL_NUM; v->num = (double)a->i; return 1;
+    case IR_ATTR_FLOAT: v->kind = OM_VAL_NUM; v->num = a->f; return 1;
+    case IR_ATTR_STRING: v->kind = OM_VAL_STR; v->str = a->s.data; return 1;
+    case IR_ATTR_INTS: v->kind = OM_VAL_LIST; v->n = a->n_ints; v->ints = a->ints; return 1;
+    case IR_ATTR_FLOATS: v->kind = OM_VAL_LIST; v->n = a->n_floats; v->floats = a->floats; return 1;
+    case IR_ATTR_STRINGS: v->kind = OM_VAL_LIST; v->n = a->n_strings; v->strings = a->strings; return 1;
+    default: return 0;
+    }
+}
+
+static void from_value(const om_value *o, val *v)
+{
+    memset(v, 0, sizeof(*v));
+    if (o->kind == OM_VAL_LIST) {
+        v->kind = OM_VAL_LIST;
+        v->n = o->n;
+        v->list = o->list;
+    } else if (o->kind == OM_VAL_STR) {
+        v->kind = OM_VAL_STR;
+        v->str = o->str;
+    } else {
+        v->kind = OM_VAL_NUM; /* numbers and booleans (1/0) */
+        v->num = o->num;
+    }
+}
+
+/* Element i of a list value, as a scalar val. */
+static val element(const val *v, size_t i)
+{
+    val e;
+    memset(&e, 0, sizeof(e));
+    if (v->ints) {
+        e.kind = OM_VAL_NUM;
+        e.num = (double)v->ints[i];
+    } else if (v->floats) {
+        e.kind = OM_VAL_NUM;
+        e.num = v->floats[i];
+    } else if (v->strings) {
+        e.kind = OM_VAL_STR;
+        e.str = v->strings[i].data;
+    } else if (v->list) {
+        from_value(&v->list[i], &e);
+    }
+    return e;
+}
+
+static int scalar_eq(const val *a, const om_value *b)
+{
+    if (a->kind == OM_VAL_STR)
+        return b->kind == OM_VAL_STR && strcmp(a->str, b->str) == 0;
+    if (b->kind != OM_VAL_NUM && b->kind != OM_VAL_BOOL)
+        return 0;
+    return a->num == b->num || fabs(a->num - b->num) <= 1e-12 * fabs(b->num);
+}
+
+static int eq(const val *a, const om_value *b)
+{
+    size_t i;
+    if (a->kind != OM_VAL_LIST)
+        return b->kind != OM_VAL_LIST && scalar_eq(a, b);
+    if (b->kind != OM_VAL_LIST || b->n != a->n)
+        return 0;
+    for (i = 0; i < a->n; i++) {
+        val e = element(a, i);
+        if (!scalar_eq(&e, &b->list[i]))
+            return 0;
+    }
+    return 1;
+}
+
+static int member(const val *a, const om_value *set)
+{
+    size_t i;
+    for (i = 0; i < set->n; i++)
+        if (scalar_eq(a, &set->list[i]))
+            return 1;
+    return 0;
+}
+
+static int order(double x, int cmp, double y)
+{
+    switch (cmp) {
+    case OM_CMP_LT: return x < y;
+    case OM_CMP_LE: return x <= y;
+    case OM_CMP_GT: return x > y;
+    default: return x >= y;
+    }
+}
+
+/* Scalars compare directly; lists hold for ordering and set tests when any element does. */
+static int compare(const val *a, int cmp, const om_value *b)
+{
+    size_t i;
+    switch (cmp) {
+    case OM_CMP_EQ: return eq(a, b);
+    case OM_CMP_NE: return !eq(a, b);
+    case OM_CMP_IN:
+    case OM_CMP_NOT_IN:
+        if (a->kind != OM_VAL_LIST)
+            return member(a, b) == (cmp == OM_CMP_IN);
+        for (i = 0; i < a->n; i++) {
+            val e = element(a, i);
+            if (member(&e, b) == (cmp == OM_CMP_IN))
+                return 1;
+        }
+        return 0;
+    default:
+        if (a->kind == OM_VAL_NUM)
+            return order(a->num, cmp, b->num);
+        for (i = 0; a->kind == OM_VAL_LIST && i < a->n; i++) {
+            val e = element(a, i);
+            if (e.kind == OM_VAL_NUM && order(e.num, cmp, b->num))
+                return 1;
+        }
+        return 0;
+    }
+}
+
+static void print_scalar(const val *v, char *buf, size_t size)
+{
+    if (v->kind == OM_VAL_STR)
+        snprintf(buf, size, "%s", v->str ? v->str : "");
+    else if (v->num == floor(v->num) && fabs(v->num) < 1e15)
+        snprintf(buf, size, "%.0f", v->num);
+    else
+        snprintf(buf, size, "%g", v->num);
+}
+
+static void print_val(const val *v, char *buf, size_t size)
+{
+    size_t i, used;
+    if (v->kind != OM_VAL_LIST) {
+        print_scalar(v, buf, size);
+        return;
+    }
+    used = (size_t)snprintf(buf, size, "[");
+    for (i = 0; i < v->n && used + 8 < size; i++) {
+        val e = element(v, i);
+        used += (size_t)snprintf(buf + used, size - used, "%s", i ? ", " : "");
+        if (used < size)
+            print_scalar(&e, buf + used, size - used);
+        used = strlen(buf);
+    }
+    if (i < v->n && used + 5 < size)
+        used += (size_t)snprintf(buf + used, size - used, ", ...");
+    if (used + 2 <= size)
+        snprintf(buf + used, size - used, "]");
+}
+
+static const ir_fact *tensor_fact(const om_constraint *c, const ir_node *n)
+{
+    if (c->on_output)
+        return c->index < n->n_outputs && n->out_facts ? &n->out_facts[c->index] : NULL;
+    if (c->index >= n->n_inputs || !n->inputs[c->index][0] || !n->in_facts)
+        return NULL; /* an omitted optional input is neither constant nor anything else */
+    return &n->in_facts[c->index];
+}
+
+int om_constraint_holds(const om_constraint *c, const ir_node *n, char *actual, size_t size)
+{
+    const ir_fact *f;
+    char text[200];
+    val v;
+    switch (c->subject) {
+    case OM_SUBJ_ATTR: {
+        const ir_attr *a = ir_node_attr(n, c->attr);
+        if (a) {
+            if (!from_attr(a, &v))
+                return 0;
+        } else if (c->has_default) {
+            from_value(&c->def, &v);
+        } else {
+            return 0;
+        }
+        if (!compare(&v, c->cmp, &c->value))
+            return 0;
+        print_val(&v, text, sizeof(text));
+        snprintf(actual, size, "%s=%s%s", c->attr, text, a ? "" : " (default)");
+        return 1;
+    }
+    case OM_SUBJ_CONST:
+        if (!(f = tensor_fact(c, n)))
+            return 0;
+        if ((c->cmp == OM_CMP_IS_CONST) != (f->is_const != 0))
+            return 0;
+        snprintf(actual, size, "%s %u %s", c->on_output ? "output" : "input", c->index,
+                 f->is_const ? "is constant" : "is not constant");
+        return 1;
+    case OM_SUBJ_RANK:
+        if (!(f = tensor_fact(c, n)) || f->rank < 0)
+            return 0;
+        memset(&v, 0, sizeof(v));
+        v.kind = OM_VAL_NUM;
+        v.num = f->rank;
+        if (!compare(&v, c->cmp, &c->value))
+            return 0;
+        snprintf(actual, size, "rank(%s %u)=%d", c->on_output ? "output" : "input", c->index,
+                 (int)f->rank);
+        return 1;
+    case OM_SUBJ_DTYPE:
+        if (!(f = tensor_fact(c, n)) || !f->dtype)
+            return 0;
+        memset(&v, 0, sizeof(v));
+        v.kind = OM_VAL_STR;
+        v.str = ir_dtype_name(f->dtype);
+        if (!compare(&v, c->cmp, &c->value))
+            return 0;
+        snprintf(actual, size, "dtype(%s %u)=%s", c->on_output ? "output" : "input", c->index,
+                 v.str);
+        return 1;
+    default:
+        return 0;
+    }
+}

@@ -1,0 +1,337 @@
+/*
+ * rules/values.c - dtype, rank and constness of every value (see values.h).
+ *
+ * Each graph gets a scope: a hash table from value name to fact, chained to the enclosing
+ * graph's scope, filled in node order (ONNX graphs are topologically sorted). Recursion
+ * follows subgraph nesting, which the readers already bounded by limits.max_depth.
+ */
+#include "values.h"
+
+#include <string.h>
+
+#include "../core/err.h"
+
+typedef struct scope {
+    struct scope *parent;
+    const char **names;
+    ir_fact *facts;
+    size_t cap;
+} scope;
+
+typedef struct infer {
+    ir_model *m;
+    opmap_error *err;
+} infer;
+
+static uint64_t hash_name(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static int scope_init(infer *in, scope *s, scope *parent, size_t values)
+{
+    s->parent = parent;
+    s->cap = 16;
+    while (s->cap < values * 2)
+        s->cap *= 2;
+    s->names = om_calloc(&in->m->mem, s->cap, sizeof(*s->names));
+    s->facts = om_calloc(&in->m->mem, s->cap, sizeof(*s->facts));
+    return s->names && s->facts;
+}
+
+static void scope_free(infer *in, scope *s)
+{
+    if (s->names)
+        om_dealloc(&in->m->mem, s->names, s->cap * sizeof(*s->names));
+    if (s->facts)
+        om_dealloc(&in->m->mem, s->facts, s->cap * sizeof(*s->facts));
+}
+
+/* The slot for `name` in this scope only (found or empty). */
+static size_t slot(const scope *s, const char *name)
+{
+    size_t j = hash_name(name) & (s->cap - 1);
+    while (s->names[j] && strcmp(s->names[j], name) != 0)
+        j = (j + 1) & (s->cap - 1);
+    return j;
+}
+
+static const ir_fact *lookup(const scope *s, const char *name)
+{
+    for (; s; s = s->parent) {
+        size_t j = slot(s, name);
+        if (s->names[j])
+            return &s->facts[j];
+    }
+    return NULL;
+}
+
+/* Records what is known about `name`; a known dtype or rank is never replaced by unknown. */
+static void define(scope *s, const char *name, const ir_fact *f)
+{
+    size_t j;
+    if (!name || !name[0])
+        return;
+    j = slot(s, name);
+    if (!s->names[j]) {
+        s->names[j] = name;
+        s->facts[j] = *f;
+        return;
+    }
+    if (!s->facts[j].dtype)
+        s->facts[j].dtype = f->dtype;
+    if (s->facts[j].rank < 0)
+        s->facts[j].rank = f->rank;
+    s->facts[j].is_const |= f->is_const;
+    if (!s->facts[j].value)
+        s->facts[j].value = f->value;
+}
+
+static ir_fact from_type(const ir_type *t)
+{
+    ir_fact f;
+    memset(&f, 0, sizeof(f));
+    f.dtype = t->kind == IR_TYPE_TENSOR || t->kind == IR_TYPE_SPARSE_TENSOR ? t->elem : 0;
+    f.rank = t->kind == IR_TYPE_TENSOR ? t->rank : -1;
+    return f;
+}
+
+/* ---- per-operator dtype rules (ai.onnx) ---- */
+
+static int in_list(const char *op, const char *const *list)
+{
+    for (; *list; list++)
+        if (strcmp(op, *list) == 0)
+            return 1;
+    return 0;
+}
+
+static const char *const same_as_input0[] = {
+    "Abs", "Acos", "Acosh", "Add", "Asin", "Asinh", "Atan", "Atanh", "AveragePool",
+    "BatchNormalization", "BitShift", "Ceil", "Celu", "Clip", "Compress", "Concat", "Conv",
+    "ConvTranspose", "Cos", "Cosh", "CumSum", "DepthToSpace", "Det", "Div", "Dropout",
+    "Einsum", "Elu", "Erf", "Exp", "Expand", "Flatten", "Floor", "Gather", "GatherElements",
+    "GatherND", "Gelu", "Gemm", "GlobalAveragePool", "GlobalLpPool", "GlobalMaxPool",
+    "GroupNormalization", "HardSigmoid", "HardSwish", "Hardmax", "Identity",
+    "InstanceNormalization", "LRN", "LayerNormalization", "LeakyRelu", "Log", "LogSoftmax",
+    "LpNormalization", "LpPool", "MatMul", "Max", "MaxPool", "MaxRoiPool", "MaxUnpool", "Mean",
+    "MeanVarianceNormalization", "Min", "Mish", "Mod", "Mul", "Neg", "PRelu", "Pad", "Pow",
+    "Reciprocal", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
+    "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum", "ReduceSumSquare", "Relu", "Reshape",
+    "Resize", "ReverseSequence", "RoiAlign", "Round", "ScatterElements", "ScatterND", "Scatter",
+    "Selu", "Shrink", "Sigmoid", "Sign", "Sin", "Sinh", "Slice", "Softmax", "Softplus",
+    "Softsign", "SpaceToDepth", "Split", "Sqrt", "Squeeze", "Sub", "Sum", "Tan", "Tanh",
+    "ThresholdedRelu", "Tile", "TopK", "Transpose", "Trilu", "Unique", "Unsqueeze", "Upsample",
+    "GridSample", "AffineGrid", "CenterCropPad", "Col2Im", "DFT", "STFT", NULL
+};
+
+static const char *const gives_bool[] = {
+    "And", "Equal", "Greater", "GreaterOrEqual", "IsInf", "IsNaN", "Less", "LessOrEqual",
+    "Not", "Or", "Xor", NULL
+};
+
+static const char *const gives_int64[] = {
+    "ArgMax", "ArgMin", "NonMaxSuppression", "NonZero", "Shape", "Size", NULL
+};
+
+static int32_t attr_int(const ir_node *n, const char *name, int32_t dflt)
+{
+    const ir_attr *a = ir_node_attr(n, name);
+    return a && a->type == IR_ATTR_INT ? (int32_t)a->i : dflt;
+}
+
+static int32_t in_dtype(const ir_node *n, uint32_t i)
+{
+    return i < n->n_inputs && n->in_facts ? n->in_facts[i].dtype : 0;
+}
+
+int32_t om_values_rule_dtype(const ir_node *n, uint32_t out)
+{
+    const char *op = n->op;
+    if (strcmp(n->domain, "ai.onnx") != 0)
+        return 0;
+    /* operators whose second output has its own type */
+    if (out == 1 && (strcmp(op, "TopK") == 0 || strcmp(op, "MaxPool") == 0 ||
+                     strcmp(op, "Unique") == 0))
+        return IR_DT_INT64;
+    if (out == 1 && strcmp(op, "Dropout") == 0)
+        return IR_DT_BOOL;
+    if (out > 0 && (strcmp(op, "LayerNormalization") == 0 || strcmp(op, "Unique") == 0))
+        return 0;
+    if (in_list(op, gives_bool))
+        return IR_DT_BOOL;
+    if (in_list(op, gives_int64))
+        return IR_DT_INT64;
+    if (strcmp(op, "Cast") == 0)
+        return attr_int(n, "to", 0);
+    if (strcmp(op, "CastLike") == 0)
+        return in_dtype(n, 1);
+    if (strcmp(op, "Where") == 0)
+        return in_dtype(n, 1) ? in_dtype(n, 1) : in_dtype(n, 2);
+    if (strcmp(op, "Range") == 0)
+        return in_dtype(n, 0);
+    if (strcmp(op, "EyeLike") == 0 || strcmp(op, "RandomNormalLike") == 0 ||
+        strcmp(op, "RandomUniformLike") == 0 || strcmp(op, "Bernoulli") == 0)
+        return attr_int(n, "dtype", in_dtype(n, 0));
+    if (strcmp(op, "RandomNormal") == 0 || strcmp(op, "RandomUniform") == 0)
+        return attr_int(n, "dtype", IR_DT_FLOAT);
+    if (strcmp(op, "Multinomial") == 0)
+        return attr_int(n, "dtype", IR_DT_INT32);
+    if (strcmp(op, "MatMulInteger") == 0 || strcmp(op, "ConvInteger") == 0)
+        return IR_DT_INT32;
+    if (strcmp(op, "QuantizeLinear") == 0)
+        return n->n_inputs > 2 && n->inputs[2][0] ? in_dtype(n, 2) : IR_DT_UINT8;
+    if (strcmp(op, "DequantizeLinear") == 0)
+        return in_dtype(n, 1) ? in_dtype(n, 1) : IR_DT_FLOAT;
+    if (in_list(op, same_as_input0)) {
+        uint32_t i;
+        /* variadic ops (Concat, Sum, Max...): the first input whose type is known */
+        for (i = 0; i < n->n_inputs; i++)
+            if (in_dtype(n, i))
+                return in_dtype(n, i);
+    }
+    return 0;
+}
+
+/* ---- constants ---- */
+
+static void constant_fact(const ir_node *n, ir_fact *f)
+{
+    uint32_t i;
+    f->is_const = 1;
+    for (i = 0; i < n->n_attrs; i++) {
+        const ir_attr *a = &n->attrs[i];
+        if (strcmp(a->name, "value") == 0 && a->n_tensors) {
+            f->dtype = a->tensors[0].dtype;
+            f->rank = (int32_t)a->tensors[0].ndims;
+            f->value = &a->tensors[0];
+        } else if (strcmp(a->name, "value_float") == 0) {
+            f->dtype = IR_DT_FLOAT;
+            f->rank = 0;
+        } else if (strcmp(a->name, "value_floats") == 0) {
+            f->dtype = IR_DT_FLOAT;
+            f->rank = 1;
+        } else if (strcmp(a->name, "value_int") == 0) {
+            f->dtype = IR_DT_INT64;
+            f->rank = 0;
+        } else if (strcmp(a->name, "value_ints") == 0) {
+            f->dtype = IR_DT_INT64;
+            f->rank = 1;
+        } else if (strcmp(a->name, "value_string") == 0 || strcmp(a->name, "value_strings") == 0) {
+            f->dtype = IR_DT_STRING;
+            f->rank = a->name[12] == 's' ? 1 : 0;
+        }
+    }
+}
+
+/* ---- graphs ---- */
+
+static int infer_graph(infer *in, ir_graph *g, scope *parent);
+
+static int infer_node(infer *in, ir_node *n, scope *s)
+{
+    uint32_t i, a;
+    size_t k;
+    if ((n->n_inputs && !(n->in_facts = om_arena_array(&in->m->arena, n->n_inputs, sizeof(ir_fact)))) ||
+        (n->n_outputs && !(n->out_facts = om_arena_array(&in->m->arena, n->n_outputs, sizeof(ir_fact)))))
+        return om_fail_mem(in->err, &in->m->mem, in->m->name);
+    for (i = 0; i < n->n_inputs; i++) {
+        const ir_fact *f = n->inputs[i][0] ? lookup(s, n->inputs[i]) : NULL;
+        n->in_facts[i].rank = -1;
+        if (f)
+            n->in_facts[i] = *f;
+    }
+    for (i = 0; i < n->n_outputs; i++) {
+        ir_fact *o = &n->out_facts[i];
+        const ir_fact *declared = lookup(s, n->outputs[i]);
+        o->rank = -1;
+        if (n->out_types && n->out_types[i].kind == IR_TYPE_TENSOR)
+            *o = from_type(&n->out_types[i]);
+        if (i == 0 && strcmp(n->domain, "ai.onnx") == 0) {
+            if (strcmp(n->op, "Constant") == 0) {
+                constant_fact(n, o);
+            } else if (strcmp(n->op, "ConstantOfShape") == 0) {
+                const ir_attr *v = ir_node_attr(n, "value");
+                o->is_const = 1;
+                o->dtype = v && v->n_tensors ? v->tensors[0].dtype : IR_DT_FLOAT;
+            } else if (strcmp(n->op, "Shape") == 0) {
+                o->rank = 1;
+            } else if (strcmp(n->op, "Size") == 0) {
+                o->rank = 0;
+            }
+        }
+        if (!o->dtype)
+            o->dtype = om_values_rule_dtype(n, i);
+        if (declared) {
+            if (declared->dtype)
+                o->dtype = declared->dtype;
+            if (declared->rank >= 0)
+                o->rank = declared->rank;
+        }
+        define(s, n->outputs[i], o);
+    }
+    for (a = 0; a < n->n_attrs; a++)
+        for (k = 0; k < n->attrs[a].n_graphs; k++) {
+            int rc = infer_graph(in, n->attrs[a].graphs[k], s);
+            if (rc)
+                return rc;
+        }
+    return OPMAP_OK;
+}
+
+static int infer_graph(infer *in, ir_graph *g, scope *parent)
+{
+    scope s;
+    size_t i, values = g->n_inputs + g->n_outputs + g->n_value_info + g->n_inits;
+    int rc = OPMAP_OK;
+    for (i = 0; i < g->n_nodes; i++)
+        values += g->nodes[i].n_outputs;
+    if (!scope_init(in, &s, parent, values)) {
+        scope_free(in, &s);
+        return om_fail_mem(in->err, &in->m->mem, in->m->name);
+    }
+    for (i = 0; i < g->n_inputs; i++) {
+        ir_fact f = from_type(&g->inputs[i].type);
+        define(&s, g->inputs[i].name, &f);
+    }
+    for (i = 0; i < g->n_inits; i++) {
+        ir_fact f;
+        f.dtype = g->inits[i].dtype;
+        f.rank = (int32_t)g->inits[i].ndims;
+        f.is_const = 1;
+        f.value = &g->inits[i];
+        define(&s, g->inits[i].name, &f);
+    }
+    for (i = 0; i < g->n_value_info; i++) {
+        ir_fact f = from_type(&g->value_info[i].type);
+        define(&s, g->value_info[i].name, &f);
+    }
+    for (i = 0; i < g->n_outputs; i++) {
+        ir_fact f = from_type(&g->outputs[i].type);
+        define(&s, g->outputs[i].name, &f);
+    }
+    for (i = 0; i < g->n_nodes && rc == OPMAP_OK; i++)
+        rc = infer_node(in, &g->nodes[i], &s);
+    scope_free(in, &s);
+    return rc;
+}
+
+int om_values_infer(ir_model *m, opmap_error *err)
+{
+    infer in;
+    size_t i;
+    int rc = OPMAP_OK;
+    in.m = m;
+    in.err = err;
+    if (m->main)
+        rc = infer_graph(&in, m->main, NULL);
+    for (i = 0; rc == OPMAP_OK && i < m->n_extra; i++)
+        rc = infer_graph(&in, m->extra_graphs[i], NULL);
+    /* function bodies know nothing of their callers: only what they declare or compute */
+    for (i = 0; rc == OPMAP_OK && i < m->n_functions; i++)
+        rc = infer_graph(&in, &m->functions[i].body, NULL);
+    return rc;
+}

@@ -1,0 +1,153 @@
+/*
+ * scan/risks.c - model-level risks from the seed guides: dynamic dimensions (each new
+ * shape recompiles the graph), dtypes Ascend largely lacks (float64, complex, uint64),
+ * random ops in an inference graph, precision and inf/nan differences.
+ *
+ * Risks repeat across instances, so each distinct message is kept once with its first
+ * place; at most OM_MAX_RISKS are kept and the rest counted.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "scan_internal.h"
+
+static int add(opmap_result *res, const char *kind, int level, const char *message,
+               const char *where)
+{
+    om_risk *r;
+    size_t i;
+    for (i = 0; i < res->risks.len; i++) {
+        r = &OM_VEC_AT(&res->risks, om_risk, i);
+        if (strcmp(r->kind, kind) == 0 && strcmp(r->message, message) == 0)
+            return OPMAP_OK;
+    }
+    if (res->risks.len >= OM_MAX_RISKS) {
+        res->risks_dropped++;
+        return OPMAP_OK;
+    }
+    if (!(r = om_vec_push(&res->risks, &res->mem)) ||
+        !(r->message = om_arena_strdup(&res->arena, message)) ||
+        !(r->where = om_arena_strdup(&res->arena, where)))
+        return OPMAP_ENOMEM;
+    r->kind = kind; /* constant strings */
+    r->level = level;
+    return OPMAP_OK;
+}
+
+static int risky_dtype(int dt)
+{
+    return dt == IR_DT_DOUBLE || dt == IR_DT_COMPLEX64 || dt == IR_DT_COMPLEX128 ||
+           dt == IR_DT_UINT64;
+}
+
+int om_risks_model(opmap_result *res)
+{
+    size_t i;
+    char msg[512], where[300];
+    for (i = 0; i < res->n_inputs; i++) {
+        const ir_value *v = &res->inputs[i];
+        int32_t d;
+        size_t used = 0;
+        int dynamic = 0, rc;
+        used += (size_t)snprintf(msg, sizeof(msg), "input '%.100s' has dynamic dimensions [",
+                                 v->name);
+        for (d = 0; d < v->type.rank && used < sizeof(msg) - 40; d++) {
+            const ir_dim *dim = &v->type.dims[d];
+            if (dim->param || dim->value < 0)
+                dynamic = 1;
+            used += (size_t)snprintf(msg + used, sizeof(msg) - used, "%s%.40s", d ? ", " : "",
+                                     dim->param ? dim->param : dim->value < 0 ? "?" : "");
+            if (!dim->param && dim->value >= 0)
+                used += (size_t)snprintf(msg + used, sizeof(msg) - used, "%lld",
+                                         (long long)dim->value);
+        }
+        snprintf(where, sizeof(where), "main/inputs/%.200s", v->name);
+        if (dynamic) {
+            snprintf(msg + used, sizeof(msg) - used,
+                     "]: every new shape recompiles the graph on Ascend; fix them, or bucket "
+                     "the shapes");
+            if ((rc = add(res, "dynamic_shape", OPMAP_DIAG_WARNING, msg, where)))
+                return rc;
+        }
+        if (risky_dtype(v->type.elem)) {
+            snprintf(msg, sizeof(msg), "input '%.100s' is %s: Ascend largely lacks %s kernels; "
+                     "feed float32/int64 instead", v->name, ir_dtype_name(v->type.elem),
+                     ir_dtype_name(v->type.elem));
+            if ((rc = add(res, "dtype", OPMAP_DIAG_WARNING, msg, where)))
+                return rc;
+        }
+    }
+    return OPMAP_OK;
+}
+
+int om_risks_instance(opmap_result *res, const opmap_op *op, const om_visit *v)
+{
+    const ir_node *n = v->node;
+    char msg[512];
+    uint32_t i;
+    int rc;
+    for (i = 0; n->out_facts && i < n->n_outputs; i++) {
+        int dt = n->out_facts[i].dtype;
+        if (!risky_dtype(dt))
+            continue;
+        snprintf(msg, sizeof(msg), "%s::%s produces %s: Ascend largely lacks %s kernels; keep "
+                 "the model in float32", op->domain, op->name, ir_dtype_name(dt),
+                 ir_dtype_name(dt));
+        if ((rc = add(res, "dtype", OPMAP_DIAG_WARNING, msg, v->path)))
+            return rc;
+    }
+    if (strcmp(n->domain, "ai.onnx") == 0 && strcmp(n->op, "Reshape") == 0 && n->n_inputs > 1 &&
+        n->in_facts && n->in_facts[1].value && n->in_facts[1].value->values) {
+        const ir_tensor *t = n->in_facts[1].value;
+        size_t used = 0;
+        int inferred = 0;
+        used = (size_t)snprintf(msg, sizeof(msg), "Reshape target [");
+        for (i = 0; i < t->n_values && used < sizeof(msg) - 100; i++) {
+            inferred |= t->values[i] == -1;
+            used += (size_t)snprintf(msg + used, sizeof(msg) - used, "%s%.0f", i ? ", " : "",
+                                     t->values[i]);
+        }
+        if (inferred) {
+            snprintf(msg + used, sizeof(msg) - used,
+                     "] leaves a dimension to be inferred at run time");
+            if ((rc = add(res, "dynamic_shape", OPMAP_DIAG_INFO, msg, v->path)))
+                return rc;
+        }
+    }
+    return OPMAP_OK;
+}
+
+static const struct {
+    unsigned flag;
+    const char *kind;
+    const char *what;
+} flag_risks[] = {
+    { OPMAP_FLAG_RNG, "rng", "random streams differ from CUDA's; an inference graph should "
+                             "not hold it (export in eval mode)" },
+    { OPMAP_FLAG_INF_NAN, "inf_nan", "inf/nan semantics differ on Ascend" },
+    { OPMAP_FLAG_PRECISION, "precision", "results may differ numerically on Ascend (see its "
+                                         "reasons and notes)" },
+    { OPMAP_FLAG_NONDETERMINISTIC, "nondeterministic", "not bit-reproducible run to run on "
+                                                       "Ascend" },
+    { OPMAP_FLAG_DYNAMIC_SHAPE, "dynamic_shape", "shape changes recompile the graph" },
+};
+
+int om_risks_flags(opmap_result *res)
+{
+    size_t i, k;
+    char msg[512];
+    int rc;
+    for (i = 0; i < res->n_ops; i++) {
+        const opmap_op *op = res->ops[i];
+        for (k = 0; k < sizeof(flag_risks) / sizeof(flag_risks[0]); k++) {
+            if (!(op->flags & flag_risks[k].flag))
+                continue;
+            snprintf(msg, sizeof(msg), "%s::%s (%llu instances): %s", op->domain, op->name,
+                     (unsigned long long)op->instances, flag_risks[k].what);
+            if ((rc = add(res, flag_risks[k].kind, OPMAP_DIAG_WARNING, msg,
+                          op->n_paths ? op->paths[0] : "")))
+                return rc;
+        }
+    }
+    return OPMAP_OK;
+}

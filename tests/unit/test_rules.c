@@ -1,0 +1,489 @@
+/*
+ * tests/unit/test_rules.c - rule evaluation: each constraint kind with its reason and the
+ * actual value, ONNX defaults, dtype inference, per-chip answers, NPU segments and
+ * model-level risks.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <opmap/opmap.h>
+
+#include "../../src/api/model_internal.h"
+#include "../support/onnx_build.h"
+
+static const char table_yaml[] =
+    "schema: 1\n"
+    "about: {socs: [chip_a, chip_b, chip_c], default_soc: chip_a}\n"
+    "sources:\n  - {id: s}\n"
+    "ops:\n"
+    "  - domain: ai.onnx\n    op: Resize\n    since: 11\n    status: full\n    sources: [s]\n"
+    "    constraints:\n"
+    "      - {when: {attr: mode, default: nearest, in: [cubic]}, then: rewrite, socs: [chip_b],\n"
+    "         message: cubic unsupported}\n"
+    "      - {when: {attr: mode, default: nearest, in: [linear]}, flag: precision,\n"
+    "         message: linear may drift}\n"
+    "      - {when: {input: 2, is: not_constant}, then: partial, message: scales must be constant}\n"
+    "  - domain: ai.onnx\n    op: AveragePool\n    since: 11\n    status: full\n    sources: [s]\n"
+    "    ascend: {engine: ai_core}\n"
+    "    constraints:\n"
+    "      - {when: {attr: kernel_shape, gt: 255}, then: partial, flag: performance,\n"
+    "         message: big kernels run on AI CPU}\n"
+    "      - {when: {attr: count_include_pad, default: 0, ne: 0}, then: partial, message: cip}\n"
+    "  - domain: ai.onnx\n    op: LayerNormalization\n    since: 17\n    status: full\n"
+    "    sources: [s]\n"
+    "    constraints:\n"
+    "      - {when: {attr: epsilon, default: 1.0e-05, lt: 1.0e-05}, then: partial,\n"
+    "         flag: precision, message: eps too small}\n"
+    "  - domain: ai.onnx\n    op: MatMul\n    since: 13\n    status: full\n    sources: [s]\n"
+    "    constraints:\n"
+    "      - {when: {input: 0, rank: {gt: 6}}, then: rewrite, message: rank over 6}\n"
+    "      - {when: {input: 0, dtype: {in: [float64]}}, then: partial, message: no float64}\n"
+    "    socs:\n"
+    "      chip_a: {status: full, dtypes: [float16, float32]}\n"
+    "      chip_b: {status: full, dtypes: [float16]}\n"
+    "      chip_c: {status: unknown, note: nobody says}\n"
+    "  - {domain: ai.onnx, op: Relu, since: 14, status: full, sources: [s]}\n"
+    "  - {domain: ai.onnx, op: Cast, since: 13, status: full, sources: [s]}\n"
+    "  - {domain: ai.onnx, op: Shape, since: 15, status: full, sources: [s]}\n"
+    "  - {domain: ai.onnx, op: Reshape, since: 14, status: full, sources: [s]}\n"
+    "  - {domain: ai.onnx, op: Constant, since: 13, status: structural, sources: [s]}\n"
+    "  - {domain: ai.onnx, op: NonZero, since: 13, status: full, sources: [s],\n"
+    "     ascend: {engine: ai_cpu}}\n"
+    "  - {domain: ai.onnx, op: Loop, since: 16, status: full, sources: [s], ascend: {engine: host}}\n"
+    "  - {domain: ai.onnx, op: Dropout, since: 13, status: full, sources: [s], flags: [rng]}\n";
+
+typedef struct fixture {
+    opmap_ctx *ctx;
+    opmap_table *table;
+} fixture;
+
+static int setup(void **state)
+{
+    static fixture f;
+    opmap_error err;
+    if (opmap_ctx_new(&f.ctx, NULL, NULL) != OPMAP_OK)
+        return -1;
+    if (opmap_table_load_memory(&f.table, f.ctx, table_yaml, sizeof(table_yaml) - 1, "t", &err)) {
+        fprintf(stderr, "table: %u:%u: %s\n", err.line, err.column, err.message);
+        return -1;
+    }
+    *state = &f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    opmap_table_free(f->table);
+    opmap_ctx_free(f->ctx);
+    return 0;
+}
+
+static opmap_result *scan_model(fixture *f, mb *b, Onnx__ModelProto *m, const char *soc,
+                                opmap_model **model_out)
+{
+    size_t len;
+    const uint8_t *buf = mb_pack(b, m, &len);
+    opmap_model *model;
+    opmap_result *res;
+    opmap_scan_options opts = OPMAP_SCAN_OPTIONS_INIT;
+    opmap_error err;
+    opts.soc = soc;
+    if (opmap_model_open_memory(&model, f->ctx, buf, len, "m.onnx", &err) != OPMAP_OK)
+        fail_msg("open: %s", err.message);
+    if (opmap_scan(&res, f->ctx, model, f->table, &opts, &err) != OPMAP_OK)
+        fail_msg("scan: %s", err.message);
+    if (model_out)
+        *model_out = model;
+    else
+        opmap_model_free(model);
+    return res;
+}
+
+static const opmap_op *find_op(const opmap_result *res, const char *name)
+{
+    size_t i;
+    for (i = 0; i < opmap_result_op_count(res); i++)
+        if (strcmp(opmap_op_name(opmap_result_op(res, i)), name) == 0)
+            return opmap_result_op(res, i);
+    fail_msg("no operator %s in the result", name);
+    return NULL;
+}
+
+/* The reason whose message contains `needle`, or a failure. */
+static opmap_reason find_reason(const opmap_op *op, const char *needle)
+{
+    opmap_reason r;
+    size_t i;
+    for (i = 0; i < opmap_op_reason_count(op); i++) {
+        opmap_op_reason(op, i, &r);
+        if (strstr(r.message, needle))
+            return r;
+    }
+    fail_msg("%s has no reason containing '%s'", opmap_op_name(op), needle);
+    memset(&r, 0, sizeof(r));
+    return r;
+}
+
+static Onnx__ModelProto *model17(mb *b, Onnx__GraphProto *g)
+{
+    Onnx__ModelProto *m = mb_model(b, g, 8);
+    mb_opset(b, m, "", 17);
+    return m;
+}
+
+/* ---- constraint kinds ---- */
+
+static void test_rules__attribute_in_set_per_chip(void **state)
+{
+    fixture *f = *state;
+    mb b;
+    Onnx__GraphProto *g;
+    Onnx__NodeProto *n;
+    opmap_result *res;
+    const opmap_op *op;
+    opmap_reason r;
+    int64_t dims[1] = { 4 };
+
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    mb_initializer(&b, g, mb_tensor_raw(&b, "scales", dims, 1, 16));
+    n = mb_node(&b, g, "Resize", NULL, "up", (const char *const[]){ "x", "", "scales", NULL }, NULL);
+    mb_attr_string(&b, n, "mode", "cubic");
+    res = scan_model(f, &b, model17(&b, g), "all", NULL);
+    op = find_op(res, "Resize");
+    assert_int_equal(opmap_result_chip_count(res), 3);
+    assert_int_equal(opmap_op_chip_status(op, 0), OPMAP_OP_FULL);    /* chip_a */
+    assert_int_equal(opmap_op_chip_status(op, 1), OPMAP_OP_REWRITE); /* chip_b: the constraint */
+    assert_int_equal(opmap_op_status(op), OPMAP_OP_REWRITE);         /* worst over chips */
+    r = find_reason(op, "cubic unsupported");
+    assert_string_equal(r.value, "mode=cubic");
+    assert_int_equal(r.status, OPMAP_OP_REWRITE);
+    assert_int_equal(r.chips, 1u << 1);
+    assert_string_equal(r.example, "main/up");
+    opmap_result_free(res);
+
+    /* the default chip alone does not see chip_b's constraint */
+    res = scan_model(f, &b, model17(&b, g), NULL, NULL);
+    op = find_op(res, "Resize");
+    assert_int_equal(opmap_result_chip_count(res), 1);
+    assert_string_equal(opmap_result_chip(res, 0), "chip_a");
+    assert_int_equal(opmap_op_status(op), OPMAP_OP_FULL);
+    assert_int_equal(opmap_op_reason_count(op), 0);
+    opmap_result_free(res);
+    mb_free(&b);
+}
+
+static void test_rules__defaults_and_flags(void **state)
+{
+    fixture *f = *state;
+    mb b;
+    Onnx__GraphProto *g;
+    Onnx__NodeProto *n;
+    opmap_result *res;
+    const opmap_op *op;
+    opmap_reason r;
+
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    /* no mode attribute: ONNX's default (nearest) applies, nothing fires */
+    mb_node(&b, g, "Resize", NULL, "plain", (const char *const[]){ "x", "", "s", NULL }, NULL);
+    n = mb_node(&b, g, "Resize", NULL, "lin", (const char *const[]){ "x", "", "s", NULL }, NULL);
+    mb_attr_string(&b, n, "mode", "linear");
+    /* LayerNormalization without epsilon: the default 1e-5 is not < 1e-5 */
+    mb_node(&b, g, "LayerNormalization", NULL, "ln_default", NULL, NULL);
+    n = mb_node(&b, g, "LayerNormalization", NULL, "ln_small", NULL, NULL);
+    mb_attr_float(&b, n, "epsilon", 1e-6f);
+    res = scan_model(f, &b, model17(&b, g), NULL, NULL);
+
+    op = find_op(res, "Resize");
+    r = find_reason(op, "linear may drift");
+    assert_string_equal(r.value, "mode=linear");
+    assert_int_equal(r.status, -1);          /* a flag, no status change */
+    assert_int_equal(r.flag, OPMAP_FLAG_PRECISION);
+    assert_int_equal(r.instances, 1);
+    assert_true(opmap_op_flags(op) & OPMAP_FLAG_PRECISION);
+    /* scales ("s") is a graph input, not a constant: both instances */
+    r = find_reason(op, "scales must be constant");
+    assert_string_equal(r.value, "input 2 is not constant");
+    assert_int_equal(r.instances, 2);
+    assert_int_equal(opmap_op_status(op), OPMAP_OP_PARTIAL);
+
+    op = find_op(res, "LayerNormalization");
+    r = find_reason(op, "eps too small");
+    assert_int_equal(r.instances, 1);
+    assert_string_equal(r.example, "main/ln_small");
+    assert_non_null(strstr(r.value, "epsilon=1e-06"));
+    assert_int_equal(opmap_op_status(op), OPMAP_OP_PARTIAL);
+    opmap_result_free(res);
+    mb_free(&b);
+}
+
+static void test_rules__list_attributes_and_ordering(void **state)
+{
+    fixture *f = *state;
+    mb b;
+    Onnx__GraphProto *g;
+    Onnx__NodeProto *n;
+    opmap_result *res;
+    const opmap_op *op;
+    opmap_reason r;
+
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    n = mb_node(&b, g, "AveragePool", NULL, "small", NULL, NULL);
+    mb_attr_ints(&b, n, "kernel_shape", (const int64_t[]){ 3, 3 }, 2);
+    n = mb_node(&b, g, "AveragePool", NULL, "big", NULL, NULL);
+    mb_attr_ints(&b, n, "kernel_shape", (const int64_t[]){ 3, 300 }, 2);
+    mb_attr_int(&b, n, "count_include_pad", 1);
+    res = scan_model(f, &b, model17(&b, g), NULL, NULL);
+    op = find_op(res, "AveragePool");
+    r = find_reason(op, "big kernels");
+    assert_string_equal(r.value, "kernel_shape=[3, 300]"); /* any element > 255 */
+    assert_int_equal(r.instances, 1);
+    assert_int_equal(r.flag, OPMAP_FLAG_PERFORMANCE);
+    r = find_reason(op, "cip");
+    assert_string_equal(r.value, "count_include_pad=1");
+    assert_int_equal(opmap_op_reason_count(op), 2);
+    assert_int_equal(opmap_op_status(op), OPMAP_OP_PARTIAL);
+    opmap_result_free(res);
+    mb_free(&b);
+}
+
+/* ---- dtypes, ranks, chips ---- */
+
+static void test_rules__rank_and_dtype_from_inference(void **state)
+{
+    fixture *f = *state;
+    mb b;
+    Onnx__GraphProto *g;
+    Onnx__NodeProto *n;
+    opmap_result *res;
+    const opmap_op *op;
+    opmap_reason r;
+    int64_t d7[7] = { 1, 1, 1, 1, 1, 2, 2 }, d2[2] = { 2, 2 };
+
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    mb_input(&b, g, "x7", 1, d7, NULL, 7);          /* float32, rank 7 */
+    mb_input(&b, g, "x2", 1, d2, NULL, 2);
+    mb_node(&b, g, "MatMul", NULL, "mm7", (const char *const[]){ "x7", "x7", NULL },
+            (const char *const[]){ "y7", NULL });
+    n = mb_node(&b, g, "Cast", NULL, "to_double", (const char *const[]){ "x2", NULL },
+                (const char *const[]){ "d", NULL });
+    mb_attr_int(&b, n, "to", 11);
+    mb_node(&b, g, "MatMul", NULL, "mm_double", (const char *const[]){ "d", "d", NULL },
+            (const char *const[]){ "y2", NULL });
+    res = scan_model(f, &b, model17(&b, g), "all", NULL);
+    op = find_op(res, "MatMul");
+    r = find_reason(op, "rank over 6");
+    assert_string_equal(r.value, "rank(input 0)=7");
+    assert_string_equal(r.example, "main/mm7");
+    r = find_reason(op, "no float64");        /* Cast's `to` gave the dtype */
+    assert_string_equal(r.value, "dtype(input 0)=float64");
+    assert_string_equal(r.example, "main/mm_double");
+    /* chip_c is unknown and says so */
+    r = find_reason(op, "nobody says");
+    assert_int_equal(r.chips, 1u << 2);
+    assert_true(opmap_op_chip_unknown(op, 2));
+    assert_false(opmap_op_chip_unknown(op, 0));
+    assert_int_equal(opmap_op_status(op), OPMAP_OP_REWRITE);
+    opmap_result_free(res);
+    mb_free(&b);
+}
+
+static void test_rules__dtype_differs_by_chip(void **state)
+{
+    fixture *f = *state;
+    mb b;
+    Onnx__GraphProto *g;
+    opmap_result *res;
+    const opmap_op *op;
+    int64_t d2[2] = { 2, 2 };
+
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    mb_input(&b, g, "x", 1, d2, NULL, 2); /* float32: chip_a takes it, chip_b does not */
+    mb_node(&b, g, "MatMul", NULL, "mm", (const char *const[]){ "x", "x", NULL }, NULL);
+    res = scan_model(f, &b, model17(&b, g), "chip_a", NULL);
+    assert_int_equal(opmap_op_status(find_op(res, "MatMul")), OPMAP_OP_FULL);
+    opmap_result_free(res);
+    res = scan_model(f, &b, model17(&b, g), "chip_b", NULL);
+    op = find_op(res, "MatMul");
+    assert_int_equal(opmap_op_status(op), OPMAP_OP_PARTIAL);
+    assert_string_equal(find_reason(op, "not among the dtypes").value, "dtype(input 0)=float32");
+    opmap_result_free(res);
+    mb_free(&b);
+}
+
+static void test_rules__dtype_inference_rules(void **state)
+{
+    fixture *f = *state;
+    mb b;
+    Onnx__GraphProto *g, *then_g;
+    Onnx__NodeProto *n;
+    opmap_model *model;
+    opmap_result *res;
+    const ir_graph *mg, *tg;
+    int64_t d2[2] = { 2, 3 };
+
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    mb_input(&b, g, "x", 10, d2, NULL, 2);                     /* float16 */
+    mb_node(&b, g, "Relu", NULL, "r", (const char *const[]){ "x", NULL },
+            (const char *const[]){ "a", NULL });              /* keeps float16 */
+    mb_node(&b, g, "Greater", NULL, "cmp", (const char *const[]){ "a", "x", NULL },
+            (const char *const[]){ "c", NULL });              /* bool */
+    mb_node(&b, g, "Shape", NULL, "shp", (const char *const[]){ "a", NULL },
+            (const char *const[]){ "s", NULL });              /* int64, rank 1 */
+    mb_node(&b, g, "ArgMax", NULL, "am", (const char *const[]){ "a", NULL },
+            (const char *const[]){ "i", NULL });              /* int64 */
+    mb_node(&b, g, "MyOp", "custom", "mine", (const char *const[]){ "a", NULL },
+            (const char *const[]){ "u", NULL });              /* unknown: never guessed */
+    n = mb_node(&b, g, "Constant", NULL, "k", NULL, (const char *const[]){ "kk", NULL });
+    mb_attr_tensor(&b, n, "value", mb_tensor_raw(&b, "kv", d2, 2, 24));
+    then_g = mb_graph(&b, "then");
+    mb_node(&b, then_g, "Relu", NULL, "inner", (const char *const[]){ "c", NULL },
+            (const char *const[]){ "z", NULL });              /* outer value, bool */
+    n = mb_node(&b, g, "If", NULL, "if", (const char *const[]){ "c", NULL }, NULL);
+    mb_attr_graph(&b, n, "then_branch", then_g);
+    res = scan_model(f, &b, model17(&b, g), NULL, &model);
+
+    mg = model->ir.main;
+    assert_int_equal(mg->nodes[0].in_facts[0].dtype, 10);
+    assert_int_equal(mg->nodes[0].in_facts[0].rank, 2);
+    assert_int_equal(mg->nodes[0].out_facts[0].dtype, 10);
+    assert_int_equal(mg->nodes[1].out_facts[0].dtype, 9);
+    assert_int_equal(mg->nodes[2].out_facts[0].dtype, 7);
+    assert_int_equal(mg->nodes[2].out_facts[0].rank, 1);
+    assert_int_equal(mg->nodes[3].out_facts[0].dtype, 7);
+    assert_int_equal(mg->nodes[4].out_facts[0].dtype, 0);
+    assert_int_equal(mg->nodes[5].out_facts[0].dtype, 1);
+    assert_true(mg->nodes[5].out_facts[0].is_const);
+    assert_int_equal(mg->nodes[5].out_facts[0].rank, 2);
+    tg = mg->nodes[6].attrs[0].graphs[0];
+    assert_int_equal(tg->nodes[0].in_facts[0].dtype, 9);    /* seen through the subgraph */
+    assert_false(mg->nodes[0].in_facts[0].is_const);
+    opmap_result_free(res);
+    opmap_model_free(model);
+    mb_free(&b);
+}
+
+/* ---- segments ---- */
+
+static void test_rules__segments_split_at_breakers(void **state)
+{
+    fixture *f = *state;
+    mb b;
+    Onnx__GraphProto *g, *body;
+    Onnx__NodeProto *loop;
+    opmap_result *res;
+    opmap_segments s;
+    const char *node, *op, *why;
+
+    mb_init(&b);
+    body = mb_graph(&b, "body");
+    mb_node(&b, body, "Relu", NULL, "b1", NULL, NULL);
+    mb_node(&b, body, "NonZero", NULL, "b2", NULL, NULL);   /* AI CPU: breaks the body */
+    mb_node(&b, body, "Relu", NULL, "b3", NULL, NULL);
+    g = mb_graph(&b, "g");
+    mb_node(&b, g, "Relu", NULL, "r1", NULL, NULL);
+    mb_node(&b, g, "Constant", NULL, "k", NULL, NULL);     /* structural: joins the run */
+    mb_node(&b, g, "Relu", NULL, "r2", NULL, NULL);
+    mb_node(&b, g, "Unknown", "x.y", "u", NULL, NULL);     /* unmapped: breaks */
+    mb_node(&b, g, "Relu", NULL, "r3", NULL, NULL);
+    loop = mb_node(&b, g, "Loop", NULL, "loop", NULL, NULL); /* host: breaks */
+    mb_attr_graph(&b, loop, "body", body);
+    mb_node(&b, g, "Relu", NULL, "r4", NULL, NULL);
+    res = scan_model(f, &b, model17(&b, g), NULL, NULL);
+    opmap_result_segments(res, &s);
+    /* main: [r1 k r2] u [r3] loop [r4] = 3 segments, 4 transitions;
+       body: [b1] b2 [b3] = 2 segments, 2 transitions */
+    assert_int_equal(s.segments, 5);
+    assert_int_equal(s.transitions, 6);
+    assert_int_equal(s.largest, 2);
+    assert_int_equal(s.npu_nodes, 6);
+    assert_int_equal(s.nodes, 10);
+    assert_int_equal(s.breakers, 3);
+    assert_int_equal(opmap_result_breaker(res, 0, &node, &op, &why), OPMAP_OK);
+    assert_string_equal(node, "main/u");
+    assert_string_equal(op, "x.y::Unknown");
+    assert_non_null(strstr(why, "unmapped"));
+    opmap_result_breaker(res, 1, &node, &op, &why);
+    assert_string_equal(node, "main/loop");
+    assert_non_null(strstr(why, "host"));
+    opmap_result_breaker(res, 2, &node, &op, &why);
+    assert_string_equal(node, "main/loop/body/b2"); /* the split inside the body */
+    assert_non_null(strstr(why, "AI CPU"));
+    opmap_result_free(res);
+    mb_free(&b);
+}
+
+/* ---- model-level risks ---- */
+
+static int has_risk(const opmap_result *res, const char *kind, const char *needle,
+                    const char *where)
+{
+    size_t i;
+    for (i = 0; i < opmap_result_risk_count(res); i++) {
+        const char *k, *m, *w;
+        opmap_result_risk(res, i, &k, &m, &w);
+        if (strcmp(k, kind) == 0 && strstr(m, needle) && (!where || strcmp(w, where) == 0))
+            return 1;
+    }
+    return 0;
+}
+
+static void test_rules__model_risks(void **state)
+{
+    fixture *f = *state;
+    mb b;
+    Onnx__GraphProto *g;
+    Onnx__NodeProto *n;
+    opmap_result *res;
+    Onnx__TensorProto *target;
+    int64_t dims[2] = { -1, 3 }, one[1] = { 2 };
+
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    mb_input(&b, g, "x", 1, dims, (const char *const[]){ "batch", NULL }, 2);
+    target = mb_tensor_raw(&b, "shape", one, 1, 16);
+    target->data_type = 7; /* int64 [-1, 12] */
+    memcpy(target->raw_data.data, (const int64_t[]){ -1, 12 }, 16);
+    mb_initializer(&b, g, target);
+    mb_node(&b, g, "Reshape", NULL, "flat", (const char *const[]){ "x", "shape", NULL },
+            (const char *const[]){ "y", NULL });
+    n = mb_node(&b, g, "Cast", NULL, "up", (const char *const[]){ "y", NULL },
+                (const char *const[]){ "z", NULL });
+    mb_attr_int(&b, n, "to", 11);
+    mb_node(&b, g, "Dropout", NULL, "drop", (const char *const[]){ "z", NULL }, NULL);
+    res = scan_model(f, &b, model17(&b, g), NULL, NULL);
+    assert_true(has_risk(res, "dynamic_shape", "input 'x' has dynamic dimensions [batch, 3]",
+                         "main/inputs/x"));
+    assert_true(has_risk(res, "dynamic_shape", "Reshape target [-1, 12]", "main/flat"));
+    assert_true(has_risk(res, "dtype", "ai.onnx::Cast produces float64", "main/up"));
+    assert_true(has_risk(res, "rng", "ai.onnx::Dropout (1 instances)", "main/drop"));
+    assert_false(has_risk(res, "inf_nan", "", NULL));
+    opmap_result_free(res);
+    mb_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rules__attribute_in_set_per_chip),
+        cmocka_unit_test(test_rules__defaults_and_flags),
+        cmocka_unit_test(test_rules__list_attributes_and_ordering),
+        cmocka_unit_test(test_rules__rank_and_dtype_from_inference),
+        cmocka_unit_test(test_rules__dtype_differs_by_chip),
+        cmocka_unit_test(test_rules__dtype_inference_rules),
+        cmocka_unit_test(test_rules__segments_split_at_breakers),
+        cmocka_unit_test(test_rules__model_risks),
+    };
+    return cmocka_run_group_tests_name("rules", tests, setup, teardown);
+}
