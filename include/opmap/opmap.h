@@ -39,5 +39,6 @@
 #include "table.h"
 #include "scan.h"
 #include "report.h"
+#include "policy.h"
 
 #endif /* OPMAP_OPMAP_H */

@@ -1,7 +1,8 @@
 /*
  * opmap/report.h - writing reports from one or more scan results.
  *
- * Reports are written through a callback; the library never opens output files. Every
+ * Reports are written through a callback, into memory (opmap_report_write_memory) or into a
+ * file the caller names (opmap_report_write_file); the library writes no other file. Every
  * string that comes from a model is escaped for the format it lands in. Output is
  * deterministic: no timestamps, stable ordering.
  */
@@ -15,11 +16,20 @@
 
 OPMAP_BEGIN_DECL
 
-/** Report formats. */
+struct opmap_policy;
+
+/** Report formats (docs/reports.md). */
 typedef enum opmap_report_format {
-    OPMAP_REPORT_TEXT = 0,  /**< a terminal summary */
-    OPMAP_REPORT_JSON = 1   /**< the versioned JSON document (docs/report-json.md) */
+    OPMAP_REPORT_TEXT = 0,     /**< a terminal summary */
+    OPMAP_REPORT_JSON = 1,     /**< the versioned JSON document (docs/report-json.md) */
+    OPMAP_REPORT_HTML = 2,     /**< one self-contained page: charts, a sortable table */
+    OPMAP_REPORT_MARKDOWN = 3, /**< for a pull-request comment */
+    OPMAP_REPORT_CSV = 4,      /**< one row per operator, for spreadsheets */
+    OPMAP_REPORT_SARIF = 5,    /**< SARIF 2.1.0, for code-scanning dashboards */
+    OPMAP_REPORT_JUNIT = 6     /**< JUnit XML, one test case per distinct operator */
 } opmap_report_format;
+
+#define OPMAP_REPORT_FORMAT_COUNT 7
 
 /** The JSON report's schema identifier, written as its top-level "schema" member. */
 #define OPMAP_REPORT_JSON_SCHEMA "opmap-report/2"
@@ -36,20 +46,83 @@ enum {
  */
 typedef int (*opmap_write_fn)(void *payload, const void *data, size_t size);
 
+#define OPMAP_REPORT_OPTIONS_VERSION 1
+
+/** Options for opmap_report_write(); initialise with OPMAP_REPORT_OPTIONS_INIT. */
+typedef struct opmap_report_options {
+    unsigned version;          /**< OPMAP_REPORT_OPTIONS_VERSION */
+    unsigned flags;            /**< OPMAP_REPORT_* flags */
+    double day_rate;           /**< cost of one person-day; > 0 adds costs to the report */
+    const char *currency;      /**< shown beside costs, e.g. "USD" (NULL: none) */
+    /** The gate (policy.h) whose findings, failures and waivers the report shows (SARIF,
+     *  JUnit, HTML, Markdown); NULL: fail on unmapped operators, no waivers. */
+    const struct opmap_policy *policy;
+    unsigned reserved;         /**< zero */
+} opmap_report_options;
+
+#define OPMAP_REPORT_OPTIONS_INIT { OPMAP_REPORT_OPTIONS_VERSION, 0, 0.0, NULL, NULL, 0 }
+
 /**
  * Writes a report over `count` results (one per scanned model).
  *
- * @return OPMAP_OK, OPMAP_EWRITE, OPMAP_ENOMEM, OPMAP_EINVAL (unknown format).
+ * @param opts  NULL for defaults.
+ * @return OPMAP_OK, OPMAP_EWRITE, OPMAP_ENOMEM, OPMAP_EINVAL (unknown format or options).
  */
 OPMAP_API int opmap_report_write(opmap_ctx *ctx, const opmap_result *const *results, size_t count,
-                                 opmap_report_format format, unsigned flags,
+                                 opmap_report_format format, const opmap_report_options *opts,
                                  opmap_write_fn write, void *payload, opmap_error *err);
 
-/** @return the name of a format ("text", "json"), or NULL if unknown. */
+/** @return the name of a format ("text", "json", "html", "markdown", "csv", "sarif",
+ *  "junit"), or NULL if unknown. */
 OPMAP_API const char *opmap_report_format_name(opmap_report_format format);
 
-/** Parses a format name; @return OPMAP_OK or OPMAP_EINVAL. */
+/** @return the file extension of a format ("txt", "json", "html", "md", "csv", "sarif",
+ *  "xml"), or NULL if unknown. */
+OPMAP_API const char *opmap_report_format_extension(opmap_report_format format);
+
+/** Parses a format name ("md" is accepted for markdown); @return OPMAP_OK or OPMAP_EINVAL. */
 OPMAP_API int opmap_report_format_parse(const char *name, opmap_report_format *out);
+
+/**
+ * Writes a report into memory: as opmap_report_write(), into a buffer the library allocates
+ * with the context's allocator.
+ *
+ * @param[out] out   receives the report, NUL-terminated; the caller owns it and releases it
+ *                   with opmap_free(ctx, *out) (never free()). NULL on failure.
+ * @param[out] size  receives its length without the NUL; may be NULL.
+ * @return OPMAP_OK; OPMAP_ELIMIT (the report would exceed the context's max_heap_bytes);
+ *         OPMAP_ENOMEM; OPMAP_EINVAL.
+ */
+OPMAP_API int opmap_report_write_memory(opmap_ctx *ctx, const opmap_result *const *results,
+                                        size_t count, opmap_report_format format,
+                                        const opmap_report_options *opts, char **out,
+                                        size_t *size, opmap_error *err);
+
+/**
+ * Writes a report into the file `path`, replacing it atomically: the report goes to a new
+ * file beside it (created with mode 0666 less the umask), which is renamed over `path` only
+ * when complete, so a failure never leaves a half-written report.
+ *
+ * @return OPMAP_OK; OPMAP_EIO (cannot create, write or rename; err->sys_errno set, err->source
+ *         is `path`); OPMAP_ENOMEM; OPMAP_EINVAL.
+ */
+OPMAP_API int opmap_report_write_file(opmap_ctx *ctx, const opmap_result *const *results,
+                                      size_t count, opmap_report_format format,
+                                      const opmap_report_options *opts, const char *path,
+                                      opmap_error *err);
+
+/**
+ * The estimate of several models taken together, as in the report's "portfolio": an
+ * operator used by several models is adapted once (at the worst status seen).
+ *
+ * @param[out] together    the portfolio estimate; may be NULL.
+ * @param[out] separately  the sum of each result's own estimate
+ *                         (opmap_summary.effort_total); may be NULL.
+ * @return OPMAP_OK, OPMAP_ENOMEM, OPMAP_ELIMIT, OPMAP_EINVAL.
+ */
+OPMAP_API int opmap_portfolio_estimate(opmap_ctx *ctx, const opmap_result *const *results,
+                                       size_t count, opmap_effort *together,
+                                       opmap_effort *separately, opmap_error *err);
 
 OPMAP_END_DECL
 

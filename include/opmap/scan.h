@@ -36,10 +36,12 @@ typedef struct opmap_scan_options {
      * operator's status is the worst over them: the model has to run on each.
      */
     const char *soc;
+    /** Effort weights replacing the table's for the statuses they set, or NULL. */
+    const opmap_weights *weights;
     unsigned reserved; /**< zero */
 } opmap_scan_options;
 
-#define OPMAP_SCAN_OPTIONS_INIT { OPMAP_SCAN_OPTIONS_VERSION, NULL, 0 }
+#define OPMAP_SCAN_OPTIONS_INIT { OPMAP_SCAN_OPTIONS_VERSION, NULL, NULL, 0 }
 
 /**
  * Scans a model.

@@ -61,6 +61,30 @@ typedef struct opmap_effort {
 } opmap_effort;
 
 /**
+ * Effort weights that replace the table's: person-days per distinct operator of each
+ * status, as thousandths. Only statuses whose bit is set in `set` are replaced.
+ */
+typedef struct opmap_weights {
+    unsigned version;                            /**< OPMAP_WEIGHTS_VERSION */
+    unsigned set;                                /**< bit (1 << status) per replaced status */
+    opmap_effort effort[OPMAP_OP_STATUS_COUNT];  /**< indexed by opmap_op_status_code */
+} opmap_weights;
+
+#define OPMAP_WEIGHTS_VERSION 1
+
+/**
+ * Reads a weights file: YAML shaped like a table's `weights:` section, e.g.
+ * `partial: {min: 0.5, expected: 0.8, max: 1}` (keys full, partial, rewrite, unmapped).
+ * @return OPMAP_OK, OPMAP_EIO, OPMAP_EFORMAT, OPMAP_ETABLE (with line:column), OPMAP_ENOMEM.
+ */
+OPMAP_API int opmap_weights_load_file(opmap_weights *out, opmap_ctx *ctx, const char *path,
+                                      opmap_error *err);
+
+/** As opmap_weights_load_file(), from memory; `name` is used in messages. */
+OPMAP_API int opmap_weights_load_memory(opmap_weights *out, opmap_ctx *ctx, const void *data,
+                                        size_t size, const char *name, opmap_error *err);
+
+/**
  * Loads the table built into the library (data/op_map.yaml at build time).
  * @return OPMAP_OK, OPMAP_ENOMEM, OPMAP_ELIMIT.
  */

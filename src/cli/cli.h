@@ -24,6 +24,45 @@ enum {
 
 int cli_scan(int argc, char **argv);
 int cli_table(int argc, char **argv);
+int cli_baseline(int argc, char **argv);
+int cli_diff(int argc, char **argv);
+
+typedef struct cli_paths cli_paths;
+
+/* Options of scan and baseline (cli_opts.c). */
+typedef struct scan_opts {
+    const char *table, *soc, *output, *waivers, *weights_file, *currency;
+    opmap_report_format formats[8];
+    size_t n_formats;
+    unsigned fail_on;
+    int fail_on_given;
+    uint64_t max_effort;          /* thousandths of a person-day, 0: none */
+    opmap_weights weights;        /* from --weight */
+    double day_rate;
+    int jobs, quiet;
+    const char *owner, *expires, *reason;   /* baseline */
+} scan_opts;
+
+/* Parses argv; returns 0, an exit code, or -1 after printing --help. */
+int cli_parse_scan(int argc, char **argv, scan_opts *o, const char *usage);
+
+/* Scanning every path (cli_run.c). */
+typedef struct scan_run {
+    opmap_ctx *ctx;
+    opmap_table *table;
+    opmap_waivers *waivers;
+    opmap_weights weights;        /* --weights file merged with --weight flags */
+    opmap_result **slots;         /* the results, count of them, in command-line order */
+    size_t count, skipped;
+    int input_failed, usage, internal;
+} scan_run;
+
+/* Returns 0, or the exit code of a failure that stops everything (usage, internal). */
+int cli_run(const scan_opts *o, const cli_paths *paths, scan_run *run);
+void cli_run_free(scan_run *run);
+
+/* The gate the options describe. */
+void cli_policy(const scan_opts *o, const scan_run *run, opmap_policy *policy);
 
 /* Prints "opmap: <formatted error>" to stderr. */
 void cli_error(const opmap_error *err);
@@ -34,10 +73,11 @@ void cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_exit_for(int status);
 
 /* A list of model paths (owned strings). */
-typedef struct cli_paths {
+struct cli_paths {
     char **items;
+    unsigned char *found;   /* 1: found in a directory (not named on the command line) */
     size_t len, cap;
-} cli_paths;
+};
 
 /*
  * Adds `arg`: a file as given, or every model file under a directory (recursive, sorted).
@@ -51,6 +91,11 @@ void cli_paths_free(cli_paths *p);
  * place, so a failed run never leaves a half-written report. Returns 0 or EXIT_OUTPUT.
  */
 int cli_write_report(opmap_ctx *ctx, const opmap_result *const *results, size_t count,
-                     opmap_report_format format, unsigned flags, const char *path);
+                     opmap_report_format format, const opmap_report_options *opts,
+                     const char *path);
+
+/* Writes text produced by `fill` the same way (baseline files, diffs). */
+typedef int (*cli_fill_fn)(void *arg, opmap_write_fn write, void *payload, opmap_error *err);
+int cli_write_with(cli_fill_fn fill, void *arg, const char *path);
 
 #endif /* OPMAP_CLI_H */

@@ -2,7 +2,8 @@
  * cli/cli_paths.c - turning command-line arguments into model files.
  *
  * A file is scanned as given, whatever its name. A directory is searched recursively for
- * model files by extension, in sorted order so runs are reproducible.
+ * model files by extension (.onnx, .pt, .ptl, .pt2, and .txt files holding a printed
+ * TorchScript graph), in sorted order so runs are reproducible.
  */
 #define _DEFAULT_SOURCE
 #include <dirent.h>
@@ -10,30 +11,59 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 #include "cli.h"
 
-static int push(cli_paths *p, const char *path)
+static int push(cli_paths *p, const char *path, int found)
 {
     if (p->len == p->cap) {
         size_t ncap = p->cap ? p->cap * 2 : 64;
         char **ni = realloc(p->items, ncap * sizeof(*ni));
-        if (!ni)
+        unsigned char *nf = realloc(p->found, ncap);
+        if (nf)
+            p->found = nf;
+        if (!ni || !nf) {
+            if (ni)
+                p->items = ni;
             return -1;
+        }
         p->items = ni;
         p->cap = ncap;
     }
     if (!(p->items[p->len] = strdup(path)))
         return -1;
+    p->found[p->len] = (unsigned char)found;
     p->len++;
     return 0;
 }
 
-static int is_model_name(const char *name)
+static int has_suffix(const char *name, const char *suffix)
 {
-    size_t n = strlen(name);
-    return n > 5 && strcasecmp(name + n - 5, ".onnx") == 0;
+    size_t n = strlen(name), k = strlen(suffix);
+    return n > k && strcasecmp(name + n - k, suffix) == 0;
+}
+
+/* Printed TorchScript graphs have no extension of their own: a .txt that starts "graph(". */
+static int is_graph_text(const char *path)
+{
+    char head[256];
+    size_t n, i = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    n = fread(head, 1, sizeof(head), f);
+    fclose(f);
+    while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
+        i++;
+    return n - i >= 6 && memcmp(head + i, "graph(", 6) == 0;
+}
+
+static int is_model_name(const char *name, const char *path)
+{
+    return has_suffix(name, ".onnx") || has_suffix(name, ".pt") || has_suffix(name, ".ptl") ||
+           has_suffix(name, ".pt2") || (has_suffix(name, ".txt") && is_graph_text(path));
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -86,7 +116,7 @@ static int walk_dir(cli_paths *p, const char *dir, int depth)
             if (stat(path, &st) == 0) {
                 if (S_ISDIR(st.st_mode))
                     rc = walk_dir(p, path, depth + 1);
-                else if (S_ISREG(st.st_mode) && is_model_name(names[i]) && push(p, path))
+                else if (S_ISREG(st.st_mode) && is_model_name(names[i], path) && push(p, path, 1))
                     rc = EXIT_INTERNAL;
             }
         } else if (!path) {
@@ -109,11 +139,12 @@ int cli_paths_add(cli_paths *p, const char *arg)
         return EXIT_INPUT;
     }
     if (!S_ISDIR(st.st_mode))
-        return push(p, arg) ? EXIT_INTERNAL : 0;
+        return push(p, arg, 0) ? EXIT_INTERNAL : 0;
     if ((rc = walk_dir(p, arg, 0)))
         return rc;
     if (p->len == before) {
-        cli_fail("%s: no model files (*.onnx) in this directory", arg);
+        cli_fail("%s: no model files (*.onnx, *.pt, *.ptl, *.pt2, graph text *.txt) in this "
+                 "directory", arg);
         return EXIT_INPUT;
     }
     return 0;
@@ -125,5 +156,6 @@ void cli_paths_free(cli_paths *p)
     for (i = 0; i < p->len; i++)
         free(p->items[i]);
     free(p->items);
+    free(p->found);
     memset(p, 0, sizeof(*p));
 }

@@ -1,13 +1,14 @@
 /*
- * cli/cli_scan.c - `opmap scan FILE|DIR... [--table F] [--format text|json] [-o OUT]`.
+ * cli/cli_scan.c - `opmap scan`: scan models, write the reports, apply the gate.
  *
- * Every model is scanned even when one fails; failures are reported on stderr as they
- * happen and decide the exit code (an input error outranks findings).
+ * Exit code: 3 when a model or input file could not be read (it outranks the gate),
+ * 1 when the gate fails, else 0 (docs/cli.md).
  */
-#include <getopt.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -15,171 +16,147 @@
 static const char scan_usage[] =
     "usage: opmap scan FILE|DIR... [options]\n"
     "\n"
-    "Scans models (a directory: every *.onnx below it) against the compatibility table.\n"
+    "Scans models: ONNX (.onnx), TorchScript archives (.pt, .ptl) and printed TorchScript\n"
+    "graphs; a directory: every such file below it.\n"
     "\n"
-    "options:\n"
-    "  --table FILE         use this table instead of the built-in one\n"
-    "  --soc CHIP[,CHIP]    the chips to answer for (default: the table's, ascend910b);\n"
-    "                       all = every chip the table knows (opmap table stats lists them)\n"
-    "  --format text|json   report format (default: text)\n"
-    "  -o, --output FILE    write the report to FILE (default: standard output)\n"
-    "  -q, --quiet          no progress on standard error\n"
-    "  -h, --help           this help\n"
+    "what to answer for:\n"
+    "  --table FILE           use this table instead of the built-in one\n"
+    "  --soc CHIP[,CHIP]|all  the chips to answer for (default: the table's, ascend910b)\n"
+    "reports:\n"
+    "  --format F[,F...]      text (default), json, html, markdown, csv, sarif, junit\n"
+    "  -o, --output PATH      a file, or a directory for several formats (opmap-report.EXT);\n"
+    "                         default: standard output\n"
+    "estimate:\n"
+    "  --weights FILE         person-day weights per status (YAML, like the table's)\n"
+    "  --weight S=MIN:EXP:MAX person-days for status S (full, partial, rewrite, unmapped)\n"
+    "  --day-rate N           cost of a person-day; adds costs to the reports\n"
+    "  --currency C           shown beside costs\n"
+    "CI gate:\n"
+    "  --fail-on KINDS        what fails the gate (default: unmapped): unmapped, rewrite,\n"
+    "                         partial, precision, performance, dynamic-shape, rng, inf-nan,\n"
+    "                         nondeterministic, deprecated, dtype, all; comma-separated\n"
+    "  --max-effort DAYS      fail when the estimate is over DAYS person-days\n"
+    "  --waivers FILE         accepted findings (opmap baseline writes one)\n"
+    "other:\n"
+    "  -j, --jobs N           scan N files at a time\n"
+    "  -q, --quiet            no progress on standard error\n"
+    "  -h, --help             this help\n"
     "\n"
-    "exit codes: 0 clean, 1 unmapped operators found, 2 usage,\n"
-    "            3 a model or table unreadable or invalid, 4 report not written\n";
+    "exit codes: 0 the gate passes, 1 the gate fails, 2 usage,\n"
+    "            3 a model or input file unreadable or invalid, 4 report not written\n";
 
-typedef struct scan_opts {
-    const char *table;
-    const char *soc;
-    const char *output;
-    opmap_report_format format;
-    int quiet;
-} scan_opts;
-
-static int parse(int argc, char **argv, scan_opts *o)
+void cli_policy(const scan_opts *o, const scan_run *run, opmap_policy *policy)
 {
-    static const struct option longopts[] = {
-        { "table", required_argument, NULL, 't' },
-        { "soc", required_argument, NULL, 's' },
-        { "format", required_argument, NULL, 'f' },
-        { "output", required_argument, NULL, 'o' },
-        { "quiet", no_argument, NULL, 'q' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 }
-    };
-    int c;
-    memset(o, 0, sizeof(*o));
-    o->format = OPMAP_REPORT_TEXT;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 't': o->table = optarg; break;
-        case 's': o->soc = optarg; break;
-        case 'o': o->output = optarg; break;
-        case 'q': o->quiet = 1; break;
-        case 'f':
-            if (opmap_report_format_parse(optarg, &o->format) != OPMAP_OK) {
-                cli_fail("unknown format '%s' (expected text or json)", optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        case 'h':
-            fputs(scan_usage, stdout);
-            return -1;
-        default:
-            fputs(scan_usage, stderr);
-            return EXIT_USAGE;
-        }
-    }
-    if (optind >= argc) {
-        cli_fail("scan: give at least one model file or directory");
-        fputs(scan_usage, stderr);
+    opmap_policy init = OPMAP_POLICY_INIT;
+    *policy = init;
+    policy->fail_on = o->fail_on_given ? o->fail_on : OPMAP_FAIL_UNMAPPED;
+    policy->max_effort = o->max_effort;
+    policy->waivers = run->waivers;
+    policy->today = getenv("OPMAP_TODAY"); /* tests pin the date; unset means the clock */
+}
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Where each format goes: one format to -o (or stdout, or into -o when it is a
+ * directory); several formats into the directory -o, as opmap-report.<ext>. */
+static int write_reports(const scan_opts *o, scan_run *run, const opmap_report_options *ropts)
+{
+    size_t i;
+    int many = o->n_formats > 1, rc;
+    if (many && !o->output) {
+        cli_fail("several formats need -o DIR to write them into");
         return EXIT_USAGE;
+    }
+    if (many && !is_dir(o->output) && mkdir(o->output, 0777) != 0) {
+        cli_fail("%s: cannot create the report directory: %s", o->output, strerror(errno));
+        return EXIT_OUTPUT;
+    }
+    for (i = 0; i < o->n_formats; i++) {
+        opmap_report_options opts = *ropts;
+        char path[4096];
+        const char *target = o->output;
+        if (o->output && (many || is_dir(o->output))) {
+            snprintf(path, sizeof(path), "%s/opmap-report.%s", o->output,
+                     opmap_report_format_extension(o->formats[i]));
+            target = path;
+        }
+        if (o->formats[i] == OPMAP_REPORT_TEXT && (!target || strcmp(target, "-") == 0) &&
+            isatty(STDOUT_FILENO) && !getenv("NO_COLOR"))
+            opts.flags |= OPMAP_REPORT_COLOR;
+        if ((rc = cli_write_report(run->ctx, (const opmap_result *const *)run->slots, run->count,
+                                   o->formats[i], &opts, target)))
+            return rc;
     }
     return 0;
 }
 
-static void progress(size_t done, size_t total, const char *path, int show)
+/* The gate's failing findings, on standard error. */
+static void print_failures(const opmap_verdict *v)
 {
-    if (!show)
-        return;
-    fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, total, path);
-    if (done == total)
-        fputs("\r\033[K", stderr);
-    fflush(stderr);
+    size_t i, n = opmap_verdict_finding_count(v), shown = 0, failing = 0;
+    for (i = 0; i < n; i++) {
+        opmap_finding f;
+        opmap_verdict_finding(v, i, &f);
+        if (!f.fails)
+            continue;
+        failing++;
+        if (shown++ < 20)
+            fprintf(stderr, "opmap: gate: %s: %s%s%s%s\n",
+                    opmap_fail_kind_name((unsigned)__builtin_ctz(f.kind)), f.message,
+                    f.model[0] ? " in " : "", f.model,
+                    f.waiver_expired ? " (its waiver has expired)" : "");
+    }
+    if (failing > shown)
+        fprintf(stderr, "opmap: gate: ... and %zu more\n", failing - shown);
+    fprintf(stderr, "opmap: the gate fails: %zu finding%s\n", failing, failing == 1 ? "" : "s");
 }
 
 int cli_scan(int argc, char **argv)
 {
     scan_opts o;
+    scan_run run;
     cli_paths paths = { 0 };
-    opmap_ctx *ctx = NULL;
-    opmap_table *table = NULL;
-    opmap_result **results = NULL;
-    size_t n_results = 0, i;
+    opmap_policy policy;
+    opmap_report_options ropts = OPMAP_REPORT_OPTIONS_INIT;
+    opmap_verdict *verdict = NULL;
     opmap_error err;
-    opmap_scan_options sopts = OPMAP_SCAN_OPTIONS_INIT;
-    int rc, code = EXIT_CLEAN, input_failed = 0, show;
-    unsigned flags = 0;
+    int rc, code;
+    size_t i;
 
-    if ((rc = parse(argc, argv, &o)))
+    if ((rc = cli_parse_scan(argc, argv, &o, scan_usage)))
         return rc < 0 ? EXIT_CLEAN : rc;
     for (i = (size_t)optind; i < (size_t)argc; i++)
         if ((rc = cli_paths_add(&paths, argv[i]))) {
             cli_paths_free(&paths);
             return rc;
         }
-    if (opmap_ctx_new(&ctx, NULL, &err) != OPMAP_OK) {
-        cli_error(&err);
-        cli_paths_free(&paths);
-        return EXIT_INTERNAL;
-    }
-    rc = o.table ? opmap_table_load_file(&table, ctx, o.table, &err)
-                 : opmap_table_load_default(&table, ctx, &err);
-    if (rc != OPMAP_OK) {
-        cli_error(&err);
-        code = cli_exit_for(rc);
+    if ((code = cli_run(&o, &paths, &run)))
         goto done;
+    cli_policy(&o, &run, &policy);
+    ropts.day_rate = o.day_rate;
+    ropts.currency = o.currency;
+    ropts.policy = &policy;
+    if (run.count || (!run.input_failed && !run.usage)) {
+        if ((code = write_reports(&o, &run, &ropts)))
+            goto done;
     }
-    sopts.soc = o.soc;
-    if (!(results = calloc(paths.len, sizeof(*results)))) {
+    if (run.input_failed) {
+        code = EXIT_INPUT;
+    } else if (opmap_policy_check(&verdict, run.ctx, (const opmap_result *const *)run.slots,
+                                  run.count, &policy, &err) != OPMAP_OK) {
+        cli_error(&err);
         code = EXIT_INTERNAL;
-        goto done;
-    }
-    show = !o.quiet && paths.len > 1 && isatty(STDERR_FILENO);
-    for (i = 0; i < paths.len; i++) {
-        opmap_model *model = NULL;
-        progress(i + 1, paths.len, paths.items[i], show);
-        rc = opmap_model_open_file(&model, ctx, paths.items[i], &err);
-        if (rc == OPMAP_OK)
-            rc = opmap_scan(&results[n_results], ctx, model, table, &sopts, &err);
-        if (rc == OPMAP_OK) {
-            n_results++;
-        } else if (rc == OPMAP_EINVAL) {
-            cli_error(&err); /* e.g. an unknown chip: the same for every model */
-            opmap_model_free(model);
-            code = EXIT_USAGE;
-            goto done;
-        } else {
-            if (show)
-                fputs("\r\033[K", stderr);
-            cli_error(&err);
-            input_failed = 1;
-            if (cli_exit_for(rc) == EXIT_INTERNAL)
-                code = EXIT_INTERNAL;
-        }
-        opmap_model_free(model);
-    }
-    if (o.format == OPMAP_REPORT_TEXT && !o.output && isatty(STDOUT_FILENO) &&
-        !getenv("NO_COLOR"))
-        flags |= OPMAP_REPORT_COLOR;
-    if (n_results || !input_failed) {
-        rc = cli_write_report(ctx, (const opmap_result *const *)results, n_results, o.format,
-                              flags, o.output);
-        if (rc) {
-            code = rc;
-            goto done;
-        }
-    }
-    if (code == EXIT_CLEAN) {
-        if (input_failed) {
-            code = EXIT_INPUT;
-        } else {
-            for (i = 0; i < n_results; i++) {
-                opmap_summary s;
-                opmap_result_summary(results[i], &s);
-                if (s.operators[OPMAP_OP_UNMAPPED])
-                    code = EXIT_FINDINGS;
-            }
-        }
+    } else if (!opmap_verdict_passed(verdict)) {
+        print_failures(verdict);
+        code = EXIT_FINDINGS;
     }
 done:
-    for (i = 0; i < n_results; i++)
-        opmap_result_free(results[i]);
-    free(results);
-    opmap_table_free(table);
-    opmap_ctx_free(ctx);
+    opmap_verdict_free(verdict);
+    cli_run_free(&run);
     cli_paths_free(&paths);
     return code;
 }

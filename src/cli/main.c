@@ -11,18 +11,20 @@ static const char usage[] =
     "usage: opmap <command> [options]\n"
     "\n"
     "Tells, before a migration starts, which operators of an exported PyTorch model\n"
-    "(ONNX) run on Huawei Ascend NPUs, which need work, and what that costs.\n"
+    "(ONNX, TorchScript) run on Huawei Ascend NPUs, which need work, and what that costs.\n"
     "\n"
     "commands:\n"
-    "  scan FILE|DIR...     scan models (directories: every *.onnx below, recursively)\n"
-    "  table lint [FILE]    check a compatibility table (default: the built-in one)\n"
-    "  table show OP        everything the table knows about an operator\n"
-    "  table stats [FILE]   counts per status, domain and source\n"
+    "  scan FILE|DIR...       scan models (directories: every model file below)\n"
+    "  baseline FILE|DIR...   write a waiver file accepting what the gate fails on now\n"
+    "  diff OLD.json NEW.json what changed between two JSON reports\n"
+    "  table lint [FILE]      check a compatibility table (default: the built-in one)\n"
+    "  table show OP          everything the table knows about an operator\n"
+    "  table stats [FILE]     counts per status, domain, chip and source\n"
     "\n"
-    "  opmap scan --help    options of scan\n"
-    "  opmap --version      print the version\n"
+    "  opmap COMMAND --help   the options of a command\n"
+    "  opmap --version        print the version\n"
     "\n"
-    "exit codes: 0 clean, 1 findings the policy fails on (unmapped operators),\n"
+    "exit codes: 0 clean, 1 the gate fails (default: unmapped operators),\n"
     "            2 usage, 3 unreadable or invalid input, 4 report not written, 70 internal\n";
 
 void cli_fail(const char *fmt, ...)
@@ -77,6 +79,10 @@ int main(int argc, char **argv)
         return cli_scan(argc - 1, argv + 1);
     if (strcmp(argv[1], "table") == 0)
         return cli_table(argc - 1, argv + 1);
+    if (strcmp(argv[1], "baseline") == 0)
+        return cli_baseline(argc - 1, argv + 1);
+    if (strcmp(argv[1], "diff") == 0)
+        return cli_diff(argc - 1, argv + 1);
     cli_fail("unknown command '%s' (try opmap --help)", argv[1]);
     return EXIT_USAGE;
 }

@@ -50,8 +50,11 @@ void om_out_printf(om_out *o, const char *fmt, ...)
     va_start(ap, fmt);
     n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
     va_end(ap);
-    if (n > 0)
-        om_out_bytes(o, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+    /* a piece that did not fit is a bug in a writer: fail loudly rather than cut the output */
+    if (n < 0 || (size_t)n >= sizeof(tmp))
+        o->failed = 1;
+    else
+        om_out_bytes(o, tmp, (size_t)n);
 }
 
 void om_out_term(om_out *o, const char *s)

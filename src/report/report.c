@@ -1,27 +1,49 @@
 /*
- * report/report.c - opmap_report_write(): format names and dispatch to the writers.
+ * report/report.c - opmap_report_write(): format names, the inputs every writer shares
+ * (portfolio, the gate's verdict), dispatch, and helpers used by several writers.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "../api/ctx_internal.h"
 #include "../core/err.h"
+#include "../scan/result_internal.h"
 #include "report_internal.h"
 
-static const char *const format_names[] = { "text", "json" };
+static const struct {
+    const char *name, *ext;
+    int (*write)(const om_report_in *in, om_out *out);
+} formats[OPMAP_REPORT_FORMAT_COUNT] = {
+    [OPMAP_REPORT_TEXT] = { "text", "txt", om_report_text },
+    [OPMAP_REPORT_JSON] = { "json", "json", om_report_json },
+    [OPMAP_REPORT_HTML] = { "html", "html", om_report_html },
+    [OPMAP_REPORT_MARKDOWN] = { "markdown", "md", om_report_markdown },
+    [OPMAP_REPORT_CSV] = { "csv", "csv", om_report_csv },
+    [OPMAP_REPORT_SARIF] = { "sarif", "sarif", om_report_sarif },
+    [OPMAP_REPORT_JUNIT] = { "junit", "xml", om_report_junit },
+};
 
 const char *opmap_report_format_name(opmap_report_format format)
 {
-    if ((unsigned)format >= sizeof(format_names) / sizeof(format_names[0]))
-        return NULL;
-    return format_names[format];
+    return (unsigned)format < OPMAP_REPORT_FORMAT_COUNT ? formats[format].name : NULL;
+}
+
+const char *opmap_report_format_extension(opmap_report_format format)
+{
+    return (unsigned)format < OPMAP_REPORT_FORMAT_COUNT ? formats[format].ext : NULL;
 }
 
 int opmap_report_format_parse(const char *name, opmap_report_format *out)
 {
     unsigned i;
-    for (i = 0; name && i < sizeof(format_names) / sizeof(format_names[0]); i++)
-        if (strcmp(name, format_names[i]) == 0) {
+    if (!name || !out)
+        return OPMAP_EINVAL;
+    if (strcmp(name, "md") == 0) {
+        *out = OPMAP_REPORT_MARKDOWN;
+        return OPMAP_OK;
+    }
+    for (i = 0; i < OPMAP_REPORT_FORMAT_COUNT; i++)
+        if (strcmp(name, formats[i].name) == 0) {
             *out = (opmap_report_format)i;
             return OPMAP_OK;
         }
@@ -41,32 +63,104 @@ void om_format_days(uint64_t milli, char *buf, size_t size)
         snprintf(buf, size, "%llu.%03llu", (unsigned long long)whole, (unsigned long long)frac);
 }
 
+double om_cost(const om_report_in *in, uint64_t milli)
+{
+    /* rounded to cents: costs are quotes, not measurements */
+    double c = (double)milli / 1000.0 * in->day_rate;
+    return (double)(long long)(c * 100.0 + 0.5) / 100.0;
+}
+
+/*
+ * ATC's --soc_version names the exact part (Ascend910B1..B4, Ascend310P3, ...); opmap's
+ * chip ids name families, so the command spells the family and docs/reports.md says to
+ * pick the exact part (npu-smi info shows it).
+ */
+static void soc_version(const char *chip, char *buf, size_t size)
+{
+    size_t i = 0;
+    if (strncmp(chip, "ascend", 6) == 0) {
+        snprintf(buf, size, "Ascend%s", chip + 6);
+        for (i = 6; buf[i]; i++)
+            if (buf[i] >= 'a' && buf[i] <= 'z')
+                buf[i] = (char)(buf[i] - 'a' + 'A');
+    } else {
+        snprintf(buf, size, "%s", chip);
+    }
+}
+
+void om_atc_command(const opmap_result *r, const char *chip, char *buf, size_t size)
+{
+    char soc[64], base[256];
+    const char *name = strrchr(r->model_name, '/');
+    size_t used, i, len;
+    soc_version(chip, soc, sizeof(soc));
+    name = name ? name + 1 : r->model_name;
+    len = strlen(name);
+    if (len > 5 && strcmp(name + len - 5, ".onnx") == 0)
+        len -= 5;
+    if (len >= sizeof(base))
+        len = sizeof(base) - 1;
+    memcpy(base, name, len);
+    base[len] = '\0';
+    used = (size_t)snprintf(buf, size, "atc --model=%s --framework=5 --output=%s --soc_version=%s",
+                            r->model_name, base, soc);
+    if (r->n_inputs && used < size) {
+        used += (size_t)snprintf(buf + used, size - used, " --input_shape=\"");
+        for (i = 0; i < r->n_inputs && used < size; i++) {
+            const ir_value *v = &r->inputs[i];
+            int32_t d;
+            used += (size_t)snprintf(buf + used, size - used, "%s%s:", i ? ";" : "", v->name);
+            for (d = 0; d < v->type.rank && used < size; d++)
+                used += (size_t)snprintf(buf + used, size - used, "%s%lld", d ? "," : "",
+                                         (long long)(v->type.dims[d].param ||
+                                                             v->type.dims[d].value < 0
+                                                         ? -1 : v->type.dims[d].value));
+        }
+        if (used < size)
+            snprintf(buf + used, size - used, "\"");
+    }
+}
+
 int opmap_report_write(opmap_ctx *ctx, const opmap_result *const *results, size_t count,
-                       opmap_report_format format, unsigned flags, opmap_write_fn write,
-                       void *payload, opmap_error *err)
+                       opmap_report_format format, const opmap_report_options *opts,
+                       opmap_write_fn write, void *payload, opmap_error *err)
 {
     om_out out;
     om_mem mem;
     om_portfolio portfolio;
     om_report_in in;
+    opmap_verdict *verdict = NULL;
     int rc;
     om_err_clear(err);
     if (!ctx || !write || (count && !results))
         return om_fail(err, OPMAP_EINVAL, NULL, "opmap_report_write: NULL argument");
     if (!opmap_report_format_name(format))
         return om_fail(err, OPMAP_EINVAL, NULL, "unknown report format %d", (int)format);
+    if (opts && opts->version != OPMAP_REPORT_OPTIONS_VERSION)
+        return om_fail(err, OPMAP_EINVAL, NULL, "report options version %u, expected %u",
+                       opts->version, OPMAP_REPORT_OPTIONS_VERSION);
+    if (opts && !(opts->day_rate >= 0.0 && opts->day_rate < 1e12))
+        return om_fail(err, OPMAP_EINVAL, NULL, "day rate out of range");
+    if ((rc = opmap_policy_check(&verdict, ctx, results, count, opts ? opts->policy : NULL, err)))
+        return rc;
     om_mem_init(&mem, &ctx->al, ctx->limits.max_heap_bytes);
-    if (om_portfolio_build(results, count, &mem, &portfolio) != OPMAP_OK)
+    if (om_portfolio_build(results, count, &mem, &portfolio) != OPMAP_OK) {
+        opmap_verdict_free(verdict);
         return om_fail_mem(err, &mem, NULL);
+    }
     in.results = results;
     in.count = count;
-    in.flags = flags;
+    in.flags = opts ? opts->flags : 0;
+    in.day_rate = opts ? opts->day_rate : 0.0;
+    in.currency = opts && opts->currency ? opts->currency : "";
     in.portfolio = &portfolio;
+    in.verdict = verdict;
     om_out_init(&out, write, payload);
-    rc = format == OPMAP_REPORT_JSON ? om_report_json(&in, &out) : om_report_text(&in, &out);
+    rc = formats[format].write(&in, &out);
     if (rc == OPMAP_OK)
         rc = om_out_finish(&out);
     om_portfolio_free(&portfolio, &mem);
+    opmap_verdict_free(verdict);
     if (rc == OPMAP_EWRITE)
         return om_fail(err, rc, NULL, "the report could not be written");
     if (rc != OPMAP_OK)

@@ -10,16 +10,32 @@
 #include "../estimate/portfolio.h"
 #include "out.h"
 
-/* What every writer gets: the results, and the portfolio over them. */
+#include <opmap/policy.h>
+
+/* What every writer gets: the results, the portfolio over them, the gate's verdict. */
 typedef struct om_report_in {
     const opmap_result *const *results;
     size_t count;
     unsigned flags;
+    double day_rate;              /* > 0: show costs */
+    const char *currency;         /* "" when none */
     const om_portfolio *portfolio;
+    const opmap_verdict *verdict;
 } om_report_in;
 
 int om_report_json(const om_report_in *in, om_out *out);
 int om_report_text(const om_report_in *in, om_out *out);
+int om_report_html(const om_report_in *in, om_out *out);
+int om_report_markdown(const om_report_in *in, om_out *out);
+int om_report_csv(const om_report_in *in, om_out *out);
+int om_report_sarif(const om_report_in *in, om_out *out);
+int om_report_junit(const om_report_in *in, om_out *out);
+
+/* Cost of `milli` thousandths of a person-day at the day rate. */
+double om_cost(const om_report_in *in, uint64_t milli);
+
+/* The ATC command converting an ONNX model for a chip (inputs and shapes from the model). */
+void om_atc_command(const opmap_result *r, const char *chip, char *buf, size_t size);
 
 /* "12.5" for 12500 thousandths: at most three decimals, no trailing zeros. */
 void om_format_days(uint64_t milli, char *buf, size_t size);

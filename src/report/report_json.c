@@ -341,6 +341,42 @@ static cJSON *model_json(const opmap_result *r)
     return m;
 }
 
+static cJSON *gate_json(const opmap_verdict *v)
+{
+    cJSON *o = cJSON_CreateObject(), *a;
+    size_t i, n = opmap_verdict_finding_count(v);
+    if (!o)
+        return NULL;
+    cJSON_AddBoolToObject(o, "passed", opmap_verdict_passed(v));
+    a = cJSON_AddArrayToObject(o, "findings");
+    for (i = 0; a && i < n; i++) {
+        opmap_finding f;
+        cJSON *e = cJSON_CreateObject();
+        if (!e)
+            break;
+        opmap_verdict_finding(v, i, &f);
+        cJSON_AddStringToObject(e, "kind", opmap_fail_kind_name((unsigned)__builtin_ctz(f.kind)));
+        cJSON_AddStringToObject(e, "model", f.model);
+        cJSON_AddStringToObject(e, "domain", f.domain);
+        cJSON_AddStringToObject(e, "op_type", f.op);
+        cJSON_AddStringToObject(e, "node", f.node);
+        cJSON_AddStringToObject(e, "message", f.message);
+        cJSON_AddNumberToObject(e, "instances", (double)f.instances);
+        cJSON_AddBoolToObject(e, "fails", f.fails);
+        if (f.waived) {
+            cJSON *w = cJSON_AddObjectToObject(e, "waiver");
+            if (w) {
+                cJSON_AddStringToObject(w, "reason", f.waiver_reason);
+                cJSON_AddStringToObject(w, "owner", f.waiver_owner);
+                cJSON_AddStringToObject(w, "expires", f.waiver_expires);
+                cJSON_AddBoolToObject(w, "expired", f.waiver_expired);
+            }
+        }
+        cJSON_AddItemToArray(a, e);
+    }
+    return o;
+}
+
 static cJSON *portfolio_json(const om_portfolio *p)
 {
     cJSON *o = cJSON_CreateObject(), *ops;
@@ -412,6 +448,18 @@ int om_report_json(const om_report_in *in, om_out *out)
     }
     if (in->count > 1)
         cJSON_AddItemToObject(root, "portfolio", portfolio_json(p));
+    if (in->day_rate > 0) {
+        cJSON *cost = cJSON_AddObjectToObject(root, "cost");
+        if (cost) {
+            cJSON_AddNumberToObject(cost, "day_rate", in->day_rate);
+            cJSON_AddStringToObject(cost, "currency", in->currency);
+            cJSON_AddNumberToObject(cost, "min", om_cost(in, p->summary.effort_total.min));
+            cJSON_AddNumberToObject(cost, "expected",
+                                    om_cost(in, p->summary.effort_total.expected));
+            cJSON_AddNumberToObject(cost, "max", om_cost(in, p->summary.effort_total.max));
+        }
+    }
+    cJSON_AddItemToObject(root, "gate", gate_json(in->verdict));
     text = (in->flags & OPMAP_REPORT_COMPACT) ? cJSON_PrintUnformatted(root) : cJSON_Print(root);
     cJSON_Delete(root);
     if (!text)

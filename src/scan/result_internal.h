@@ -58,6 +58,7 @@ typedef struct om_diag {
 typedef struct om_risk {
     const char *kind;         /* "dynamic_shape", "dtype", "rng", "precision", ... */
     int level;                /* OPMAP_DIAG_* */
+    int from_flag;            /* restates an operator's risk flag (the gate has it already) */
     const char *message;
     const char *where;
 } om_risk;

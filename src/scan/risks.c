@@ -11,8 +11,8 @@
 
 #include "scan_internal.h"
 
-static int add(opmap_result *res, const char *kind, int level, const char *message,
-               const char *where)
+static int add_risk(opmap_result *res, const char *kind, int level, int from_flag,
+                    const char *message, const char *where)
 {
     om_risk *r;
     size_t i;
@@ -31,7 +31,14 @@ static int add(opmap_result *res, const char *kind, int level, const char *messa
         return OPMAP_ENOMEM;
     r->kind = kind; /* constant strings */
     r->level = level;
+    r->from_flag = from_flag;
     return OPMAP_OK;
+}
+
+static int add(opmap_result *res, const char *kind, int level, const char *message,
+               const char *where)
+{
+    return add_risk(res, kind, level, 0, message, where);
 }
 
 static int risky_dtype(int dt)
@@ -144,8 +151,8 @@ int om_risks_flags(opmap_result *res)
                 continue;
             snprintf(msg, sizeof(msg), "%s::%s (%llu instances): %s", op->domain, op->name,
                      (unsigned long long)op->instances, flag_risks[k].what);
-            if ((rc = add(res, flag_risks[k].kind, OPMAP_DIAG_WARNING, msg,
-                          op->n_paths ? op->paths[0] : "")))
+            if ((rc = add_risk(res, flag_risks[k].kind, OPMAP_DIAG_WARNING, 1, msg,
+                               op->n_paths ? op->paths[0] : "")))
                 return rc;
         }
     }

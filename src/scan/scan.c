@@ -25,6 +25,7 @@
 typedef struct group {
     opmap_result *res;
     const opmap_table *table;
+    const opmap_weights *weights; /* the user's, replacing the table's, or NULL */
     uint32_t chip_soc[64];    /* result chip i -> table SoC index */
     om_vec ops;               /* opmap_op* */
     opmap_op **index;         /* open addressing over (domain, op, opset) */
@@ -175,24 +176,6 @@ static int evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *r
         inst[c] = !row ? OPMAP_OP_UNMAPPED
                   : a && a->status != OM_SOC_UNKNOWN ? a->status : row->status;
     }
-    if (row) {
-        /* a chip nobody has published an answer for: say so, never claim support */
-        uint64_t unknown = 0;
-        const char *note = NULL;
-        for (c = 0; c < res->n_chips; c++)
-            if (op->chip_unknown[c]) {
-                const om_soc_answer *a = soc_answer(row, g->chip_soc[c]);
-                unknown |= 1ull << c;
-                if (!note && a->note)
-                    note = a->note;
-            }
-        if (unknown &&
-            (*rc = add_reason(g, op, note ? note : "no public source states whether this chip "
-                                                   "supports the operator",
-                              "chip answer unknown: the row's general answer is used", -1, 0,
-                              unknown, v->path)))
-            return worst;
-    }
     for (k = 0; row && k < row->n_constraints; k++) {
         const om_constraint *ct = &row->constraints[k];
         uint64_t chips = 0;
@@ -232,6 +215,24 @@ static int evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *r
             if ((*rc = add_reason(g, op, message, actual, OPMAP_OP_PARTIAL, 0, chips, v->path)))
                 return worst;
         }
+    }
+    if (row) {
+        /* a chip nobody has published an answer for: say so, never claim support */
+        uint64_t unknown = 0;
+        const char *note = NULL;
+        for (c = 0; c < res->n_chips; c++)
+            if (op->chip_unknown[c]) {
+                const om_soc_answer *a = soc_answer(row, g->chip_soc[c]);
+                unknown |= 1ull << c;
+                if (!note && a->note)
+                    note = a->note;
+            }
+        if (unknown &&
+            (*rc = add_reason(g, op, note ? note : "no public source states whether this chip "
+                                                   "supports the operator",
+                              "chip answer unknown: the row's general answer is used", -1, 0,
+                              unknown, v->path)))
+            return worst;
     }
     for (c = 0; c < res->n_chips; c++) {
         if (inst[c] > op->chip_status[c])
@@ -369,7 +370,10 @@ static int finish_ops(group *g)
         for (c = 0; c < res->n_chips; c++)
             if (op->chip_status[c] > op->status)
                 op->status = op->chip_status[c];
-        op->effort = opmap_table_weights(g->table, op->status);
+        op->effort = g->weights && (g->weights->set & (1u << op->status)) &&
+                             op->status != OPMAP_OP_STRUCTURAL
+                         ? g->weights->effort[op->status]
+                         : opmap_table_weights(g->table, op->status);
         if (op->path_vec.len) {
             if (!(op->paths = om_arena_array(&res->arena, op->path_vec.len, sizeof(char *))))
                 return oom(g);
@@ -443,6 +447,9 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
     if (opts && opts->version != OPMAP_SCAN_OPTIONS_VERSION)
         return om_fail(err, OPMAP_EINVAL, NULL, "opmap_scan: options version %u, expected %u",
                        opts->version, OPMAP_SCAN_OPTIONS_VERSION);
+    if (opts && opts->weights && opts->weights->version != OPMAP_WEIGHTS_VERSION)
+        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_scan: weights version %u, expected %u",
+                       opts->weights->version, OPMAP_WEIGHTS_VERSION);
     if (!(res = om_ctx_calloc(ctx, sizeof(*res))))
         return om_fail(err, OPMAP_ENOMEM, model->ir.name, "out of memory");
     res->ctx = ctx;
@@ -455,6 +462,7 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
     memset(&g, 0, sizeof(g));
     g.res = res;
     g.table = table;
+    g.weights = opts ? opts->weights : NULL;
     g.err = err;
     om_vec_init(&g.ops, sizeof(opmap_op *));
 

@@ -17,15 +17,15 @@
 #include "../core/err.h"
 #include "../ir/ir.h"
 #include "table_internal.h"
+#include "yaml_read.h"
 #include "yaml_tree.h"
 
 #define TABLE_SCHEMA 1
 
+/* The loader's state: the YAML reader and the table being filled. */
 typedef struct ld {
+    yr y;
     opmap_table *t;
-    const char *src;
-    opmap_error *err;
-    om_arena *A;
 } ld;
 
 static const char *const flag_names[OPMAP_FLAG_COUNT] = {
@@ -50,162 +50,12 @@ const char *opmap_flag_name(unsigned index)
     return index < OPMAP_FLAG_COUNT ? flag_names[index] : NULL;
 }
 
-/* ---- typed reads with line:column errors ---- */
-
-static int bad(ld *l, const yt_node *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int bad(ld *l, const yt_node *n, const char *fmt, ...)
-{
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    return om_fail_line(l->err, OPMAP_ETABLE, l->src, n ? n->line : 0, n ? n->col : 0, "%s",
-                        msg);
-}
-
-static int oom(ld *l)
-{
-    return om_fail_mem(l->err, l->A->mem, l->src);
-}
-
-static const char *kind_name(yt_kind k)
-{
-    return k == YT_MAP ? "a mapping" : k == YT_SEQ ? "a list" : "a scalar";
-}
-
-static int want_kind(ld *l, const yt_node *n, yt_kind kind, const char *what)
-{
-    if (n->kind == kind)
-        return OPMAP_OK;
-    return bad(l, n, "%s must be %s, not %s", what, kind_name(kind), kind_name(n->kind));
-}
-
-static int is_null(const yt_node *n)
-{
-    return n->kind == YT_SCALAR && n->plain &&
-           (n->len == 0 || strcmp(n->str, "null") == 0 || strcmp(n->str, "~") == 0);
-}
-
-static int get_str(ld *l, const yt_node *n, const char *what, const char **out)
-{
-    int rc = want_kind(l, n, YT_SCALAR, what);
-    if (rc)
-        return rc;
-    if (is_null(n))
-        return bad(l, n, "%s must not be empty", what);
-    *out = n->str;
-    return OPMAP_OK;
-}
-
-static int get_int(ld *l, const yt_node *n, const char *what, int64_t *out)
-{
-    char *end;
-    long long v;
-    int rc = want_kind(l, n, YT_SCALAR, what);
-    if (rc)
-        return rc;
-    errno = 0;
-    v = strtoll(n->str, &end, 10);
-    if (!n->plain || !n->str[0] || *end || errno)
-        return bad(l, n, "%s must be an integer, not '%s'", what, n->str);
-    *out = v;
-    return OPMAP_OK;
-}
-
-/* Person-days with at most three decimals, as thousandths. */
-static int get_milli(ld *l, const yt_node *n, const char *what, uint64_t *out)
-{
-    const char *p;
-    uint64_t whole = 0, frac = 0;
-    int digits = 0, fdigits = 0;
-    int rc = want_kind(l, n, YT_SCALAR, what);
-    if (rc)
-        return rc;
-    for (p = n->str; *p >= '0' && *p <= '9'; p++, digits++) {
-        if (whole > 1000000000ull)
-            return bad(l, n, "%s is too large", what);
-        whole = whole * 10 + (uint64_t)(*p - '0');
-    }
-    if (*p == '.') {
-        for (p++; *p >= '0' && *p <= '9'; p++, fdigits++) {
-            if (fdigits < 3)
-                frac = frac * 10 + (uint64_t)(*p - '0');
-            else if (*p != '0')
-                return bad(l, n, "%s has more than three decimals: '%s'", what, n->str);
-        }
-        if (fdigits > 3)
-            fdigits = 3;
-    }
-    if (!n->plain || *p || digits == 0)
-        return bad(l, n, "%s must be a non-negative decimal number, not '%s'", what, n->str);
-    while (fdigits < 3) {
-        frac *= 10;
-        fdigits++;
-    }
-    *out = whole * 1000 + frac;
-    return OPMAP_OK;
-}
-
-static int get_str_list(ld *l, const yt_node *n, const char *what, const char ***out,
-                        size_t *count)
-{
-    size_t i;
-    int rc = want_kind(l, n, YT_SEQ, what);
-    if (rc)
-        return rc;
-    *count = n->n;
-    *out = NULL;
-    if (!n->n)
-        return OPMAP_OK;
-    if (!(*out = om_arena_array(l->A, n->n, sizeof(char *))))
-        return oom(l);
-    for (i = 0; i < n->n; i++)
-        if ((rc = get_str(l, n->items[i], what, &(*out)[i])))
-            return rc;
-    return OPMAP_OK;
-}
-
-/* Every key of `map` must be in `allowed` (NULL-terminated). */
-static int check_keys(ld *l, const yt_node *map, const char *const *allowed, const char *what)
-{
-    size_t i;
-    for (i = 0; i < map->n; i++) {
-        const yt_node *k = map->items[2 * i];
-        const char *const *a;
-        char list[300];
-        size_t used = 0;
-        if (k->kind != YT_SCALAR)
-            return bad(l, k, "%s: keys must be plain names", what);
-        for (a = allowed; *a; a++)
-            if (strcmp(*a, k->str) == 0)
-                break;
-        if (*a)
-            continue;
-        list[0] = '\0';
-        for (a = allowed; *a && used + strlen(*a) + 3 < sizeof(list); a++)
-            used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
-                                     a == allowed ? "" : ", ", *a);
-        return bad(l, k, "unknown key '%s' in %s (allowed: %s)", k->str, what, list);
-    }
-    return OPMAP_OK;
-}
-
-static int require(ld *l, const yt_node *map, const char *key, const char *what,
-                   const yt_node **out)
-{
-    if ((*out = yt_get(map, key)))
-        return OPMAP_OK;
-    return bad(l, map, "%s: missing required key '%s'", what, key);
-}
-
 static int parse_status(ld *l, const yt_node *n, int allow_unknown, int allow_structural,
                         int *out)
 {
     static const char *const names[] = { "structural", "full", "partial", "rewrite" };
     const char *s;
-    int i, rc = get_str(l, n, "status", &s);
+    int i, rc = yr_str(&l->y, n, "status", &s);
     if (rc)
         return rc;
     for (i = allow_structural ? 0 : 1; i < 4; i++)
@@ -217,23 +67,23 @@ static int parse_status(ld *l, const yt_node *n, int allow_unknown, int allow_st
         *out = OM_SOC_UNKNOWN;
         return OPMAP_OK;
     }
-    return bad(l, n, "unknown status '%s' (expected full, partial, rewrite%s)", s,
+    return yr_bad(&l->y, n, "unknown status '%s' (expected full, partial, rewrite%s)", s,
                allow_unknown ? ", unknown" : allow_structural ? ", structural" : "");
 }
 
 static int parse_flags(ld *l, const yt_node *n, unsigned *out)
 {
     size_t i;
-    int rc = want_kind(l, n, YT_SEQ, "flags");
+    int rc = yr_kind(&l->y, n, YT_SEQ, "flags");
     if (rc)
         return rc;
     for (i = 0; i < n->n; i++) {
         const char *s;
         unsigned bit;
-        if ((rc = get_str(l, n->items[i], "flag", &s)))
+        if ((rc = yr_str(&l->y, n->items[i], "flag", &s)))
             return rc;
         if (!(bit = om_flag_from_name(s)))
-            return bad(l, n->items[i],
+            return yr_bad(&l->y, n->items[i],
                        "unknown flag '%s' (expected precision, nondeterministic, rng, "
                        "performance, dynamic_shape, inf_nan, deprecated)", s);
         *out |= bit;
@@ -244,16 +94,16 @@ static int parse_flags(ld *l, const yt_node *n, unsigned *out)
 static int parse_dtypes(ld *l, const yt_node *n, uint32_t *out)
 {
     size_t i;
-    int rc = want_kind(l, n, YT_SEQ, "dtypes");
+    int rc = yr_kind(&l->y, n, YT_SEQ, "dtypes");
     if (rc)
         return rc;
     for (i = 0; i < n->n; i++) {
         const char *s;
         int dt;
-        if ((rc = get_str(l, n->items[i], "dtype", &s)))
+        if ((rc = yr_str(&l->y, n->items[i], "dtype", &s)))
             return rc;
         if (!(dt = ir_dtype_from_name(s)))
-            return bad(l, n->items[i], "unknown dtype '%s' (see docs/table-format.md)", s);
+            return yr_bad(&l->y, n->items[i], "unknown dtype '%s' (see docs/table-format.md)", s);
         *out |= 1u << dt;
     }
     return OPMAP_OK;
@@ -267,7 +117,7 @@ static int soc_index(ld *l, const yt_node *n, const char *name, uint32_t *out)
             *out = (uint32_t)i;
             return OPMAP_OK;
         }
-    return bad(l, n, "unknown SoC '%s' (not in about.socs)", name);
+    return yr_bad(&l->y, n, "unknown SoC '%s' (not in about.socs)", name);
 }
 
 static int check_sources(ld *l, const yt_node *n, const char **ids, size_t count)
@@ -278,7 +128,7 @@ static int check_sources(ld *l, const yt_node *n, const char **ids, size_t count
             if (strcmp(l->t->sources[j].id, ids[i]) == 0)
                 break;
         if (j == l->t->n_sources)
-            return bad(l, n->kind == YT_SEQ && i < n->n ? n->items[i] : n,
+            return yr_bad(&l->y, n->kind == YT_SEQ && i < n->n ? n->items[i] : n,
                        "unknown source id '%s' (not in sources:)", ids[i]);
     }
     return OPMAP_OK;
@@ -294,64 +144,37 @@ static int parse_about(ld *l, const yt_node *about)
     const yt_node *n;
     int rc;
     size_t i;
-    if ((rc = want_kind(l, about, YT_MAP, "about")) || (rc = check_keys(l, about, keys, "about")))
+    if ((rc = yr_kind(&l->y, about, YT_MAP, "about")) || (rc = yr_keys(&l->y, about, keys, "about")))
         return rc;
-    if ((n = yt_get(about, "name")) && (rc = get_str(l, n, "about.name", &t->name)))
+    if ((n = yt_get(about, "name")) && (rc = yr_str(&l->y, n, "about.name", &t->name)))
         return rc;
-    if ((n = yt_get(about, "version")) && (rc = get_str(l, n, "about.version", &t->version)))
+    if ((n = yt_get(about, "version")) && (rc = yr_str(&l->y, n, "about.version", &t->version)))
         return rc;
-    if ((n = yt_get(about, "torch_npu")) && (rc = get_str(l, n, "about.torch_npu", &t->torch_npu)))
+    if ((n = yt_get(about, "torch_npu")) && (rc = yr_str(&l->y, n, "about.torch_npu", &t->torch_npu)))
         return rc;
-    if ((n = yt_get(about, "cann")) && (rc = get_str(l, n, "about.cann", &t->cann)))
+    if ((n = yt_get(about, "cann")) && (rc = yr_str(&l->y, n, "about.cann", &t->cann)))
         return rc;
     if ((n = yt_get(about, "onnx_opset_max")) &&
-        (rc = get_int(l, n, "about.onnx_opset_max", &t->onnx_opset_max)))
+        (rc = yr_int(&l->y, n, "about.onnx_opset_max", &t->onnx_opset_max)))
         return rc;
     if ((n = yt_get(about, "socs"))) {
-        if ((rc = get_str_list(l, n, "about.socs", &t->socs, &t->n_socs)))
+        if ((rc = yr_str_list(&l->y, n, "about.socs", &t->socs, &t->n_socs)))
             return rc;
         if (t->n_socs == 0 || t->n_socs > 64)
-            return bad(l, n, "about.socs must list between 1 and 64 chips");
+            return yr_bad(&l->y, n, "about.socs must list between 1 and 64 chips");
         for (i = 0; i < t->n_socs; i++) {
             size_t j;
             for (j = 0; j < i; j++)
                 if (strcmp(t->socs[i], t->socs[j]) == 0)
-                    return bad(l, n->items[i], "SoC '%s' listed twice", t->socs[i]);
+                    return yr_bad(&l->y, n->items[i], "SoC '%s' listed twice", t->socs[i]);
         }
     }
     if ((n = yt_get(about, "default_soc"))) {
         const char *s;
         uint32_t idx;
-        if ((rc = get_str(l, n, "about.default_soc", &s)) || (rc = soc_index(l, n, s, &idx)))
+        if ((rc = yr_str(&l->y, n, "about.default_soc", &s)) || (rc = soc_index(l, n, s, &idx)))
             return rc;
         t->default_soc = (int)idx;
-    }
-    return OPMAP_OK;
-}
-
-static int parse_weights(ld *l, const yt_node *w)
-{
-    static const char *const keys[] = { "full", "partial", "rewrite", "unmapped", NULL };
-    static const char *const range_keys[] = { "min", "expected", "max", NULL };
-    static const int status_of[] = { OPMAP_OP_FULL, OPMAP_OP_PARTIAL, OPMAP_OP_REWRITE,
-                                     OPMAP_OP_UNMAPPED };
-    int rc, i;
-    if ((rc = want_kind(l, w, YT_MAP, "weights")) || (rc = check_keys(l, w, keys, "weights")))
-        return rc;
-    for (i = 0; i < 4; i++) {
-        const yt_node *r = yt_get(w, keys[i]), *n;
-        opmap_effort *e = &l->t->weights[status_of[i]];
-        if (!r)
-            continue;
-        if ((rc = want_kind(l, r, YT_MAP, "a weight")) ||
-            (rc = check_keys(l, r, range_keys, "a weight")) ||
-            (rc = require(l, r, "min", "weight", &n)) || (rc = get_milli(l, n, "min", &e->min)) ||
-            (rc = require(l, r, "expected", "weight", &n)) ||
-            (rc = get_milli(l, n, "expected", &e->expected)) ||
-            (rc = require(l, r, "max", "weight", &n)) || (rc = get_milli(l, n, "max", &e->max)))
-            return rc;
-        if (e->min > e->expected || e->expected > e->max)
-            return bad(l, r, "weights.%s: need min <= expected <= max", keys[i]);
     }
     return OPMAP_OK;
 }
@@ -362,21 +185,21 @@ static int parse_sources(ld *l, const yt_node *s)
                                         "taken", "url", NULL };
     size_t i, j;
     int rc;
-    if ((rc = want_kind(l, s, YT_SEQ, "sources")))
+    if ((rc = yr_kind(&l->y, s, YT_SEQ, "sources")))
         return rc;
-    if (!(l->t->sources = om_arena_array(l->A, s->n ? s->n : 1, sizeof(om_source))))
-        return oom(l);
+    if (!(l->t->sources = om_arena_array(l->y.A, s->n ? s->n : 1, sizeof(om_source))))
+        return yr_oom(&l->y);
     l->t->n_sources = s->n;
     for (i = 0; i < s->n; i++) {
         const yt_node *e = s->items[i], *n;
         om_source *src = &l->t->sources[i];
-        if ((rc = want_kind(l, e, YT_MAP, "a source")) ||
-            (rc = check_keys(l, e, keys, "a source")) || (rc = require(l, e, "id", "source", &n)) ||
-            (rc = get_str(l, n, "source id", &src->id)))
+        if ((rc = yr_kind(&l->y, e, YT_MAP, "a source")) ||
+            (rc = yr_keys(&l->y, e, keys, "a source")) || (rc = yr_require(&l->y, e, "id", "source", &n)) ||
+            (rc = yr_str(&l->y, n, "source id", &src->id)))
             return rc;
         src->line = e->line;
 #define OPT(key, field) \
-    if ((n = yt_get(e, key)) && (rc = get_str(l, n, "source " key, &src->field))) return rc
+    if ((n = yt_get(e, key)) && (rc = yr_str(&l->y, n, "source " key, &src->field))) return rc
         OPT("title", title);
         OPT("repo", repo);
         OPT("path", path);
@@ -387,7 +210,7 @@ static int parse_sources(ld *l, const yt_node *s)
 #undef OPT
         for (j = 0; j < i; j++)
             if (strcmp(l->t->sources[j].id, src->id) == 0)
-                return bad(l, e, "source id '%s' defined twice (first at line %" PRIu32 ")",
+                return yr_bad(&l->y, e, "source id '%s' defined twice (first at line %" PRIu32 ")",
                            src->id, l->t->sources[j].line);
     }
     return OPMAP_OK;
@@ -402,18 +225,18 @@ static int parse_value(ld *l, const yt_node *n, om_value *v)
         int rc;
         v->kind = OM_VAL_LIST;
         v->n = n->n;
-        if (n->n && !(v->list = om_arena_array(l->A, n->n, sizeof(om_value))))
-            return oom(l);
+        if (n->n && !(v->list = om_arena_array(l->y.A, n->n, sizeof(om_value))))
+            return yr_oom(&l->y);
         for (i = 0; i < n->n; i++) {
             if (n->items[i]->kind != YT_SCALAR)
-                return bad(l, n->items[i], "list values must be scalars");
+                return yr_bad(&l->y, n->items[i], "list values must be scalars");
             if ((rc = parse_value(l, n->items[i], &v->list[i])))
                 return rc;
         }
         return OPMAP_OK;
     }
     if (n->kind != YT_SCALAR)
-        return bad(l, n, "a constraint value must be a scalar or a list of scalars");
+        return yr_bad(&l->y, n, "a constraint value must be a scalar or a list of scalars");
     if (n->plain && (strcmp(n->str, "true") == 0 || strcmp(n->str, "false") == 0)) {
         v->kind = OM_VAL_BOOL;
         v->num = n->str[0] == 't';
@@ -450,17 +273,17 @@ static int find_cmp(ld *l, const yt_node *map, om_constraint *c, const char *wha
         if (!v)
             continue;
         if (found++)
-            return bad(l, map, "%s: give exactly one of eq, ne, lt, le, gt, ge, in, not_in", what);
+            return yr_bad(&l->y, map, "%s: give exactly one of eq, ne, lt, le, gt, ge, in, not_in", what);
         c->cmp = cmps[i].cmp;
         if ((rc = parse_value(l, v, &c->value)))
             return rc;
         if ((c->cmp == OM_CMP_IN || c->cmp == OM_CMP_NOT_IN) && c->value.kind != OM_VAL_LIST)
-            return bad(l, v, "%s: '%s' needs a list", what, cmps[i].name);
+            return yr_bad(&l->y, v, "%s: '%s' needs a list", what, cmps[i].name);
         if (c->cmp >= OM_CMP_LT && c->cmp <= OM_CMP_GE && c->value.kind != OM_VAL_NUM)
-            return bad(l, v, "%s: '%s' needs a number", what, cmps[i].name);
+            return yr_bad(&l->y, v, "%s: '%s' needs a number", what, cmps[i].name);
     }
     if (!found)
-        return bad(l, map, "%s: missing a comparison (eq, ne, lt, le, gt, ge, in, not_in)", what);
+        return yr_bad(&l->y, map, "%s: missing a comparison (eq, ne, lt, le, gt, ge, in, not_in)", what);
     return OPMAP_OK;
 }
 
@@ -470,12 +293,12 @@ static int parse_tensor_subject(ld *l, const yt_node *when, om_constraint *c)
     int64_t idx;
     int rc;
     if (!!in == !!out)
-        return bad(l, when, "constraint: give exactly one of 'input' and 'output'");
+        return yr_bad(&l->y, when, "constraint: give exactly one of 'input' and 'output'");
     c->on_output = out != NULL;
-    if ((rc = get_int(l, in ? in : out, "tensor index", &idx)))
+    if ((rc = yr_int(&l->y, in ? in : out, "tensor index", &idx)))
         return rc;
     if (idx < 0 || idx > 1000000)
-        return bad(l, in ? in : out, "tensor index out of range");
+        return yr_bad(&l->y, in ? in : out, "tensor index out of range");
     c->index = (uint32_t)idx;
     return OPMAP_OK;
 }
@@ -484,15 +307,15 @@ static int parse_when(ld *l, const yt_node *when, om_constraint *c)
 {
     const yt_node *n;
     int rc;
-    if ((rc = want_kind(l, when, YT_MAP, "when")))
+    if ((rc = yr_kind(&l->y, when, YT_MAP, "when")))
         return rc;
     if ((n = yt_get(when, "attr"))) {
         static const char *const keys[] = { "attr", "default", "eq", "ne", "lt", "le", "gt",
                                             "ge", "in", "not_in", NULL };
         const yt_node *d;
         c->subject = OM_SUBJ_ATTR;
-        if ((rc = check_keys(l, when, keys, "an attribute condition")) ||
-            (rc = get_str(l, n, "attr", &c->attr)) ||
+        if ((rc = yr_keys(&l->y, when, keys, "an attribute condition")) ||
+            (rc = yr_str(&l->y, n, "attr", &c->attr)) ||
             (rc = find_cmp(l, when, c, "attribute condition")))
             return rc;
         if ((d = yt_get(when, "default"))) {
@@ -506,15 +329,15 @@ static int parse_when(ld *l, const yt_node *when, om_constraint *c)
         static const char *const keys[] = { "input", "output", "is", NULL };
         const char *s;
         c->subject = OM_SUBJ_CONST;
-        if ((rc = check_keys(l, when, keys, "a constant-input condition")) ||
-            (rc = parse_tensor_subject(l, when, c)) || (rc = get_str(l, n, "is", &s)))
+        if ((rc = yr_keys(&l->y, when, keys, "a constant-input condition")) ||
+            (rc = parse_tensor_subject(l, when, c)) || (rc = yr_str(&l->y, n, "is", &s)))
             return rc;
         if (strcmp(s, "constant") == 0)
             c->cmp = OM_CMP_IS_CONST;
         else if (strcmp(s, "not_constant") == 0)
             c->cmp = OM_CMP_NOT_CONST;
         else
-            return bad(l, n, "'is' must be constant or not_constant, not '%s'", s);
+            return yr_bad(&l->y, n, "'is' must be constant or not_constant, not '%s'", s);
         return OPMAP_OK;
     }
     if ((n = yt_get(when, "rank")) || (n = yt_get(when, "dtype"))) {
@@ -523,27 +346,27 @@ static int parse_when(ld *l, const yt_node *when, om_constraint *c)
         static const char *const cmp_keys[] = { "eq", "ne", "lt", "le", "gt", "ge", "in",
                                                 "not_in", NULL };
         if (yt_get(when, "rank") && yt_get(when, "dtype"))
-            return bad(l, when, "a condition has one subject: rank or dtype, not both");
+            return yr_bad(&l->y, when, "a condition has one subject: rank or dtype, not both");
         c->subject = is_rank ? OM_SUBJ_RANK : OM_SUBJ_DTYPE;
-        if ((rc = check_keys(l, when, keys, "a tensor condition")) ||
+        if ((rc = yr_keys(&l->y, when, keys, "a tensor condition")) ||
             (rc = parse_tensor_subject(l, when, c)) ||
-            (rc = want_kind(l, n, YT_MAP, is_rank ? "rank" : "dtype")) ||
-            (rc = check_keys(l, n, cmp_keys, is_rank ? "rank" : "dtype")) ||
+            (rc = yr_kind(&l->y, n, YT_MAP, is_rank ? "rank" : "dtype")) ||
+            (rc = yr_keys(&l->y, n, cmp_keys, is_rank ? "rank" : "dtype")) ||
             (rc = find_cmp(l, n, c, is_rank ? "rank condition" : "dtype condition")))
             return rc;
         if (!is_rank) {
             size_t i;
             if (c->cmp != OM_CMP_IN && c->cmp != OM_CMP_NOT_IN)
-                return bad(l, n, "dtype conditions use 'in' or 'not_in'");
+                return yr_bad(&l->y, n, "dtype conditions use 'in' or 'not_in'");
             for (i = 0; i < c->value.n; i++)
                 if (c->value.list[i].kind != OM_VAL_STR ||
                     !ir_dtype_from_name(c->value.list[i].str))
-                    return bad(l, n, "unknown dtype '%s' in condition",
+                    return yr_bad(&l->y, n, "unknown dtype '%s' in condition",
                                c->value.list[i].str ? c->value.list[i].str : "?");
         }
         return OPMAP_OK;
     }
-    return bad(l, when, "condition needs a subject: attr, is (constant input), rank or dtype");
+    return yr_bad(&l->y, when, "condition needs a subject: attr, is (constant input), rank or dtype");
 }
 
 static int parse_constraints(ld *l, const yt_node *seq, opmap_row *row)
@@ -551,47 +374,47 @@ static int parse_constraints(ld *l, const yt_node *seq, opmap_row *row)
     static const char *const keys[] = { "when", "socs", "then", "flag", "message", NULL };
     size_t i;
     int rc;
-    if ((rc = want_kind(l, seq, YT_SEQ, "constraints")))
+    if ((rc = yr_kind(&l->y, seq, YT_SEQ, "constraints")))
         return rc;
     row->n_constraints = seq->n;
-    if (seq->n && !(row->constraints = om_arena_array(l->A, seq->n, sizeof(om_constraint))))
-        return oom(l);
+    if (seq->n && !(row->constraints = om_arena_array(l->y.A, seq->n, sizeof(om_constraint))))
+        return yr_oom(&l->y);
     for (i = 0; i < seq->n; i++) {
         const yt_node *e = seq->items[i], *n;
         om_constraint *c = &row->constraints[i];
         c->then_status = -1;
         c->line = e->line;
-        if ((rc = want_kind(l, e, YT_MAP, "a constraint")) ||
-            (rc = check_keys(l, e, keys, "a constraint")) ||
-            (rc = require(l, e, "when", "constraint", &n)) || (rc = parse_when(l, n, c)) ||
-            (rc = require(l, e, "message", "constraint", &n)) ||
-            (rc = get_str(l, n, "message", &c->message)))
+        if ((rc = yr_kind(&l->y, e, YT_MAP, "a constraint")) ||
+            (rc = yr_keys(&l->y, e, keys, "a constraint")) ||
+            (rc = yr_require(&l->y, e, "when", "constraint", &n)) || (rc = parse_when(l, n, c)) ||
+            (rc = yr_require(&l->y, e, "message", "constraint", &n)) ||
+            (rc = yr_str(&l->y, n, "message", &c->message)))
             return rc;
         if ((n = yt_get(e, "then"))) {
             int st = 0;
             if ((rc = parse_status(l, n, 0, 0, &st)))
                 return rc;
             if (st != OPMAP_OP_PARTIAL && st != OPMAP_OP_REWRITE)
-                return bad(l, n, "'then' must be partial or rewrite");
+                return yr_bad(&l->y, n, "'then' must be partial or rewrite");
             c->then_status = st;
         }
         if ((n = yt_get(e, "flag"))) {
             const char *s;
-            if ((rc = get_str(l, n, "flag", &s)))
+            if ((rc = yr_str(&l->y, n, "flag", &s)))
                 return rc;
             if (!(c->flag = om_flag_from_name(s)))
-                return bad(l, n, "unknown flag '%s'", s);
+                return yr_bad(&l->y, n, "unknown flag '%s'", s);
         }
         if (c->then_status < 0 && !c->flag)
-            return bad(l, e, "a constraint needs 'then', 'flag' or both");
+            return yr_bad(&l->y, e, "a constraint needs 'then', 'flag' or both");
         if ((n = yt_get(e, "socs"))) {
             size_t j;
-            if ((rc = want_kind(l, n, YT_SEQ, "constraint socs")))
+            if ((rc = yr_kind(&l->y, n, YT_SEQ, "constraint socs")))
                 return rc;
             for (j = 0; j < n->n; j++) {
                 const char *s;
                 uint32_t idx;
-                if ((rc = get_str(l, n->items[j], "SoC", &s)) ||
+                if ((rc = yr_str(&l->y, n->items[j], "SoC", &s)) ||
                     (rc = soc_index(l, n->items[j], s, &idx)))
                     return rc;
                 c->soc_mask |= 1ull << idx;
@@ -608,27 +431,27 @@ static int parse_socs(ld *l, const yt_node *map, opmap_row *row)
     static const char *const keys[] = { "status", "dtypes", "note", "sources", NULL };
     size_t i;
     int rc;
-    if ((rc = want_kind(l, map, YT_MAP, "socs")))
+    if ((rc = yr_kind(&l->y, map, YT_MAP, "socs")))
         return rc;
     row->n_socs = map->n;
-    if (map->n && !(row->socs = om_arena_array(l->A, map->n, sizeof(om_soc_answer))))
-        return oom(l);
+    if (map->n && !(row->socs = om_arena_array(l->y.A, map->n, sizeof(om_soc_answer))))
+        return yr_oom(&l->y);
     for (i = 0; i < map->n; i++) {
         const yt_node *k = map->items[2 * i], *e = map->items[2 * i + 1], *n;
         om_soc_answer *a = &row->socs[i];
         if ((rc = soc_index(l, k, k->str, &a->soc)) ||
-            (rc = want_kind(l, e, YT_MAP, "a SoC answer")) ||
-            (rc = check_keys(l, e, keys, "a SoC answer")) ||
-            (rc = require(l, e, "status", "SoC answer", &n)) ||
+            (rc = yr_kind(&l->y, e, YT_MAP, "a SoC answer")) ||
+            (rc = yr_keys(&l->y, e, keys, "a SoC answer")) ||
+            (rc = yr_require(&l->y, e, "status", "SoC answer", &n)) ||
             (rc = parse_status(l, n, 1, 0, &a->status)))
             return rc;
         a->name = l->t->socs[a->soc];
         if ((n = yt_get(e, "dtypes")) && (rc = parse_dtypes(l, n, &a->dtypes)))
             return rc;
-        if ((n = yt_get(e, "note")) && (rc = get_str(l, n, "note", &a->note)))
+        if ((n = yt_get(e, "note")) && (rc = yr_str(&l->y, n, "note", &a->note)))
             return rc;
         if ((n = yt_get(e, "sources")) &&
-            ((rc = get_str_list(l, n, "sources", &a->sources, &a->n_sources)) ||
+            ((rc = yr_str_list(&l->y, n, "sources", &a->sources, &a->n_sources)) ||
              (rc = check_sources(l, n, a->sources, a->n_sources))))
             return rc;
     }
@@ -642,23 +465,23 @@ static int parse_ascend(ld *l, const yt_node *map, opmap_row *row)
                                            "cpu_fallback", "dvpp", NULL };
     const yt_node *n;
     int rc;
-    if ((rc = want_kind(l, map, YT_MAP, "ascend")) || (rc = check_keys(l, map, keys, "ascend")))
+    if ((rc = yr_kind(&l->y, map, YT_MAP, "ascend")) || (rc = yr_keys(&l->y, map, keys, "ascend")))
         return rc;
-    if ((n = yt_get(map, "op")) && (rc = get_str(l, n, "ascend.op", &row->ascend_op)))
+    if ((n = yt_get(map, "op")) && (rc = yr_str(&l->y, n, "ascend.op", &row->ascend_op)))
         return rc;
-    if ((n = yt_get(map, "aclnn")) && (rc = get_str(l, n, "ascend.aclnn", &row->aclnn)))
+    if ((n = yt_get(map, "aclnn")) && (rc = yr_str(&l->y, n, "ascend.aclnn", &row->aclnn)))
         return rc;
-    if ((n = yt_get(map, "api")) && (rc = get_str(l, n, "ascend.api", &row->api)))
+    if ((n = yt_get(map, "api")) && (rc = yr_str(&l->y, n, "ascend.api", &row->api)))
         return rc;
     if ((n = yt_get(map, "engine"))) {
         const char *const *e;
-        if ((rc = get_str(l, n, "ascend.engine", &row->engine)))
+        if ((rc = yr_str(&l->y, n, "ascend.engine", &row->engine)))
             return rc;
         for (e = engines; *e; e++)
             if (strcmp(*e, row->engine) == 0)
                 break;
         if (!*e)
-            return bad(l, n, "unknown engine '%s' (expected ai_core, ai_cpu, host, decomposed, "
+            return yr_bad(&l->y, n, "unknown engine '%s' (expected ai_core, ai_cpu, host, decomposed, "
                              "cpu_fallback, dvpp)", row->engine);
     }
     return OPMAP_OK;
@@ -678,42 +501,42 @@ static int parse_row(ld *l, const yt_node *e, opmap_row *row)
                                         NULL };
     const yt_node *n;
     int rc;
-    if ((rc = want_kind(l, e, YT_MAP, "an ops row")) || (rc = check_keys(l, e, keys, "a row")))
+    if ((rc = yr_kind(&l->y, e, YT_MAP, "an ops row")) || (rc = yr_keys(&l->y, e, keys, "a row")))
         return rc;
     row->line = e->line;
-    if ((rc = require(l, e, "domain", "row", &n)) || (rc = get_str(l, n, "domain", &row->domain)))
+    if ((rc = yr_require(&l->y, e, "domain", "row", &n)) || (rc = yr_str(&l->y, n, "domain", &row->domain)))
         return rc;
     if (strcmp(row->domain, "") == 0 || strchr(row->domain, ':'))
-        return bad(l, n, "domain '%s': use ai.onnx for ONNX's default domain and aten, prim, "
+        return yr_bad(&l->y, n, "domain '%s': use ai.onnx for ONNX's default domain and aten, prim, "
                          "... without '::'", row->domain);
-    if ((rc = require(l, e, "op", "row", &n)) || (rc = get_str(l, n, "op", &row->op)))
+    if ((rc = yr_require(&l->y, e, "op", "row", &n)) || (rc = yr_str(&l->y, n, "op", &row->op)))
         return rc;
     if ((n = yt_get(e, "since"))) {
-        if ((rc = get_int(l, n, "since", &row->since)))
+        if ((rc = yr_int(&l->y, n, "since", &row->since)))
             return rc;
         if (row->since < 1)
-            return bad(l, n, "since must be >= 1");
+            return yr_bad(&l->y, n, "since must be >= 1");
         if (l->t->onnx_opset_max && is_onnx_domain(row->domain) &&
             strcmp(row->domain, "ai.onnx") == 0 && row->since > l->t->onnx_opset_max)
-            return bad(l, n, "since %" PRId64 " is newer than about.onnx_opset_max (%" PRId64 ")",
+            return yr_bad(&l->y, n, "since %" PRId64 " is newer than about.onnx_opset_max (%" PRId64 ")",
                        row->since, l->t->onnx_opset_max);
     } else if (is_onnx_domain(row->domain)) {
-        return bad(l, e, "ONNX rows need 'since' (the operator version)");
+        return yr_bad(&l->y, e, "ONNX rows need 'since' (the operator version)");
     }
-    if ((rc = require(l, e, "status", "row", &n)) || (rc = parse_status(l, n, 0, 1, &row->status)))
+    if ((rc = yr_require(&l->y, e, "status", "row", &n)) || (rc = parse_status(l, n, 0, 1, &row->status)))
         return rc;
     if ((n = yt_get(e, "overloads")) &&
-        (rc = get_str_list(l, n, "overloads", &row->overloads, &row->n_overloads)))
+        (rc = yr_str_list(&l->y, n, "overloads", &row->overloads, &row->n_overloads)))
         return rc;
     if ((n = yt_get(e, "torch_npu"))) {
         static const char *const tk[] = { "min", "max", NULL };
         const yt_node *v;
-        if ((rc = want_kind(l, n, YT_MAP, "torch_npu")) ||
-            (rc = check_keys(l, n, tk, "torch_npu")))
+        if ((rc = yr_kind(&l->y, n, YT_MAP, "torch_npu")) ||
+            (rc = yr_keys(&l->y, n, tk, "torch_npu")))
             return rc;
-        if ((v = yt_get(n, "min")) && (rc = get_str(l, v, "torch_npu.min", &row->tnpu_min)))
+        if ((v = yt_get(n, "min")) && (rc = yr_str(&l->y, v, "torch_npu.min", &row->tnpu_min)))
             return rc;
-        if ((v = yt_get(n, "max")) && (rc = get_str(l, v, "torch_npu.max", &row->tnpu_max)))
+        if ((v = yt_get(n, "max")) && (rc = yr_str(&l->y, v, "torch_npu.max", &row->tnpu_max)))
             return rc;
     }
     if ((n = yt_get(e, "ascend")) && (rc = parse_ascend(l, n, row)))
@@ -726,18 +549,18 @@ static int parse_row(ld *l, const yt_node *e, opmap_row *row)
         return rc;
     if ((n = yt_get(e, "constraints")) && (rc = parse_constraints(l, n, row)))
         return rc;
-    if ((n = yt_get(e, "hint")) && (rc = get_str(l, n, "hint", &row->hint)))
+    if ((n = yt_get(e, "hint")) && (rc = yr_str(&l->y, n, "hint", &row->hint)))
         return rc;
-    if ((n = yt_get(e, "notes")) && (rc = get_str(l, n, "notes", &row->notes)))
+    if ((n = yt_get(e, "notes")) && (rc = yr_str(&l->y, n, "notes", &row->notes)))
         return rc;
-    if ((n = yt_get(e, "curated")) && (rc = get_str(l, n, "curated", &row->curated)))
+    if ((n = yt_get(e, "curated")) && (rc = yr_str(&l->y, n, "curated", &row->curated)))
         return rc;
     if ((n = yt_get(e, "sources")) &&
-        ((rc = get_str_list(l, n, "sources", &row->sources, &row->n_sources)) ||
+        ((rc = yr_str_list(&l->y, n, "sources", &row->sources, &row->n_sources)) ||
          (rc = check_sources(l, n, row->sources, row->n_sources))))
         return rc;
     if (!row->n_sources && !row->curated)
-        return bad(l, e, "row %s %s: give 'sources' or, for our own judgement, 'curated' with "
+        return yr_bad(&l->y, e, "row %s %s: give 'sources' or, for our own judgement, 'curated' with "
                          "the reason", row->domain, row->op);
     return OPMAP_OK;
 }
@@ -787,17 +610,17 @@ static int build_index(ld *l, const yt_node *ops)
     size_t i, start;
     if (!t->n_rows)
         return OPMAP_OK;
-    sorted = om_arena_array(l->A, t->n_rows, sizeof(*sorted));
+    sorted = om_arena_array(l->y.A, t->n_rows, sizeof(*sorted));
     if (!sorted)
-        return oom(l);
+        return yr_oom(&l->y);
     for (i = 0; i < t->n_rows; i++)
         sorted[i] = &t->rows[i];
     qsort(sorted, t->n_rows, sizeof(*sorted), row_cmp);
     t->index_cap = 16;
     while (t->index_cap < t->n_rows * 2)
         t->index_cap *= 2;
-    if (!(t->index = om_arena_array(l->A, t->index_cap, sizeof(om_key_slot))))
-        return oom(l);
+    if (!(t->index = om_arena_array(l->y.A, t->index_cap, sizeof(om_key_slot))))
+        return yr_oom(&l->y);
     for (start = 0; start < t->n_rows; start = i) {
         om_key_slot *slot;
         for (i = start + 1; i < t->n_rows && strcmp(sorted[i]->domain, sorted[start]->domain) == 0 &&
@@ -805,14 +628,14 @@ static int build_index(ld *l, const yt_node *ops)
              i++) {
             if (sorted[i]->since == sorted[i - 1]->since) {
                 const yt_node *where = ops->items[sorted[i] - t->rows];
-                return bad(l, where,
+                return yr_bad(&l->y, where,
                            "duplicate row %s %s since %" PRId64 " (first at line %" PRIu32 ")",
                            sorted[i]->domain, sorted[i]->op, sorted[i]->since,
                            sorted[i - 1]->line);
             }
             if (!sorted[i - 1]->since) {
                 const yt_node *where = ops->items[sorted[i] - t->rows];
-                return bad(l, where, "rows for %s %s mix versioned and unversioned keys",
+                return yr_bad(&l->y, where, "rows for %s %s mix versioned and unversioned keys",
                            sorted[i]->domain, sorted[i]->op);
             }
         }
@@ -855,12 +678,13 @@ int om_table_parse(opmap_table *t, const unsigned char *data, size_t size,
     const yt_node *n, *ops;
     int64_t schema;
     size_t i;
+    unsigned weights_set = 0;
     int rc;
 
     l.t = t;
-    l.src = t->origin;
-    l.err = err;
-    l.A = &t->arena;
+    l.y.src = t->origin;
+    l.y.err = err;
+    l.y.A = &t->arena;
     if (size > lim->max_table_bytes)
         return om_fail(err, OPMAP_ELIMIT, t->origin,
                        "table is %zu bytes, over max_table_bytes (%" PRIu64 ")", size,
@@ -868,13 +692,13 @@ int om_table_parse(opmap_table *t, const unsigned char *data, size_t size,
     if ((rc = yt_parse(data, size, t->origin, &t->arena, lim->max_yaml_depth, 10000000ull, &root,
                        err)))
         return rc;
-    if ((rc = want_kind(&l, root, YT_MAP, "the table")) ||
-        (rc = check_keys(&l, root, keys, "the table")) ||
-        (rc = require(&l, root, "schema", "table", &n)) ||
-        (rc = get_int(&l, n, "schema", &schema)))
+    if ((rc = yr_kind(&l.y, root, YT_MAP, "the table")) ||
+        (rc = yr_keys(&l.y, root, keys, "the table")) ||
+        (rc = yr_require(&l.y, root, "schema", "table", &n)) ||
+        (rc = yr_int(&l.y, n, "schema", &schema)))
         return rc;
     if (schema != TABLE_SCHEMA)
-        return bad(&l, n, "table schema %" PRId64 " is not supported (this opmap reads schema %d)",
+        return yr_bad(&l.y, n, "table schema %" PRId64 " is not supported (this opmap reads schema %d)",
                    schema, TABLE_SCHEMA);
 
     /* defaults: docs/table-format.md */
@@ -888,15 +712,16 @@ int om_table_parse(opmap_table *t, const unsigned char *data, size_t size,
 
     if ((n = yt_get(root, "about")) && (rc = parse_about(&l, n)))
         return rc;
-    if ((n = yt_get(root, "weights")) && (rc = parse_weights(&l, n)))
+    if ((n = yt_get(root, "weights")) && (rc = yr_weights(&l.y, n, t->weights, &weights_set)))
         return rc;
     if ((n = yt_get(root, "sources")) && (rc = parse_sources(&l, n)))
         return rc;
-    if ((rc = require(&l, root, "ops", "table", &ops)) || (rc = want_kind(&l, ops, YT_SEQ, "ops")))
+    if ((rc = yr_require(&l.y, root, "ops", "table", &ops)) ||
+        (rc = yr_kind(&l.y, ops, YT_SEQ, "ops")))
         return rc;
     t->n_rows = ops->n;
     if (ops->n && !(t->rows = om_arena_array(&t->arena, ops->n, sizeof(opmap_row))))
-        return oom(&l);
+        return yr_oom(&l.y);
     for (i = 0; i < ops->n; i++)
         if ((rc = parse_row(&l, ops->items[i], &t->rows[i])))
             return rc;

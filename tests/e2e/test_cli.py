@@ -13,6 +13,8 @@ import tempfile
 import time
 import unittest
 
+from report_schema import validate
+
 OPMAP = None
 HERE = os.path.dirname(os.path.abspath(__file__))
 SMALL_TABLE = os.path.join(HERE, "..", "fixtures", "tables", "small.yaml")
@@ -36,7 +38,7 @@ def run(*args, timeout=120):
 
 def scan_json(*args):
     proc = run("scan", "--format", "json", *args)
-    return proc, (json.loads(proc.stdout) if proc.stdout.strip() else None)
+    return proc, (validate(json.loads(proc.stdout)) if proc.stdout.strip() else None)
 
 
 # -- protobuf wire encoding, for hostile inputs python3-onnx would refuse to write --
@@ -176,7 +178,7 @@ class Cli(unittest.TestCase):
         proc = run("scan", "--table", SMALL_TABLE, "--format", "json", "-o", out, d)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         with open(out) as f:
-            rep = json.load(f)
+            rep = validate(json.load(f))
         self.assertEqual([os.path.relpath(m["file"], d) for m in rep["models"]],
                          ["a.onnx", "sub/b.ONNX"])
         self.assertEqual(rep["totals"]["models"], 2)
@@ -294,7 +296,7 @@ class Cli(unittest.TestCase):
         proc = run("scan", "--format", "json", model("test_relu"), bad)
         self.assertEqual(proc.returncode, 3)
         self.assertIn(bad, proc.stderr)
-        self.assertEqual(len(json.loads(proc.stdout)["models"]), 1)
+        self.assertEqual(len(validate(json.loads(proc.stdout))["models"]), 1)
 
     # --- bad tables: file:line:column ---
 

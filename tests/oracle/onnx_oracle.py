@@ -77,6 +77,12 @@ def main():
             return 1
         with open(out) as f:
             report = json.load(f)
+    try:  # the oracle's report is the suite's biggest: it must match the schema too
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+        from report_schema import validate
+        validate(report)
+    except ImportError:
+        print("note: python3-jsonschema not installed; report not validated")
     ours = {}
     for m in report["models"]:
         h = collections.Counter()

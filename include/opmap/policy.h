@@ -1,0 +1,142 @@
+/*
+ * opmap/policy.h - the CI gate: what a scan fails on, accepted findings (waivers),
+ * baselines, and the difference between two reports.
+ *
+ * Findings come from scan results: an operator's status (unmapped, rewrite, partial), its
+ * risk flags (precision, performance, ...), and model-level risks (dynamic dimensions,
+ * float64). A policy says which kinds fail; a waiver accepts a finding, with a reason, an
+ * owner and an expiry date; an expired waiver fails the gate by itself.
+ */
+#ifndef OPMAP_POLICY_H
+#define OPMAP_POLICY_H
+
+#include "common.h"
+#include "context.h"
+#include "error.h"
+#include "report.h"
+#include "scan.h"
+
+OPMAP_BEGIN_DECL
+
+/** Finding kinds; a policy's fail_on is a set of these bits. */
+enum {
+    OPMAP_FAIL_UNMAPPED = 1u << 0,         /**< no row in the table */
+    OPMAP_FAIL_REWRITE = 1u << 1,          /**< no Ascend implementation */
+    OPMAP_FAIL_PARTIAL = 1u << 2,          /**< runs with limits */
+    OPMAP_FAIL_PRECISION = 1u << 3,        /**< flag: results may differ numerically */
+    OPMAP_FAIL_PERFORMANCE = 1u << 4,      /**< flag: AI CPU, host, CPU fallback */
+    OPMAP_FAIL_DYNAMIC_SHAPE = 1u << 5,    /**< dynamic input dimensions, or the flag */
+    OPMAP_FAIL_RNG = 1u << 6,              /**< flag: random streams differ */
+    OPMAP_FAIL_INF_NAN = 1u << 7,          /**< flag: inf/nan semantics differ */
+    OPMAP_FAIL_NONDETERMINISTIC = 1u << 8, /**< flag */
+    OPMAP_FAIL_DEPRECATED = 1u << 9,       /**< flag: deprecated in torch_npu */
+    OPMAP_FAIL_DTYPE = 1u << 10,           /**< float64, complex or uint64 values */
+    OPMAP_FAIL_EFFORT = 1u << 11           /**< the estimate is over max_effort */
+};
+
+#define OPMAP_FAIL_KIND_COUNT 12
+
+/** @return the name of finding kind bit `index` ("unmapped", "dynamic-shape", ...), or NULL. */
+OPMAP_API const char *opmap_fail_kind_name(unsigned index);
+
+/**
+ * Parses a comma-separated list of kind names ("unmapped,rewrite,precision"; "all" for
+ * every kind) into bits. @return OPMAP_OK or OPMAP_EINVAL (err names the unknown word).
+ */
+OPMAP_API int opmap_fail_on_parse(const char *list, unsigned *out, opmap_error *err);
+
+/** Accepted findings, loaded from a YAML waiver file (docs/ci.md). */
+typedef struct opmap_waivers opmap_waivers;
+
+/**
+ * Loads a waiver file. Each entry: `op` (name or domain::name, required), `model` and
+ * `node` (glob patterns, optional), `kind` (optional; default any), `reason`, `owner`,
+ * `expires` (YYYY-MM-DD), all three required.
+ * @return OPMAP_OK, OPMAP_EIO, OPMAP_EFORMAT or OPMAP_ETABLE (with line:column), OPMAP_ENOMEM.
+ */
+OPMAP_API int opmap_waivers_load_file(opmap_waivers **out, opmap_ctx *ctx, const char *path,
+                                      opmap_error *err);
+OPMAP_API int opmap_waivers_load_memory(opmap_waivers **out, opmap_ctx *ctx, const void *data,
+                                        size_t size, const char *name, opmap_error *err);
+OPMAP_API void opmap_waivers_free(opmap_waivers *waivers);
+
+#define OPMAP_POLICY_VERSION 1
+
+/** What the gate fails on; initialise with OPMAP_POLICY_INIT. */
+typedef struct opmap_policy {
+    unsigned version;               /**< OPMAP_POLICY_VERSION */
+    unsigned fail_on;               /**< OPMAP_FAIL_* bits; 0 means OPMAP_FAIL_UNMAPPED */
+    uint64_t max_effort;            /**< thousandths of a person-day; 0: no limit */
+    const opmap_waivers *waivers;   /**< NULL: none */
+    const char *today;              /**< "YYYY-MM-DD" for waiver expiry; NULL: the clock */
+} opmap_policy;
+
+#define OPMAP_POLICY_INIT { OPMAP_POLICY_VERSION, 0, 0, NULL, NULL }
+
+/** The gate's answer over some results. */
+typedef struct opmap_verdict opmap_verdict;
+
+/** One finding; strings borrowed from the verdict ("" when absent). */
+typedef struct opmap_finding {
+    unsigned kind;           /**< one OPMAP_FAIL_* bit */
+    const char *model;       /**< the model's file */
+    const char *domain, *op; /**< the operator ("" for model-level findings) */
+    const char *node;        /**< a node path: the first instance, or where a risk is */
+    const char *message;     /**< one line saying what was found */
+    uint64_t instances;
+    int fails;               /**< the policy fails on it (and no valid waiver covers it) */
+    int waived;              /**< a waiver covers it */
+    int waiver_expired;      /**< the covering waiver has expired (this fails the gate) */
+    const char *waiver_reason, *waiver_owner, *waiver_expires;
+} opmap_finding;
+
+/**
+ * Applies a policy to results.
+ * @param policy  NULL: fail on unmapped operators, no waivers.
+ * @return OPMAP_OK (whether or not the gate passes), OPMAP_ENOMEM, OPMAP_EINVAL.
+ */
+OPMAP_API int opmap_policy_check(opmap_verdict **out, opmap_ctx *ctx,
+                                 const opmap_result *const *results, size_t count,
+                                 const opmap_policy *policy, opmap_error *err);
+OPMAP_API void opmap_verdict_free(opmap_verdict *verdict);
+/** @return 1 when the gate passes. */
+OPMAP_API int opmap_verdict_passed(const opmap_verdict *verdict);
+OPMAP_API size_t opmap_verdict_finding_count(const opmap_verdict *verdict);
+OPMAP_API int opmap_verdict_finding(const opmap_verdict *verdict, size_t i, opmap_finding *out);
+
+#define OPMAP_BASELINE_OPTIONS_VERSION 1
+
+/** Options for opmap_baseline_write(). */
+typedef struct opmap_baseline_options {
+    unsigned version;       /**< OPMAP_BASELINE_OPTIONS_VERSION */
+    const char *owner;      /**< written as each waiver's owner (NULL: "unassigned") */
+    const char *expires;    /**< YYYY-MM-DD (NULL: 90 days after today) */
+    const char *reason;     /**< NULL: "accepted when the gate was adopted (baseline)" */
+} opmap_baseline_options;
+
+#define OPMAP_BASELINE_OPTIONS_INIT { OPMAP_BASELINE_OPTIONS_VERSION, NULL, NULL, NULL }
+
+/**
+ * Writes a waiver file accepting every finding the policy currently fails on, so a team
+ * can adopt the gate before fixing everything: scanning again with it passes.
+ */
+OPMAP_API int opmap_baseline_write(const opmap_verdict *verdict,
+                                   const opmap_baseline_options *opts, opmap_write_fn write,
+                                   void *payload, opmap_error *err);
+
+/**
+ * Compares two JSON reports (opmap-report/1 or /2): operators added, removed, and whose
+ * status changed, per model file. Writes a text or JSON summary through `write` and sets
+ * *failing to the number of added or worsened findings the policy fails on (its waivers
+ * and max_effort are not used).
+ * @return OPMAP_OK, OPMAP_EFORMAT (not an opmap report), OPMAP_EWRITE, OPMAP_ENOMEM.
+ */
+OPMAP_API int opmap_diff_reports(opmap_ctx *ctx, const char *old_json, size_t old_size,
+                                 const char *new_json, size_t new_size,
+                                 const opmap_policy *policy, opmap_report_format format,
+                                 opmap_write_fn write, void *payload, size_t *failing,
+                                 opmap_error *err);
+
+OPMAP_END_DECL
+
+#endif /* OPMAP_POLICY_H */

@@ -1,0 +1,188 @@
+/*
+ * cli/cli_opts.c - the options `opmap scan` and `opmap baseline` share.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum {
+    OPT_TABLE = 256, OPT_SOC, OPT_FORMAT, OPT_FAIL_ON, OPT_MAX_EFFORT, OPT_WAIVERS, OPT_WEIGHTS,
+    OPT_WEIGHT, OPT_DAY_RATE, OPT_CURRENCY, OPT_JOBS, OPT_OWNER, OPT_EXPIRES, OPT_REASON
+};
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(s, &end);
+    return !errno && end != s && !*end && *out >= 0 && *out < 1e12;
+}
+
+/* Person-days "2.5" -> 2500 thousandths; at most three decimals. */
+static int parse_days(const char *s, uint64_t *out)
+{
+    double d;
+    if (!parse_double(s, &d) || d > 1e9)
+        return 0;
+    *out = (uint64_t)(d * 1000.0 + 0.5);
+    return 1;
+}
+
+/* --weight partial=0.5:0.8:1 (or partial=0.8 for all three). */
+static int parse_weight(const char *arg, opmap_weights *w)
+{
+    static const char *const names[] = { "structural", "full", "partial", "rewrite", "unmapped" };
+    const char *eq = strchr(arg, '=');
+    char buf[128];
+    uint64_t v[3];
+    int status, n = 0;
+    char *tok, *save = NULL;
+    if (!eq || (size_t)(eq - arg) >= sizeof(buf) || strlen(eq + 1) >= sizeof(buf))
+        return 0;
+    for (status = 1; status < OPMAP_OP_STATUS_COUNT; status++)
+        if (strlen(names[status]) == (size_t)(eq - arg) &&
+            strncmp(names[status], arg, (size_t)(eq - arg)) == 0)
+            break;
+    if (status == OPMAP_OP_STATUS_COUNT)
+        return 0;
+    strcpy(buf, eq + 1);
+    for (tok = strtok_r(buf, ":", &save); tok && n < 3; tok = strtok_r(NULL, ":", &save))
+        if (!parse_days(tok, &v[n++]))
+            return 0;
+    if (tok || (n != 1 && n != 3))
+        return 0;
+    if (n == 1)
+        v[1] = v[2] = v[0];
+    if (v[0] > v[1] || v[1] > v[2])
+        return 0;
+    w->effort[status].min = v[0];
+    w->effort[status].expected = v[1];
+    w->effort[status].max = v[2];
+    w->set |= 1u << status;
+    return 1;
+}
+
+static int parse_formats(const char *list, scan_opts *o)
+{
+    char buf[256], *tok, *save = NULL;
+    if (strlen(list) >= sizeof(buf))
+        return 0;
+    strcpy(buf, list);
+    o->n_formats = 0;
+    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        opmap_report_format f;
+        if (opmap_report_format_parse(tok, &f) != OPMAP_OK || o->n_formats == 8) {
+            cli_fail("unknown format '%s' (expected text, json, html, markdown, csv, sarif, "
+                     "junit, or a comma-separated list)", tok);
+            return 0;
+        }
+        o->formats[o->n_formats++] = f;
+    }
+    return o->n_formats > 0;
+}
+
+int cli_parse_scan(int argc, char **argv, scan_opts *o, const char *usage)
+{
+    static const struct option longopts[] = {
+        { "table", required_argument, NULL, OPT_TABLE },
+        { "soc", required_argument, NULL, OPT_SOC },
+        { "format", required_argument, NULL, OPT_FORMAT },
+        { "output", required_argument, NULL, 'o' },
+        { "fail-on", required_argument, NULL, OPT_FAIL_ON },
+        { "max-effort", required_argument, NULL, OPT_MAX_EFFORT },
+        { "waivers", required_argument, NULL, OPT_WAIVERS },
+        { "weights", required_argument, NULL, OPT_WEIGHTS },
+        { "weight", required_argument, NULL, OPT_WEIGHT },
+        { "day-rate", required_argument, NULL, OPT_DAY_RATE },
+        { "currency", required_argument, NULL, OPT_CURRENCY },
+        { "jobs", required_argument, NULL, OPT_JOBS },
+        { "owner", required_argument, NULL, OPT_OWNER },
+        { "expires", required_argument, NULL, OPT_EXPIRES },
+        { "reason", required_argument, NULL, OPT_REASON },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    opmap_error err;
+    int c;
+    memset(o, 0, sizeof(*o));
+    o->formats[0] = OPMAP_REPORT_TEXT;
+    o->n_formats = 1;
+    o->jobs = 1;
+    o->weights.version = OPMAP_WEIGHTS_VERSION;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:j:qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_TABLE: o->table = optarg; break;
+        case OPT_SOC: o->soc = optarg; break;
+        case 'o': o->output = optarg; break;
+        case OPT_WAIVERS: o->waivers = optarg; break;
+        case OPT_WEIGHTS: o->weights_file = optarg; break;
+        case OPT_CURRENCY: o->currency = optarg; break;
+        case OPT_OWNER: o->owner = optarg; break;
+        case OPT_EXPIRES: o->expires = optarg; break;
+        case OPT_REASON: o->reason = optarg; break;
+        case 'q': o->quiet = 1; break;
+        case OPT_FORMAT:
+            if (!parse_formats(optarg, o))
+                return EXIT_USAGE;
+            break;
+        case OPT_FAIL_ON:
+            if (opmap_fail_on_parse(optarg, &o->fail_on, &err) != OPMAP_OK) {
+                cli_fail("--fail-on: %s", err.message);
+                return EXIT_USAGE;
+            }
+            o->fail_on_given = 1;
+            break;
+        case OPT_MAX_EFFORT:
+            if (!parse_days(optarg, &o->max_effort) || !o->max_effort) {
+                cli_fail("--max-effort: '%s' is not a positive number of person-days", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case OPT_WEIGHT:
+            if (!parse_weight(optarg, &o->weights)) {
+                cli_fail("--weight: '%s' is not STATUS=DAYS or STATUS=MIN:EXPECTED:MAX "
+                         "(status full, partial, rewrite or unmapped; min <= expected <= max)",
+                         optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case OPT_DAY_RATE:
+            if (!parse_double(optarg, &o->day_rate) || o->day_rate <= 0) {
+                cli_fail("--day-rate: '%s' is not a positive number", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'j':
+        case OPT_JOBS: {
+            char *end;
+            long j = strtol(optarg, &end, 10);
+            if (*end || j < 1 || j > 256) {
+                cli_fail("--jobs: '%s' is not a number from 1 to 256", optarg);
+                return EXIT_USAGE;
+            }
+            o->jobs = (int)j;
+            break;
+        }
+        case 'h':
+            fputs(usage, stdout);
+            return -1;
+        default:
+            cli_fail("unknown or incomplete option '%s'", argv[optind - 1]);
+            fputs(usage, stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        cli_fail("give at least one model file or directory");
+        fputs(usage, stderr);
+        return EXIT_USAGE;
+    }
+    return 0;
+}

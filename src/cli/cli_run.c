@@ -1,0 +1,182 @@
+/*
+ * cli/cli_run.c - scanning many models: open the table, waivers and weights, scan every
+ * file (in parallel with --jobs: the library has no global state, and one table and
+ * context may be shared), show progress on a terminal.
+ *
+ * Failures are printed as they happen. A file found in a directory that is not a model
+ * opmap reads (a weights-only checkpoint, a .pt2) is skipped with a note; anything else
+ * that cannot be read makes the exit code 3.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+typedef struct job {
+    scan_run *run;
+    const cli_paths *paths;
+    const opmap_scan_options *sopts;
+    pthread_mutex_t lock;
+    size_t next, done;
+    int show;
+    struct timespec start;
+} job;
+
+static double elapsed(const struct timespec *start)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+/* Called with the lock held. */
+static void progress(job *j, const char *path)
+{
+    double t = elapsed(&j->start);
+    if (!j->show)
+        return;
+    fprintf(stderr, "\r\033[K[%zu/%zu] %.0f files/s %s", j->done, j->paths->len,
+            t > 0 ? (double)j->done / t : 0.0, path);
+    fflush(stderr);
+}
+
+static void report_failure(job *j, size_t i, int rc, const opmap_error *err)
+{
+    scan_run *run = j->run;
+    if (j->show)
+        fputs("\r\033[K", stderr);
+    if (rc == OPMAP_EUNSUPPORTED && j->paths->found[i]) {
+        char msg[1200];
+        opmap_error_format(err, msg, sizeof(msg));
+        fprintf(stderr, "opmap: note: skipped %s\n", msg);
+        run->skipped++;
+        return;
+    }
+    cli_error(err);
+    if (cli_exit_for(rc) == EXIT_INTERNAL)
+        run->internal = 1;
+    else if (rc == OPMAP_EINVAL)
+        run->usage = 1;
+    else
+        run->input_failed = 1;
+}
+
+static void *worker(void *arg)
+{
+    job *j = arg;
+    for (;;) {
+        opmap_model *model = NULL;
+        opmap_result *res = NULL;
+        opmap_error err;
+        size_t i;
+        int rc;
+        pthread_mutex_lock(&j->lock);
+        i = j->run->usage ? j->paths->len : j->next++; /* a usage error stops everyone */
+        if (i < j->paths->len)
+            progress(j, j->paths->items[i]);
+        pthread_mutex_unlock(&j->lock);
+        if (i >= j->paths->len)
+            return NULL;
+        rc = opmap_model_open_file(&model, j->run->ctx, j->paths->items[i], &err);
+        if (rc == OPMAP_OK)
+            rc = opmap_scan(&res, j->run->ctx, model, j->run->table, j->sopts, &err);
+        opmap_model_free(model);
+        pthread_mutex_lock(&j->lock);
+        j->done++;
+        if (rc == OPMAP_OK)
+            j->run->slots[i] = res;
+        else
+            report_failure(j, i, rc, &err);
+        pthread_mutex_unlock(&j->lock);
+    }
+}
+
+static int load_inputs(scan_run *run, const scan_opts *o)
+{
+    opmap_error err;
+    int rc;
+    rc = o->table ? opmap_table_load_file(&run->table, run->ctx, o->table, &err)
+                  : opmap_table_load_default(&run->table, run->ctx, &err);
+    if (rc == OPMAP_OK && o->waivers)
+        rc = opmap_waivers_load_file(&run->waivers, run->ctx, o->waivers, &err);
+    run->weights = o->weights;
+    if (rc == OPMAP_OK && o->weights_file) {
+        opmap_weights file;
+        int s;
+        if ((rc = opmap_weights_load_file(&file, run->ctx, o->weights_file, &err)) == OPMAP_OK)
+            for (s = 0; s < OPMAP_OP_STATUS_COUNT; s++) /* --weight flags win over the file */
+                if ((file.set & (1u << s)) && !(o->weights.set & (1u << s))) {
+                    run->weights.effort[s] = file.effort[s];
+                    run->weights.set |= 1u << s;
+                }
+    }
+    if (rc != OPMAP_OK) {
+        cli_error(&err);
+        return cli_exit_for(rc);
+    }
+    return 0;
+}
+
+int cli_run(const scan_opts *o, const cli_paths *paths, scan_run *run)
+{
+    opmap_error err;
+    opmap_scan_options sopts = OPMAP_SCAN_OPTIONS_INIT;
+    pthread_t threads[256];
+    job j;
+    int rc, n, started = 0;
+    size_t i;
+
+    memset(run, 0, sizeof(*run));
+    if (opmap_ctx_new(&run->ctx, NULL, &err) != OPMAP_OK) {
+        cli_error(&err);
+        return EXIT_INTERNAL;
+    }
+    if ((rc = load_inputs(run, o)))
+        return rc;
+    if (!(run->slots = calloc(paths->len ? paths->len : 1, sizeof(*run->slots))))
+        return EXIT_INTERNAL;
+    sopts.soc = o->soc;
+    sopts.weights = run->weights.set ? &run->weights : NULL;
+    memset(&j, 0, sizeof(j));
+    j.run = run;
+    j.paths = paths;
+    j.sopts = &sopts;
+    j.show = !o->quiet && paths->len > 1 && isatty(STDERR_FILENO);
+    pthread_mutex_init(&j.lock, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &j.start);
+    n = o->jobs < (int)paths->len ? o->jobs : (int)paths->len;
+    for (i = 1; i < (size_t)n; i++)
+        if (pthread_create(&threads[started], NULL, worker, &j) == 0)
+            started++;
+    worker(&j);
+    for (i = 0; i < (size_t)started; i++)
+        pthread_join(threads[i], NULL);
+    pthread_mutex_destroy(&j.lock);
+    if (j.show)
+        fputs("\r\033[K", stderr);
+    /* results in command-line order, whatever order the workers finished in */
+    for (i = 0; i < paths->len; i++)
+        if (run->slots[i])
+            run->slots[run->count++] = run->slots[i];
+    if (run->usage)
+        return EXIT_USAGE;
+    if (run->internal)
+        return EXIT_INTERNAL;
+    return 0;
+}
+
+void cli_run_free(scan_run *run)
+{
+    size_t i;
+    for (i = 0; i < run->count; i++)
+        opmap_result_free(run->slots[i]);
+    free(run->slots);
+    opmap_waivers_free(run->waivers);
+    opmap_table_free(run->table);
+    opmap_ctx_free(run->ctx);
+    memset(run, 0, sizeof(*run));
+}

@@ -1,0 +1,284 @@
+/*
+ * policy/verdict.c - findings from scan results, the policy's answer, and waivers.
+ *
+ * Findings, per model: one per distinct operator whose status is unmapped / rewrite /
+ * partial; one per operator risk flag (precision, performance, ...); one per model-level
+ * risk (dynamic dimensions, float64 values); and one for the whole scan when the estimate
+ * is over max_effort. A finding fails the gate when its kind is in fail_on and no valid
+ * waiver covers it; an expired waiver that would cover it fails the gate by itself.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../api/ctx_internal.h"
+#include "../core/err.h"
+#include "../estimate/portfolio.h"
+#include "../scan/result_internal.h"
+#include "policy_internal.h"
+
+static const char *const kind_names[OPMAP_FAIL_KIND_COUNT] = {
+    "unmapped", "rewrite", "partial", "precision", "performance", "dynamic-shape", "rng",
+    "inf-nan", "nondeterministic", "deprecated", "dtype", "effort"
+};
+
+const char *opmap_fail_kind_name(unsigned index)
+{
+    return index < OPMAP_FAIL_KIND_COUNT ? kind_names[index] : NULL;
+}
+
+static unsigned kind_bit(const char *name, size_t len)
+{
+    unsigned i;
+    for (i = 0; i < OPMAP_FAIL_KIND_COUNT; i++)
+        if (strlen(kind_names[i]) == len && strncmp(kind_names[i], name, len) == 0)
+            return 1u << i;
+    /* the table's spelling of flags is accepted too */
+    if (len == 13 && strncmp(name, "dynamic_shape", len) == 0)
+        return OPMAP_FAIL_DYNAMIC_SHAPE;
+    if (len == 7 && strncmp(name, "inf_nan", len) == 0)
+        return OPMAP_FAIL_INF_NAN;
+    return 0;
+}
+
+int opmap_fail_on_parse(const char *list, unsigned *out, opmap_error *err)
+{
+    const char *p = list;
+    unsigned bits = 0;
+    om_err_clear(err);
+    if (!list || !out)
+        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_fail_on_parse: NULL argument");
+    while (*p) {
+        size_t len = strcspn(p, ", ");
+        if (len == 3 && strncmp(p, "all", 3) == 0) {
+            bits |= (1u << OPMAP_FAIL_KIND_COUNT) - 1;
+        } else if (len == 4 && strncmp(p, "none", 4) == 0) {
+            bits |= 0;
+        } else if (len) {
+            unsigned b = kind_bit(p, len);
+            if (!b)
+                return om_fail(err, OPMAP_EINVAL, NULL,
+                               "unknown finding kind '%.*s' (expected unmapped, rewrite, partial, "
+                               "precision, performance, dynamic-shape, rng, inf-nan, "
+                               "nondeterministic, deprecated, dtype, effort, all)", (int)len, p);
+            bits |= b;
+        }
+        p += len;
+        while (*p == ',' || *p == ' ')
+            p++;
+    }
+    *out = bits;
+    return OPMAP_OK;
+}
+
+typedef struct builder {
+    opmap_verdict *v;
+    om_vec list;   /* opmap_finding */
+    const opmap_policy *policy;
+    unsigned fail_on;
+} builder;
+
+static const om_waiver *find_waiver(const builder *b, const opmap_finding *f,
+                                    const opmap_op *op)
+{
+    const opmap_waivers *ws = b->policy ? b->policy->waivers : NULL;
+    size_t i, k;
+    if (!ws)
+        return NULL;
+    for (i = 0; i < ws->n; i++) {
+        const om_waiver *w = &ws->w[i];
+        if (w->kind && w->kind != f->kind)
+            continue;
+        if (strcmp(w->op, f->op) != 0 && !(w->op[0] == '*' && !w->op[1]))
+            continue;
+        if (w->domain && strcmp(w->domain, f->domain) != 0)
+            continue;
+        if (w->model && !om_glob(w->model, f->model))
+            continue;
+        if (w->node) {
+            int any = 0;
+            if (op) {
+                for (k = 0; k < op->n_paths && !any; k++)
+                    any = om_glob(w->node, op->paths[k]);
+            } else {
+                any = om_glob(w->node, f->node);
+            }
+            if (!any)
+                continue;
+        }
+        return w;
+    }
+    return NULL;
+}
+
+static int add(builder *b, unsigned kind, const char *model, const opmap_op *op,
+               const char *node, const char *message, uint64_t instances)
+{
+    om_arena *A = &b->v->arena;
+    opmap_finding *f = om_vec_push(&b->list, &b->v->mem);
+    const om_waiver *w;
+    if (!f || !(f->message = om_arena_strdup(A, message)) ||
+        !(f->node = om_arena_strdup(A, node ? node : "")))
+        return OPMAP_ENOMEM;
+    f->kind = kind;
+    f->domain = op ? op->domain : "";
+    f->op = op ? op->name : "";
+    f->instances = instances;
+    if (!(f->model = om_arena_strdup(A, model)) || !(f->domain = om_arena_strdup(A, f->domain)) ||
+        !(f->op = om_arena_strdup(A, f->op)))
+        return OPMAP_ENOMEM;
+    f->waiver_reason = f->waiver_owner = f->waiver_expires = "";
+    if ((w = find_waiver(b, f, op))) {
+        f->waived = 1;
+        f->waiver_reason = w->reason;
+        f->waiver_owner = w->owner;
+        f->waiver_expires = w->expires;
+        f->waiver_expired = strcmp(w->expires, b->v->today) < 0;
+    }
+    f->fails = f->waiver_expired || ((b->fail_on & kind) && !f->waived);
+    return OPMAP_OK;
+}
+
+static const struct {
+    unsigned flag, kind;
+} flag_kinds[] = {
+    { OPMAP_FLAG_PRECISION, OPMAP_FAIL_PRECISION },
+    { OPMAP_FLAG_PERFORMANCE, OPMAP_FAIL_PERFORMANCE },
+    { OPMAP_FLAG_DYNAMIC_SHAPE, OPMAP_FAIL_DYNAMIC_SHAPE },
+    { OPMAP_FLAG_RNG, OPMAP_FAIL_RNG },
+    { OPMAP_FLAG_INF_NAN, OPMAP_FAIL_INF_NAN },
+    { OPMAP_FLAG_NONDETERMINISTIC, OPMAP_FAIL_NONDETERMINISTIC },
+    { OPMAP_FLAG_DEPRECATED, OPMAP_FAIL_DEPRECATED },
+};
+
+static int model_findings(builder *b, const opmap_result *r)
+{
+    size_t i, k;
+    char msg[600];
+    int rc;
+    for (i = 0; i < r->n_ops; i++) {
+        const opmap_op *op = r->ops[i];
+        const char *first = op->n_paths ? op->paths[0] : "";
+        unsigned kind = op->status == OPMAP_OP_UNMAPPED ? OPMAP_FAIL_UNMAPPED
+                      : op->status == OPMAP_OP_REWRITE ? OPMAP_FAIL_REWRITE
+                      : op->status == OPMAP_OP_PARTIAL ? OPMAP_FAIL_PARTIAL : 0;
+        if (kind) {
+            snprintf(msg, sizeof(msg), "%s::%s (opset %" PRId64 ") is %s on Ascend%s%s",
+                     op->domain, op->name, op->opset, opmap_op_status_name(op->status),
+                     op->n_reasons ? ": " : "", op->n_reasons ? op->reasons[0].message : "");
+            if ((rc = add(b, kind, r->model_name, op, first, msg, op->instances)))
+                return rc;
+        }
+        for (k = 0; k < sizeof(flag_kinds) / sizeof(flag_kinds[0]); k++) {
+            if (!(op->flags & flag_kinds[k].flag))
+                continue;
+            snprintf(msg, sizeof(msg), "%s::%s is flagged %s", op->domain, op->name,
+                     kind_names[__builtin_ctz(flag_kinds[k].kind)]);
+            if ((rc = add(b, flag_kinds[k].kind, r->model_name, op, first, msg, op->instances)))
+                return rc;
+        }
+    }
+    for (i = 0; i < r->risks.len; i++) {
+        const om_risk *k2 = &OM_VEC_AT(&r->risks, om_risk, i);
+        unsigned kind = strcmp(k2->kind, "dynamic_shape") == 0 ? OPMAP_FAIL_DYNAMIC_SHAPE
+                      : strcmp(k2->kind, "dtype") == 0 ? OPMAP_FAIL_DTYPE : 0;
+        /* flag-based risks repeat the operator findings above; info-level ones inform */
+        if (!kind || k2->level != OPMAP_DIAG_WARNING || k2->from_flag)
+            continue;
+        if ((rc = add(b, kind, r->model_name, NULL, k2->where, k2->message, 1)))
+            return rc;
+    }
+    return OPMAP_OK;
+}
+
+int opmap_policy_check(opmap_verdict **out, opmap_ctx *ctx, const opmap_result *const *results,
+                       size_t count, const opmap_policy *policy, opmap_error *err)
+{
+    opmap_verdict *v;
+    builder b;
+    size_t i;
+    int rc = OPMAP_OK;
+    om_err_clear(err);
+    if (!out || !ctx || (count && !results))
+        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_policy_check: NULL argument");
+    if (policy && policy->version != OPMAP_POLICY_VERSION)
+        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_policy_check: policy version %u",
+                       policy->version);
+    *out = NULL;
+    if (!(v = om_ctx_calloc(ctx, sizeof(*v))))
+        return om_fail(err, OPMAP_ENOMEM, NULL, "out of memory");
+    v->ctx = ctx;
+    om_mem_init(&v->mem, &ctx->al, ctx->limits.max_heap_bytes);
+    om_arena_init(&v->arena, &v->mem, 0);
+    om_today(policy ? policy->today : NULL, v->today);
+    memset(&b, 0, sizeof(b));
+    b.v = v;
+    b.policy = policy;
+    b.fail_on = policy && policy->fail_on ? policy->fail_on : OPMAP_FAIL_UNMAPPED;
+    om_vec_init(&b.list, sizeof(opmap_finding));
+    for (i = 0; i < count && rc == OPMAP_OK; i++)
+        rc = model_findings(&b, results[i]);
+    if (rc == OPMAP_OK && policy && policy->max_effort) {
+        om_portfolio p;
+        char msg[300], have[32], limit[32];
+        if ((rc = om_portfolio_build(results, count, &v->mem, &p)) == OPMAP_OK) {
+            if (p.summary.effort_total.expected > policy->max_effort) {
+                snprintf(have, sizeof(have), "%.3f", (double)p.summary.effort_total.expected / 1000);
+                snprintf(limit, sizeof(limit), "%.3f", (double)policy->max_effort / 1000);
+                snprintf(msg, sizeof(msg), "the estimate, %s person-days, is over the limit of "
+                         "%s", have, limit);
+                rc = add(&b, OPMAP_FAIL_EFFORT, count == 1 ? results[0]->model_name : "", NULL,
+                         "", msg, 0);
+                if (rc == OPMAP_OK) /* --max-effort is asked for explicitly: it always counts */
+                    OM_VEC_AT(&b.list, opmap_finding, b.list.len - 1).fails = 1;
+            }
+            om_portfolio_free(&p, &v->mem);
+        }
+    }
+    if (rc == OPMAP_OK && b.list.len) {
+        if (!(v->findings = om_arena_array(&v->arena, b.list.len, sizeof(opmap_finding)))) {
+            rc = OPMAP_ENOMEM;
+        } else {
+            memcpy(v->findings, b.list.data, b.list.len * sizeof(opmap_finding));
+            v->n = b.list.len;
+        }
+    }
+    om_vec_free(&b.list, &v->mem);
+    if (rc != OPMAP_OK) {
+        rc = om_fail_mem(err, &v->mem, NULL);
+        opmap_verdict_free(v);
+        return rc;
+    }
+    v->passed = 1;
+    for (i = 0; i < v->n; i++)
+        if (v->findings[i].fails)
+            v->passed = 0;
+    *out = v;
+    return OPMAP_OK;
+}
+
+void opmap_verdict_free(opmap_verdict *v)
+{
+    if (!v)
+        return;
+    om_arena_free(&v->arena);
+    om_ctx_release(v->ctx, v);
+}
+
+int opmap_verdict_passed(const opmap_verdict *v)
+{
+    return v->passed;
+}
+
+size_t opmap_verdict_finding_count(const opmap_verdict *v)
+{
+    return v->n;
+}
+
+int opmap_verdict_finding(const opmap_verdict *v, size_t i, opmap_finding *out)
+{
+    if (i >= v->n || !out)
+        return OPMAP_EINVAL;
+    *out = v->findings[i];
+    return OPMAP_OK;
+}

@@ -1,0 +1,92 @@
+/*
+ * report/report_csv.c - one row per operator per model, for spreadsheets. Every text cell
+ * is quoted, and cells a spreadsheet would evaluate as formulas are neutralised (escape.c).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "../scan/result_internal.h"
+#include "escape.h"
+#include "report_internal.h"
+
+static void days(om_out *o, uint64_t milli)
+{
+    char buf[32];
+    om_format_days(milli, buf, sizeof(buf));
+    om_out_str(o, buf);
+}
+
+int om_report_csv(const om_report_in *in, om_out *o)
+{
+    size_t i, j, c;
+    const opmap_result *r0 = in->count ? in->results[0] : NULL;
+    om_out_str(o, "model,domain,op_type,opset,since_version,status");
+    for (c = 0; r0 && c < r0->n_chips; c++) {
+        om_out_str(o, ",");
+        om_out_csv(o, r0->chips[c]);
+    }
+    om_out_str(o, ",instances,effort_min,effort_expected,effort_max");
+    if (in->day_rate > 0)
+        om_out_str(o, ",cost_expected");
+    om_out_str(o, ",flags,ascend_op,engine,reasons,hint,first_node\r\n");
+    for (i = 0; i < in->count; i++) {
+        const opmap_result *r = in->results[i];
+        for (j = 0; j < r->n_ops; j++) {
+            const opmap_op *op = r->ops[j];
+            unsigned f;
+            size_t k;
+            int first = 1;
+            om_out_csv(o, r->model_name);
+            om_out_str(o, ",");
+            om_out_csv(o, op->domain);
+            om_out_str(o, ",");
+            om_out_csv(o, op->name);
+            om_out_printf(o, ",%" PRId64 ",", op->opset);
+            if (op->since)
+                om_out_printf(o, "%" PRId64, op->since);
+            om_out_printf(o, ",%s", opmap_op_status_name(op->status));
+            for (c = 0; c < r->n_chips; c++)
+                om_out_printf(o, ",%s%s", opmap_op_status_name(op->chip_status[c]),
+                              op->chip_unknown[c] ? " (unknown)" : "");
+            om_out_printf(o, ",%" PRIu64 ",", op->instances);
+            days(o, op->effort.min);
+            om_out_str(o, ",");
+            days(o, op->effort.expected);
+            om_out_str(o, ",");
+            days(o, op->effort.max);
+            if (in->day_rate > 0)
+                om_out_printf(o, ",%.2f", om_cost(in, op->effort.expected));
+            om_out_str(o, ",\"");
+            for (f = 0; f < OPMAP_FLAG_COUNT; f++)
+                if (op->flags & (1u << f)) {
+                    om_out_printf(o, "%s%s", first ? "" : " ", opmap_flag_name(f));
+                    first = 0;
+                }
+            om_out_str(o, "\",");
+            om_out_csv(o, op->ascend_op);
+            om_out_str(o, ",");
+            om_out_csv(o, op->engine);
+            om_out_str(o, ",\"");
+            for (k = 0; k < op->n_reasons; k++) {
+                /* the cell is already open: double the quotes of each piece by hand */
+                const char *parts[3] = { op->reasons[k].message, " [", op->reasons[k].actual };
+                size_t q;
+                om_out_str(o, k ? "; " : "");
+                for (q = 0; q < 3; q++) {
+                    const char *s = parts[q];
+                    if (k == 0 && q == 0 && (*s == '=' || *s == '+' || *s == '-' || *s == '@'))
+                        om_out_str(o, "'");
+                    for (; *s; s++)
+                        om_out_bytes(o, *s == '"' ? "\"\"" : s, *s == '"' ? 2 : 1);
+                }
+                om_out_str(o, "]");
+            }
+            om_out_str(o, "\",");
+            om_out_csv(o, op->hint);
+            om_out_str(o, ",");
+            om_out_csv(o, op->n_paths ? op->paths[0] : "");
+            om_out_str(o, "\r\n");
+        }
+    }
+    return OPMAP_OK;
+}

@@ -1,0 +1,518 @@
+/*
+ * report/report_html.c - one self-contained HTML page: summary cards, a status chart and
+ * an effort-by-operator chart (inline SVG), a sortable, filterable operator table with
+ * reasons, flags, hints and node paths, the portfolio when several models were scanned,
+ * the gate's findings, and the ATC command line for each ONNX model.
+ *
+ * Nothing is loaded from anywhere: styles and the small script are inline, and a
+ * Content-Security-Policy forbids every other source. Every model string is HTML-escaped
+ * (escape.c); the script only sorts and filters rows already in the page.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../scan/result_internal.h"
+#include "escape.h"
+#include "report_internal.h"
+
+static const char *const status_colour[OPMAP_OP_STATUS_COUNT] = {
+    "#9e9e9e", "#2e7d32", "#ef6c00", "#c62828", "#6a1b9a"
+};
+
+static const char style[] =
+    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;color:#1b1b1b;"
+    "background:#f6f7f9}header,section,footer{max-width:1280px;margin:0 auto;padding:12px 24px}"
+    "header{background:#1f2937;color:#fff;max-width:none}header h1{margin:0;font-size:22px}"
+    ".sub{color:#cbd5e1;margin:4px 0 0}h2{font-size:17px;margin:18px 0 8px}"
+    ".cards{display:flex;flex-wrap:wrap;gap:12px}.card{background:#fff;border-radius:8px;"
+    "padding:12px 16px;min-width:150px;box-shadow:0 1px 3px rgba(0,0,0,.12)}"
+    ".card .v{font-size:22px;font-weight:600}.card .k{color:#555;font-size:12px;"
+    "text-transform:uppercase;letter-spacing:.04em}.pass{color:#2e7d32}.fail{color:#c62828}"
+    ".charts{display:flex;flex-wrap:wrap;gap:16px}figure{background:#fff;border-radius:8px;"
+    "margin:0;padding:12px;box-shadow:0 1px 3px rgba(0,0,0,.12)}figcaption{font-weight:600;"
+    "margin-bottom:6px}table{border-collapse:collapse;width:100%;background:#fff}"
+    "th,td{border-bottom:1px solid #e5e7eb;padding:5px 8px;text-align:left;vertical-align:top}"
+    "th{background:#eef1f5;position:sticky;top:0}th[data-sort]{cursor:pointer}"
+    "th[data-sort]:after{content:' \\2195';color:#999}td.n{text-align:right}"
+    ".st{display:inline-block;border-radius:4px;padding:0 6px;color:#fff;font-size:12px}"
+    "code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}"
+    "pre{background:#0f172a;color:#e2e8f0;padding:10px;border-radius:6px;overflow-x:auto;"
+    "white-space:pre-wrap;word-break:break-all}.controls{margin:8px 0;display:flex;gap:8px}"
+    ".controls input{flex:1;padding:6px}details summary{cursor:pointer;color:#1d4ed8}"
+    "ul{margin:4px 0;padding-left:18px}.muted{color:#666}.flag{background:#fde68a;"
+    "border-radius:3px;padding:0 4px;margin-right:3px;font-size:12px}.wide{overflow-x:auto}"
+    "th.chip{font-size:11px;font-weight:500}td.d{min-width:140px}";
+
+/* Sorting by the cell's data-v (or text), filtering by text and status. */
+static const char script[] =
+    "(function(){var t=document.getElementById('ops');if(!t)return;var b=t.tBodies[0];"
+    "var f=document.getElementById('filter'),s=document.getElementById('status');"
+    "function apply(){var q=f.value.toLowerCase(),st=s.value;for(var i=0;i<b.rows.length;i++)"
+    "{var r=b.rows[i];r.hidden=!((!q||r.textContent.toLowerCase().indexOf(q)>=0)&&"
+    "(!st||r.getAttribute('data-status')===st));}}f.addEventListener('input',apply);"
+    "s.addEventListener('change',apply);var h=t.tHead.rows[0].cells;"
+    "Array.prototype.forEach.call(h,function(th,i){var kind=th.getAttribute('data-sort');"
+    "if(!kind)return;th.addEventListener('click',function(){var up=th.getAttribute('data-dir')"
+    "!=='asc';th.setAttribute('data-dir',up?'asc':'desc');var rows=Array.prototype.slice."
+    "call(b.rows);rows.sort(function(x,y){var a=x.cells[i].getAttribute('data-v')||x.cells[i]"
+    ".textContent,c=y.cells[i].getAttribute('data-v')||y.cells[i].textContent;var d=kind==="
+    "'num'?parseFloat(a)-parseFloat(c):a.localeCompare(c);return up?d:-d;});rows.forEach("
+    "function(r){b.appendChild(r);});});});})();";
+
+static void days(om_out *o, uint64_t milli)
+{
+    char buf[32];
+    om_format_days(milli, buf, sizeof(buf));
+    om_out_str(o, buf);
+}
+
+static void status_badge(om_out *o, int status)
+{
+    om_out_printf(o, "<span class=\"st\" style=\"background:%s\">%s</span>",
+                  status_colour[status], opmap_op_status_name(status));
+}
+
+static void card(om_out *o, const char *key, const char *value, const char *cls)
+{
+    om_out_printf(o, "<div class=\"card\"><div class=\"k\">%s</div><div class=\"v%s%s\">", key,
+                  cls ? " " : "", cls ? cls : "");
+    om_out_html(o, value);
+    om_out_str(o, "</div></div>");
+}
+
+static void cards(om_out *o, const om_report_in *in)
+{
+    const opmap_summary *s = &in->portfolio->summary;
+    char buf[160], lo[32], ex[32], hi[32];
+    int st;
+    snprintf(buf, sizeof(buf), "%zu", in->count);
+    card(o, "Models", buf, NULL);
+    snprintf(buf, sizeof(buf), "%" PRIu64, s->operators_total);
+    card(o, "Distinct operators", buf, NULL);
+    snprintf(buf, sizeof(buf), "%" PRIu64, s->instances_total);
+    card(o, "Operator instances", buf, NULL);
+    om_format_days(s->effort_total.min, lo, sizeof(lo));
+    om_format_days(s->effort_total.expected, ex, sizeof(ex));
+    om_format_days(s->effort_total.max, hi, sizeof(hi));
+    snprintf(buf, sizeof(buf), "%s d (%s to %s)", ex, lo, hi);
+    card(o, "Effort, person-days", buf, NULL);
+    if (in->day_rate > 0) {
+        snprintf(buf, sizeof(buf), "%.0f %s", om_cost(in, s->effort_total.expected), in->currency);
+        card(o, "Cost", buf, NULL);
+    }
+    card(o, "CI gate", opmap_verdict_passed(in->verdict) ? "PASS" : "FAIL",
+         opmap_verdict_passed(in->verdict) ? "pass" : "fail");
+    for (st = OPMAP_OP_STATUS_COUNT - 1; st >= 0; st--) {
+        snprintf(buf, sizeof(buf), "%" PRIu64, s->operators[st]);
+        card(o, opmap_op_status_name(st), buf, NULL);
+    }
+}
+
+/* A stacked bar of distinct operators per status, with a legend. */
+static void status_chart(om_out *o, const opmap_summary *s)
+{
+    const int w = 460, bar = 28;
+    uint64_t total = s->operators_total ? s->operators_total : 1;
+    int st, x = 0, ly = 48;
+    om_out_printf(o, "<figure><figcaption>Distinct operators by status</figcaption>"
+                     "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+                     "role=\"img\" aria-label=\"operators by status\">", w, 48 + 22 * 5);
+    for (st = OPMAP_OP_STATUS_COUNT - 1; st >= 0; st--) {
+        int width = (int)((uint64_t)w * s->operators[st] / total);
+        if (width)
+            om_out_printf(o, "<rect x=\"%d\" y=\"8\" width=\"%d\" height=\"%d\" fill=\"%s\"/>",
+                          x, width, bar, status_colour[st]);
+        x += width;
+    }
+    for (st = OPMAP_OP_STATUS_COUNT - 1; st >= 0; st--, ly += 22)
+        om_out_printf(o, "<rect x=\"0\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/>"
+                         "<text x=\"20\" y=\"%d\" font-size=\"13\">%s: %" PRIu64
+                         " operators, %" PRIu64 " instances</text>", ly, status_colour[st],
+                      ly + 12, opmap_op_status_name(st), s->operators[st], s->instances[st]);
+    om_out_str(o, "</svg></figure>");
+}
+
+/* Horizontal bars of the costliest operators (expected person-days). */
+static void effort_chart(om_out *o, const om_portfolio *p)
+{
+    size_t i, n = 0, idx[15];
+    uint64_t top = 1;
+    const int w = 520, label = 220, row = 20;
+    for (i = 0; i < p->n && n < 15; i++)
+        if (p->ops[i].status != OPMAP_OP_STRUCTURAL && p->ops[i].effort.expected)
+            idx[n++] = i;
+    for (i = 0; i < n; i++)
+        if (p->ops[idx[i]].effort.expected > top)
+            top = p->ops[idx[i]].effort.expected;
+    om_out_printf(o, "<figure><figcaption>Effort by operator (person-days, costliest %zu)"
+                     "</figcaption><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+                     "height=\"%d\" role=\"img\" aria-label=\"effort by operator\">",
+                  n, w, (int)n * row + 10);
+    for (i = 0; i < n; i++) {
+        const om_port_op *op = &p->ops[idx[i]];
+        int y = (int)i * row + 4;
+        int len = (int)((uint64_t)(w - label - 50) * op->effort.expected / top);
+        om_out_printf(o, "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"end\">",
+                      label - 6, y + 13);
+        om_out_xml(o, op->name);
+        om_out_printf(o, "</text><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"14\" "
+                         "fill=\"%s\"/><text x=\"%d\" y=\"%d\" font-size=\"12\">",
+                      label, y + 2, len > 0 ? len : 1, status_colour[op->status],
+                      label + len + 4, y + 13);
+        days(o, op->effort.expected);
+        om_out_str(o, "</text>");
+    }
+    om_out_str(o, "</svg></figure>");
+}
+
+static void flag_spans(om_out *o, unsigned flags)
+{
+    unsigned i;
+    for (i = 0; i < OPMAP_FLAG_COUNT; i++)
+        if (flags & (1u << i))
+            om_out_printf(o, "<span class=\"flag\">%s</span>", opmap_flag_name(i));
+}
+
+/* The details of one operator in one model: reasons, hint, notes, node paths. */
+static void op_details(om_out *o, const opmap_result *r, const opmap_op *op, int with_model)
+{
+    size_t i;
+    if (with_model) {
+        om_out_str(o, "<div><b>");
+        om_out_html(o, r->model_name);
+        om_out_str(o, "</b>: ");
+        status_badge(o, op->status);
+        om_out_printf(o, " opset %" PRId64 ", %" PRIu64 " instances</div>", op->opset,
+                      op->instances);
+    }
+    if (op->n_reasons) {
+        om_out_str(o, "<ul>");
+        for (i = 0; i < op->n_reasons; i++) {
+            const om_reason *x = &op->reasons[i];
+            om_out_str(o, "<li>");
+            om_out_html(o, x->message);
+            om_out_str(o, " <code>");
+            om_out_html(o, x->actual);
+            om_out_printf(o, "</code> <span class=\"muted\">(%" PRIu64 "&times;, e.g. ",
+                          x->instances);
+            om_out_html(o, x->example);
+            om_out_str(o, ")</span></li>");
+        }
+        om_out_str(o, "</ul>");
+    }
+    if (op->hint[0]) {
+        om_out_str(o, "<div><b>Next step:</b> ");
+        om_out_html(o, op->hint);
+        om_out_str(o, "</div>");
+    }
+    if (op->notes[0]) {
+        om_out_str(o, "<div class=\"muted\">");
+        om_out_html(o, op->notes);
+        om_out_str(o, "</div>");
+    }
+    if (op->n_sources) {
+        om_out_str(o, "<div class=\"muted\">sources: ");
+        for (i = 0; i < op->n_sources; i++) {
+            om_out_str(o, i ? ", " : "");
+            om_out_html(o, op->sources[i]);
+        }
+        om_out_str(o, "</div>");
+    }
+    om_out_str(o, "<div>nodes:<ul>");
+    for (i = 0; i < op->n_paths && i < 50; i++) {
+        om_out_str(o, "<li><code>");
+        om_out_html(o, op->paths[i]);
+        om_out_str(o, "</code></li>");
+    }
+    if (op->n_paths > 50)
+        om_out_printf(o, "<li class=\"muted\">... %zu more (see the JSON report)</li>",
+                      op->n_paths - 50);
+    om_out_str(o, "</ul></div>");
+}
+
+static void table_head(om_out *o, const om_report_in *in)
+{
+    const opmap_result *r0 = in->results[0];
+    size_t c;
+    om_out_str(o, "<h2 id=\"operators\">Operators</h2><div class=\"controls\">"
+                  "<input id=\"filter\" type=\"search\" placeholder=\"Filter operators, "
+                  "reasons, nodes\" aria-label=\"filter\"><select id=\"status\" "
+                  "aria-label=\"status\"><option value=\"\">every status</option>");
+    for (c = OPMAP_OP_STATUS_COUNT; c-- > 0;)
+        om_out_printf(o, "<option value=\"%s\">%s</option>", opmap_op_status_name((int)c),
+                      opmap_op_status_name((int)c));
+    om_out_str(o, "</select></div><div class=\"wide\"><table id=\"ops\"><thead><tr>"
+                  "<th data-sort=\"num\">Status</th><th data-sort=\"text\">Operator</th>");
+    if (in->count > 1)
+        om_out_str(o, "<th data-sort=\"num\">Models</th>");
+    else
+        om_out_str(o, "<th data-sort=\"num\">Opset</th>");
+    om_out_str(o, "<th data-sort=\"num\">Instances</th>");
+    if (in->count == 1 && r0->n_chips > 1)
+        for (c = 0; c < r0->n_chips; c++) {
+            om_out_str(o, "<th class=\"chip\">");
+            om_out_html(o, r0->chips[c]);
+            om_out_str(o, "</th>");
+        }
+    om_out_str(o, "<th data-sort=\"num\">Effort (d)</th><th>On Ascend</th><th>Details</th>"
+                  "</tr></thead><tbody>");
+}
+
+static void ascend_cell(om_out *o, const char *op, const char *engine, int status)
+{
+    om_out_str(o, "<td>");
+    if (op && op[0])
+        om_out_html(o, op);
+    else
+        om_out_str(o, status == OPMAP_OP_UNMAPPED ? "<span class=\"muted\">no row</span>" : "-");
+    if (engine && engine[0]) {
+        om_out_str(o, " <span class=\"muted\">(");
+        om_out_html(o, engine);
+        om_out_str(o, ")</span>");
+    }
+    om_out_str(o, "</td>");
+}
+
+static void single_model_rows(om_out *o, const opmap_result *r)
+{
+    size_t i, c;
+    for (i = 0; i < r->n_ops; i++) {
+        const opmap_op *op = r->ops[i];
+        om_out_printf(o, "<tr data-status=\"%s\"><td data-v=\"%d\">",
+                      opmap_op_status_name(op->status), op->status);
+        status_badge(o, op->status);
+        om_out_str(o, "</td><td><code>");
+        om_out_html(o, op->domain);
+        om_out_str(o, "::");
+        om_out_html(o, op->name);
+        om_out_str(o, "</code> ");
+        flag_spans(o, op->flags);
+        om_out_printf(o, "</td><td class=\"n\">%" PRId64 "</td><td class=\"n\">%" PRIu64 "</td>",
+                      op->opset, op->instances);
+        if (r->n_chips > 1)
+            for (c = 0; c < r->n_chips; c++) {
+                om_out_str(o, "<td>");
+                status_badge(o, op->chip_status[c]);
+                if (op->chip_unknown[c])
+                    om_out_str(o, " <span class=\"muted\" title=\"no published answer\">?</span>");
+                om_out_str(o, "</td>");
+            }
+        om_out_printf(o, "<td class=\"n\" data-v=\"%.3f\">", (double)op->effort.expected / 1000);
+        days(o, op->effort.expected);
+        om_out_str(o, "</td>");
+        ascend_cell(o, op->ascend_op, op->engine, op->status);
+        om_out_printf(o, "<td class=\"d\"><details><summary>%zu reason%s, %zu node%s</summary>",
+                      op->n_reasons, op->n_reasons == 1 ? "" : "s", op->n_paths,
+                      op->n_paths == 1 ? "" : "s");
+        op_details(o, r, op, 0);
+        om_out_str(o, "</details></td></tr>");
+    }
+}
+
+static void portfolio_rows(om_out *o, const om_report_in *in)
+{
+    const om_portfolio *p = in->portfolio;
+    size_t i, k, j;
+    for (i = 0; i < p->n; i++) {
+        const om_port_op *op = &p->ops[i];
+        om_out_printf(o, "<tr data-status=\"%s\"><td data-v=\"%d\">",
+                      opmap_op_status_name(op->status), op->status);
+        status_badge(o, op->status);
+        om_out_str(o, "</td><td><code>");
+        om_out_html(o, op->domain);
+        om_out_str(o, "::");
+        om_out_html(o, op->name);
+        om_out_str(o, "</code> ");
+        flag_spans(o, op->flags);
+        om_out_printf(o, "</td><td class=\"n\">%" PRIu32 "</td><td class=\"n\">%" PRIu64
+                         "</td><td class=\"n\" data-v=\"%.3f\">", op->models, op->instances,
+                      (double)op->effort.expected / 1000);
+        days(o, op->effort.expected);
+        om_out_str(o, "</td>");
+        ascend_cell(o, op->ascend_op, op->engine, op->status);
+        om_out_printf(o, "<td class=\"d\"><details><summary>in %" PRIu32 " model%s</summary>", op->models,
+                      op->models == 1 ? "" : "s");
+        for (k = 0; k < in->count; k++) {
+            const opmap_result *r = in->results[k];
+            for (j = 0; j < r->n_ops; j++)
+                if (strcmp(r->ops[j]->domain, op->domain) == 0 &&
+                    strcmp(r->ops[j]->name, op->name) == 0)
+                    op_details(o, r, r->ops[j], 1);
+        }
+        om_out_str(o, "</details></td></tr>");
+    }
+}
+
+static void model_section(om_out *o, const opmap_result *r)
+{
+    opmap_segments seg;
+    char cmd[4096];
+    size_t i;
+    om_out_str(o, "<h2>");
+    om_out_html(o, r->model_name);
+    om_out_printf(o, "</h2><p>%s", opmap_format_name(r->format));
+    if (r->ir_version)
+        om_out_printf(o, ", IR %" PRId64, r->ir_version);
+    for (i = 0; i < r->n_opsets; i++) {
+        om_out_str(o, i ? ", " : "; opsets ");
+        om_out_html(o, r->opsets[i].domain);
+        om_out_printf(o, " %" PRId64, r->opsets[i].version);
+    }
+    if (r->producer_name[0]) {
+        om_out_str(o, "; from ");
+        om_out_html(o, r->producer_name);
+        if (r->producer_version[0]) {
+            om_out_str(o, " ");
+            om_out_html(o, r->producer_version);
+        }
+    }
+    om_out_printf(o, "; %" PRIu64 " distinct operators, %" PRIu64 " instances; effort ",
+                  r->summary.operators_total, r->summary.instances_total);
+    days(o, r->summary.effort_total.expected);
+    om_out_str(o, " person-days</p>");
+    opmap_result_segments(r, &seg);
+    om_out_printf(o, "<p>NPU segments: %" PRIu64 " (largest %" PRIu64 " of %" PRIu64
+                     " NPU nodes), %" PRIu64 " device&harr;host transitions, %" PRIu64
+                     " breaking nodes.</p>", seg.segments, seg.largest, seg.npu_nodes,
+                  seg.transitions, seg.breakers);
+    if (r->risks.len) {
+        om_out_str(o, "<details><summary>Risks</summary><ul>");
+        for (i = 0; i < r->risks.len; i++) {
+            const om_risk *k = &OM_VEC_AT(&r->risks, om_risk, i);
+            om_out_printf(o, "<li><b>%s</b>: ", k->kind);
+            om_out_html(o, k->message);
+            om_out_str(o, " <span class=\"muted\">");
+            om_out_html(o, k->where);
+            om_out_str(o, "</span></li>");
+        }
+        om_out_str(o, "</ul></details>");
+    }
+    if (r->format == OPMAP_FORMAT_ONNX) {
+        size_t c;
+        om_out_str(o, "<details><summary>ATC command line</summary>");
+        for (c = 0; c < r->n_chips; c++) {
+            om_atc_command(r, r->chips[c], cmd, sizeof(cmd));
+            om_out_str(o, "<pre>");
+            om_out_html(o, cmd);
+            om_out_str(o, "</pre>");
+        }
+        om_out_str(o, "<p class=\"muted\">--soc_version names the exact part (e.g. Ascend910B1-B4,"
+                      " Ascend310P3): <code>npu-smi info</code> shows yours. -1 marks a dynamic "
+                      "dimension: fix it, or give ATC --dynamic_batch_size/--dynamic_dims.</p>"
+                      "</details>");
+    }
+}
+
+static void findings_section(om_out *o, const opmap_verdict *v)
+{
+    size_t i, n = opmap_verdict_finding_count(v);
+    om_out_printf(o, "<h2 id=\"gate\">CI gate: <span class=\"%s\">%s</span></h2>",
+                  opmap_verdict_passed(v) ? "pass" : "fail",
+                  opmap_verdict_passed(v) ? "PASS" : "FAIL");
+    if (!n) {
+        om_out_str(o, "<p>No findings.</p>");
+        return;
+    }
+    om_out_str(o, "<details><summary>Findings</summary><ul>");
+    for (i = 0; i < n; i++) {
+        opmap_finding f;
+        opmap_verdict_finding(v, i, &f);
+        om_out_printf(o, "<li><b>%s</b>%s: ", opmap_fail_kind_name((unsigned)__builtin_ctz(f.kind)),
+                      f.fails ? " <span class=\"fail\">fails</span>" : "");
+        om_out_html(o, f.message);
+        if (f.waived) {
+            om_out_str(o, " <span class=\"muted\">(waived");
+            if (f.waiver_expired)
+                om_out_str(o, ", <span class=\"fail\">expired</span>");
+            om_out_str(o, ": ");
+            om_out_html(o, f.waiver_reason);
+            om_out_str(o, ")</span>");
+        }
+        om_out_str(o, "</li>");
+    }
+    om_out_str(o, "</ul></details>");
+}
+
+int om_report_html(const om_report_in *in, om_out *o)
+{
+    const opmap_result *r0 = in->count ? in->results[0] : NULL;
+    size_t i;
+    om_out_str(o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                  "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+                  "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
+                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                  "<title>opmap report");
+    if (in->count == 1) {
+        om_out_str(o, ": ");
+        om_out_html(o, r0->model_name);
+    }
+    om_out_str(o, "</title><style>");
+    om_out_str(o, style); /* long constants go through om_out_str: printf pieces are short */
+    om_out_str(o, "</style></head><body><header><h1>Ascend migration report</h1>"
+                  "<p class=\"sub\">");
+    if (r0) {
+        om_out_str(o, "chips ");
+        for (i = 0; i < r0->n_chips; i++) {
+            om_out_str(o, i ? ", " : "");
+            om_out_html(o, r0->chips[i]);
+        }
+        om_out_str(o, " &middot; table ");
+        om_out_html(o, r0->table_name[0] ? r0->table_name : r0->table_origin);
+        om_out_str(o, " ");
+        om_out_html(o, r0->table_version);
+        if (r0->torch_npu[0]) {
+            om_out_str(o, " &middot; torch_npu ");
+            om_out_html(o, r0->torch_npu);
+        }
+    }
+    om_out_printf(o, " &middot; opmap %s</p></header><section class=\"cards\">",
+                  opmap_version_string());
+    cards(o, in);
+    om_out_str(o, "</section><section class=\"charts\">");
+    status_chart(o, &in->portfolio->summary);
+    effort_chart(o, in->portfolio);
+    om_out_str(o, "</section><section>");
+    if (in->count > 1) {
+        char sep[32], saved[32];
+        om_out_str(o, "<h2 id=\"portfolio\">Portfolio</h2><table><thead><tr><th>Model</th>"
+                      "<th>Operators</th><th>Unmapped</th><th>Rewrite</th><th>Partial</th>"
+                      "<th>Effort (d)</th></tr></thead><tbody>");
+        for (i = 0; i < in->count; i++) {
+            const opmap_summary *s = &in->results[i]->summary;
+            om_out_str(o, "<tr><td>");
+            om_out_html(o, in->results[i]->model_name);
+            om_out_printf(o, "</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRIu64
+                             "</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRIu64
+                             "</td><td class=\"n\">", s->operators_total,
+                          s->operators[OPMAP_OP_UNMAPPED], s->operators[OPMAP_OP_REWRITE],
+                          s->operators[OPMAP_OP_PARTIAL]);
+            days(o, s->effort_total.expected);
+            om_out_str(o, "</td></tr>");
+        }
+        om_format_days(in->portfolio->separately.expected, sep, sizeof(sep));
+        om_format_days(in->portfolio->separately.expected -
+                           in->portfolio->summary.effort_total.expected, saved, sizeof(saved));
+        om_out_printf(o, "</tbody></table><p>Adapting each shared operator once: ");
+        days(o, in->portfolio->summary.effort_total.expected);
+        om_out_printf(o, " person-days; the models one by one: %s; sharing saves %s.</p>", sep,
+                      saved);
+    }
+    if (in->count) {
+        table_head(o, in);
+        if (in->count == 1)
+            single_model_rows(o, r0);
+        else
+            portfolio_rows(o, in);
+        om_out_str(o, "</tbody></table></div>");
+    }
+    findings_section(o, in->verdict);
+    for (i = 0; i < in->count; i++)
+        model_section(o, in->results[i]);
+    om_out_str(o, "</section><footer class=\"muted\">Every status comes from the "
+                  "compatibility table; each row names its public sources (opmap table show "
+                  "OP). Effort: person-days per distinct operator, by status.</footer><script>");
+    om_out_str(o, script);
+    om_out_str(o, "</script></body></html>\n");
+    return OPMAP_OK;
+}

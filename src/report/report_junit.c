@@ -1,0 +1,118 @@
+/*
+ * report/report_junit.c - JUnit XML for CI test reports (GitLab, Jenkins): a test suite
+ * per model, a test case per distinct operator, failing with what the policy fails on;
+ * model-level findings are a test case named after the model. Waived-only cases are
+ * skipped with the waiver's reason.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../scan/result_internal.h"
+#include "escape.h"
+#include "report_internal.h"
+
+/* Findings of one operator (op NULL: model-level) of one model. */
+static void count(const opmap_verdict *v, const char *model, const opmap_op *op, size_t *fails,
+                  size_t *waived)
+{
+    size_t i, n = opmap_verdict_finding_count(v);
+    *fails = *waived = 0;
+    for (i = 0; i < n; i++) {
+        opmap_finding f;
+        opmap_verdict_finding(v, i, &f);
+        if (strcmp(f.model, model) != 0)
+            continue;
+        if (op ? strcmp(f.op, op->name) != 0 || strcmp(f.domain, op->domain) != 0 : f.op[0] != 0)
+            continue;
+        *fails += f.fails != 0;
+        *waived += f.waived && !f.fails;
+    }
+}
+
+static void testcase(om_out *o, const opmap_verdict *v, const char *model, const opmap_op *op)
+{
+    size_t i, n = opmap_verdict_finding_count(v), fails, waived;
+    count(v, model, op, &fails, &waived);
+    om_out_str(o, "    <testcase classname=\"");
+    om_out_xml(o, model);
+    om_out_str(o, "\" name=\"");
+    if (op) {
+        om_out_xml(o, op->domain);
+        om_out_str(o, "::");
+        om_out_xml(o, op->name);
+    } else {
+        om_out_str(o, "model-level findings");
+    }
+    om_out_str(o, "\">");
+    for (i = 0; i < n; i++) {
+        opmap_finding f;
+        opmap_verdict_finding(v, i, &f);
+        if (strcmp(f.model, model) != 0 ||
+            (op ? strcmp(f.op, op->name) != 0 || strcmp(f.domain, op->domain) != 0 : f.op[0] != 0))
+            continue;
+        if (f.fails) {
+            om_out_printf(o, "\n      <failure type=\"%s\" message=\"",
+                          opmap_fail_kind_name((unsigned)__builtin_ctz(f.kind)));
+            om_out_xml(o, f.message);
+            om_out_str(o, "\">");
+            om_out_xml(o, f.node);
+            if (f.waiver_expired) {
+                om_out_str(o, " (waiver expired ");
+                om_out_xml(o, f.waiver_expires);
+                om_out_str(o, ")");
+            }
+            om_out_str(o, "</failure>");
+        } else if (!fails && f.waived) {
+            om_out_str(o, "\n      <skipped message=\"waived: ");
+            om_out_xml(o, f.waiver_reason);
+            om_out_str(o, "\"/>");
+            break;
+        }
+    }
+    om_out_str(o, fails || waived ? "\n    </testcase>\n" : "</testcase>\n");
+}
+
+int om_report_junit(const om_report_in *in, om_out *o)
+{
+    size_t i, j, tests = 0, failures = 0, skipped = 0;
+    /* totals first: the root element carries them */
+    for (i = 0; i < in->count; i++) {
+        const opmap_result *r = in->results[i];
+        for (j = 0; j <= r->n_ops; j++) {
+            size_t fails, waived;
+            count(in->verdict, r->model_name, j < r->n_ops ? r->ops[j] : NULL, &fails, &waived);
+            if (j == r->n_ops && !fails && !waived)
+                continue;
+            tests++;
+            failures += fails != 0;
+            skipped += !fails && waived;
+        }
+    }
+    om_out_printf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"opmap\" "
+                     "tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\">\n", tests, failures,
+                  skipped);
+    for (i = 0; i < in->count; i++) {
+        const opmap_result *r = in->results[i];
+        size_t t = 0, fl = 0, sk = 0, fails, waived;
+        for (j = 0; j <= r->n_ops; j++) {
+            count(in->verdict, r->model_name, j < r->n_ops ? r->ops[j] : NULL, &fails, &waived);
+            if (j == r->n_ops && !fails && !waived)
+                continue;
+            t++;
+            fl += fails != 0;
+            sk += !fails && waived;
+        }
+        om_out_str(o, "  <testsuite name=\"");
+        om_out_xml(o, r->model_name);
+        om_out_printf(o, "\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\">\n", t, fl, sk);
+        for (j = 0; j < r->n_ops; j++)
+            testcase(o, in->verdict, r->model_name, r->ops[j]);
+        count(in->verdict, r->model_name, NULL, &fails, &waived);
+        if (fails || waived)
+            testcase(o, in->verdict, r->model_name, NULL);
+        om_out_str(o, "  </testsuite>\n");
+    }
+    om_out_str(o, "</testsuites>\n");
+    return OPMAP_OK;
+}

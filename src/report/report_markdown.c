@@ -1,0 +1,120 @@
+/*
+ * report/report_markdown.c - a report for a pull-request comment: the gate, one line per
+ * model, and the operators that need work with why and the next step. Model strings are
+ * escaped for Markdown tables (escape.c).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../scan/result_internal.h"
+#include "escape.h"
+#include "report_internal.h"
+
+static void days(om_out *o, uint64_t milli)
+{
+    char buf[32];
+    om_format_days(milli, buf, sizeof(buf));
+    om_out_str(o, buf);
+}
+
+static void effort(om_out *o, opmap_effort e)
+{
+    days(o, e.expected);
+    om_out_str(o, " (");
+    days(o, e.min);
+    om_out_str(o, "–");
+    days(o, e.max);
+    om_out_str(o, ")");
+}
+
+int om_report_markdown(const om_report_in *in, om_out *o)
+{
+    const om_portfolio *p = in->portfolio;
+    size_t i, j, c, listed = 0;
+    om_out_printf(o, "## opmap: Ascend migration report\n\n**CI gate: %s**",
+                  opmap_verdict_passed(in->verdict) ? "PASS" : "FAIL");
+    if (in->count) {
+        const opmap_result *r0 = in->results[0];
+        om_out_str(o, " · chips ");
+        for (c = 0; c < r0->n_chips; c++) {
+            om_out_str(o, c ? ", " : "");
+            om_out_md(o, r0->chips[c]);
+        }
+        om_out_str(o, " · table ");
+        om_out_md(o, r0->table_name[0] ? r0->table_name : r0->table_origin);
+        om_out_str(o, " ");
+        om_out_md(o, r0->table_version);
+    }
+    om_out_str(o, "\n\n| Model | Operators | Unmapped | Rewrite | Partial | Effort, person-days |\n"
+                  "|---|---:|---:|---:|---:|---|\n");
+    for (i = 0; i < in->count; i++) {
+        const opmap_summary *s = &in->results[i]->summary;
+        om_out_str(o, "| ");
+        om_out_md(o, in->results[i]->model_name);
+        om_out_printf(o, " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | ",
+                      s->operators_total, s->operators[OPMAP_OP_UNMAPPED],
+                      s->operators[OPMAP_OP_REWRITE], s->operators[OPMAP_OP_PARTIAL]);
+        effort(o, s->effort_total);
+        om_out_str(o, " |\n");
+    }
+    if (in->count > 1) {
+        om_out_str(o, "\nAll models, each shared operator adapted once: **");
+        effort(o, p->summary.effort_total);
+        om_out_str(o, "** person-days (one by one: ");
+        days(o, p->separately.expected);
+        om_out_str(o, ").\n");
+    }
+    if (in->day_rate > 0) {
+        om_out_printf(o, "\nCost at %.2f ", in->day_rate);
+        om_out_md(o, in->currency);
+        om_out_printf(o, " a day: %.2f ", om_cost(in, p->summary.effort_total.expected));
+        om_out_md(o, in->currency);
+        om_out_str(o, ".\n");
+    }
+    om_out_str(o, "\n### Operators that need work\n\n"
+                  "| Status | Operator | Model | Instances | Why | Next step |\n"
+                  "|---|---|---|---:|---|---|\n");
+    for (i = 0; i < in->count; i++) {
+        const opmap_result *r = in->results[i];
+        for (j = 0; j < r->n_ops; j++) {
+            const opmap_op *op = r->ops[j];
+            if (op->status < OPMAP_OP_PARTIAL)
+                continue;
+            listed++;
+            om_out_printf(o, "| %s | `", opmap_op_status_name(op->status));
+            /* inside a code span only the backtick and the pipe matter */
+            for (c = 0; op->domain[c]; c++)
+                om_out_bytes(o, op->domain[c] == '`' || op->domain[c] == '|' ? "'" : &op->domain[c], 1);
+            om_out_str(o, "::");
+            for (c = 0; op->name[c]; c++)
+                om_out_bytes(o, op->name[c] == '`' || op->name[c] == '|' ? "'" : &op->name[c], 1);
+            om_out_str(o, "` | ");
+            om_out_md(o, r->model_name);
+            om_out_printf(o, " | %" PRIu64 " | ", op->instances);
+            if (op->n_reasons) {
+                om_out_md(o, op->reasons[0].message);
+                om_out_str(o, " (");
+                om_out_md(o, op->reasons[0].actual);
+                om_out_str(o, ")");
+                if (op->n_reasons > 1)
+                    om_out_printf(o, " and %zu more", op->n_reasons - 1);
+            } else if (op->status == OPMAP_OP_UNMAPPED) {
+                om_out_str(o, "no row in the compatibility table");
+            } else {
+                om_out_md(o, op->notes);
+            }
+            om_out_str(o, " | ");
+            om_out_md(o, op->hint);
+            om_out_str(o, " |\n");
+        }
+    }
+    if (!listed)
+        om_out_str(o, "| – | none | | | | |\n");
+    om_out_printf(o, "\n%" PRIu64 " operators run as they are (full), %" PRIu64
+                     " are graph plumbing (structural).\n",
+                  p->summary.operators[OPMAP_OP_FULL], p->summary.operators[OPMAP_OP_STRUCTURAL]);
+    om_out_printf(o, "\n<sub>opmap %s · statuses from the compatibility table, each row citing "
+                     "its public sources</sub>\n", opmap_version_string());
+    return OPMAP_OK;
+}
