@@ -21,7 +21,7 @@ const char *opmap_op_status_name(int status)
     return status_names[status];
 }
 
-static opmap_table *table_new(opmap_ctx *ctx, const char *origin)
+opmap_table *om_table_new(opmap_ctx *ctx, const char *origin)
 {
     opmap_table *t = om_ctx_calloc(ctx, sizeof(*t));
     if (!t)
@@ -42,7 +42,7 @@ static int load(opmap_table **out, opmap_ctx *ctx, const void *data, size_t size
 {
     opmap_table *t;
     int rc;
-    if (!(t = table_new(ctx, origin)))
+    if (!(t = om_table_new(ctx, origin)))
         return om_fail(err, OPMAP_ENOMEM, origin, "out of memory");
     rc = om_table_parse(t, data, size, &ctx->limits, err);
     if (rc != OPMAP_OK) {
@@ -51,15 +51,6 @@ static int load(opmap_table **out, opmap_ctx *ctx, const void *data, size_t size
     }
     *out = t;
     return OPMAP_OK;
-}
-
-int opmap_table_load_default(opmap_table **out, opmap_ctx *ctx, opmap_error *err)
-{
-    om_err_clear(err);
-    if (!out || !ctx)
-        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_table_load_default: NULL argument");
-    *out = NULL;
-    return load(out, ctx, om_builtin_table, om_builtin_table_size, "built-in", err);
 }
 
 int opmap_table_load_file(opmap_table **out, opmap_ctx *ctx, const char *path, opmap_error *err)

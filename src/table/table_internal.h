@@ -105,13 +105,37 @@ struct opmap_table {
     size_t index_cap;
 };
 
+/* A new, empty table (ctx, mem, arena and origin set up), or NULL. */
+opmap_table *om_table_new(opmap_ctx *ctx, const char *origin);
+
 /* Loads `data` into `t` (ctx, mem, arena, origin set up). */
 int om_table_parse(opmap_table *t, const unsigned char *data, size_t size,
                    const opmap_limits *lim, opmap_error *err);
 
-/* The built-in table: data/op_map.yaml embedded at build time (table_builtin.c). */
-extern const unsigned char om_builtin_table[];
-extern const size_t om_builtin_table_size;
+/*
+ * The built-in table: data/op_map.yaml compiled to C data at build time by
+ * tools/table_compile (generated table_builtin.c), so loading it parses nothing.
+ */
+typedef struct om_builtin {
+    const char *name, *version, *torch_npu, *cann;
+    int64_t onnx_opset_max;
+    const char **socs;
+    size_t n_socs;
+    int default_soc;
+    opmap_effort weights[OPMAP_OP_STATUS_COUNT];
+    om_source *sources;
+    size_t n_sources;
+    opmap_row *rows;
+    size_t n_rows;
+} om_builtin;
+
+extern const om_builtin om_builtin_table;
+
+/*
+ * Builds t->index over t->rows. On a duplicate (domain, op, since), or a mix of versioned
+ * and unversioned rows for one operator, returns OPMAP_ETABLE with the two rows' indexes.
+ */
+int om_table_index(opmap_table *t, size_t *row_a, size_t *row_b);
 
 /* Flag bit for a table flag name, or 0. */
 unsigned om_flag_from_name(const char *name);

@@ -603,40 +603,32 @@ static om_key_slot *find_slot(const opmap_table *t, const char *domain, const ch
     return &t->index[j];
 }
 
-static int build_index(ld *l, const yt_node *ops)
+int om_table_index(opmap_table *t, size_t *row_a, size_t *row_b)
 {
-    opmap_table *t = l->t;
     const opmap_row **sorted;
     size_t i, start;
     if (!t->n_rows)
         return OPMAP_OK;
-    sorted = om_arena_array(l->y.A, t->n_rows, sizeof(*sorted));
+    sorted = om_arena_array(&t->arena, t->n_rows, sizeof(*sorted));
     if (!sorted)
-        return yr_oom(&l->y);
+        return OPMAP_ENOMEM;
     for (i = 0; i < t->n_rows; i++)
         sorted[i] = &t->rows[i];
     qsort(sorted, t->n_rows, sizeof(*sorted), row_cmp);
     t->index_cap = 16;
     while (t->index_cap < t->n_rows * 2)
         t->index_cap *= 2;
-    if (!(t->index = om_arena_array(l->y.A, t->index_cap, sizeof(om_key_slot))))
-        return yr_oom(&l->y);
+    if (!(t->index = om_arena_array(&t->arena, t->index_cap, sizeof(om_key_slot))))
+        return OPMAP_ENOMEM;
     for (start = 0; start < t->n_rows; start = i) {
         om_key_slot *slot;
         for (i = start + 1; i < t->n_rows && strcmp(sorted[i]->domain, sorted[start]->domain) == 0 &&
                             strcmp(sorted[i]->op, sorted[start]->op) == 0;
              i++) {
-            if (sorted[i]->since == sorted[i - 1]->since) {
-                const yt_node *where = ops->items[sorted[i] - t->rows];
-                return yr_bad(&l->y, where,
-                           "duplicate row %s %s since %" PRId64 " (first at line %" PRIu32 ")",
-                           sorted[i]->domain, sorted[i]->op, sorted[i]->since,
-                           sorted[i - 1]->line);
-            }
-            if (!sorted[i - 1]->since) {
-                const yt_node *where = ops->items[sorted[i] - t->rows];
-                return yr_bad(&l->y, where, "rows for %s %s mix versioned and unversioned keys",
-                           sorted[i]->domain, sorted[i]->op);
+            if (sorted[i]->since == sorted[i - 1]->since || !sorted[i - 1]->since) {
+                *row_a = (size_t)(sorted[i - 1] - t->rows);
+                *row_b = (size_t)(sorted[i] - t->rows);
+                return OPMAP_ETABLE;
             }
         }
         slot = find_slot(t, sorted[start]->domain, sorted[start]->op);
@@ -646,6 +638,22 @@ static int build_index(ld *l, const yt_node *ops)
         slot->n = i - start;
     }
     return OPMAP_OK;
+}
+
+static int build_index(ld *l, const yt_node *ops)
+{
+    size_t a = 0, b = 0;
+    int rc = om_table_index(l->t, &a, &b);
+    const opmap_row *x = &l->t->rows[a], *y = &l->t->rows[b];
+    if (rc == OPMAP_ENOMEM)
+        return yr_oom(&l->y);
+    if (rc != OPMAP_ETABLE)
+        return rc;
+    if (x->since == y->since)
+        return yr_bad(&l->y, ops->items[b], "duplicate row %s %s since %" PRId64
+                      " (first at line %" PRIu32 ")", y->domain, y->op, y->since, x->line);
+    return yr_bad(&l->y, ops->items[b], "rows for %s %s mix versioned and unversioned keys",
+                  y->domain, y->op);
 }
 
 const opmap_row *opmap_table_lookup(const opmap_table *t, const char *domain, const char *op,
