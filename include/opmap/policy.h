@@ -31,10 +31,11 @@ enum {
     OPMAP_FAIL_NONDETERMINISTIC = 1u << 8, /**< flag */
     OPMAP_FAIL_DEPRECATED = 1u << 9,       /**< flag: deprecated in torch_npu */
     OPMAP_FAIL_DTYPE = 1u << 10,           /**< float64, complex or uint64 values */
-    OPMAP_FAIL_EFFORT = 1u << 11           /**< the estimate is over max_effort */
+    OPMAP_FAIL_EFFORT = 1u << 11,          /**< the estimate is over max_effort */
+    OPMAP_FAIL_EXTERNAL_DATA = 1u << 12    /**< a side file is missing, short or outside */
 };
 
-#define OPMAP_FAIL_KIND_COUNT 12
+#define OPMAP_FAIL_KIND_COUNT 13
 
 /** @return the name of finding kind bit `index` ("unmapped", "dynamic-shape", ...), or NULL. */
 OPMAP_API const char *opmap_fail_kind_name(unsigned index);

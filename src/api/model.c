@@ -46,6 +46,8 @@ int opmap_model_open_file(opmap_model **out, opmap_ctx *ctx, const char *path, o
         om_unmap(&map);
     }
     if (rc == OPMAP_OK)
+        om_check_external(&model->ir, path);
+    if (rc == OPMAP_OK)
         rc = om_values_infer(&model->ir, err);
     if (rc != OPMAP_OK) {
         opmap_model_free(model);

@@ -34,7 +34,7 @@ static const char scan_usage[] =
     "CI gate:\n"
     "  --fail-on KINDS        what fails the gate (default: unmapped): unmapped, rewrite,\n"
     "                         partial, precision, performance, dynamic-shape, rng, inf-nan,\n"
-    "                         nondeterministic, deprecated, dtype, all; comma-separated\n"
+    "                         nondeterministic, deprecated, dtype, external-data, all\n"
     "  --max-effort DAYS      fail when the estimate is over DAYS person-days\n"
     "  --waivers FILE         accepted findings (opmap baseline writes one)\n"
     "other:\n"

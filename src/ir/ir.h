@@ -73,6 +73,7 @@ typedef struct ir_tensor {
     const char *ext_location;  /* external_data "location", or NULL */
     uint64_t ext_offset;       /* external_data "offset" (default 0) */
     uint64_t ext_length;       /* external_data "length" */
+    uint8_t ext_check;         /* IR_EXT_*: what stat() said of the side file */
     /* Values of small numeric tensors (at most IR_SMALL_TENSOR elements), e.g. Reshape
      * targets and axes; NULL for anything larger or non-numeric. */
     double *values;
@@ -80,6 +81,9 @@ typedef struct ir_tensor {
 } ir_tensor;
 
 #define IR_SMALL_TENSOR 64
+
+/* External-data side files are checked with stat() only, never opened. */
+enum { IR_EXT_UNCHECKED = 0, IR_EXT_OK, IR_EXT_MISSING, IR_EXT_SHORT, IR_EXT_OUTSIDE };
 
 enum {
     IR_ATTR_UNDEFINED = 0, IR_ATTR_FLOAT = 1, IR_ATTR_INT = 2, IR_ATTR_STRING = 3,

@@ -19,7 +19,7 @@
 
 static const char *const kind_names[OPMAP_FAIL_KIND_COUNT] = {
     "unmapped", "rewrite", "partial", "precision", "performance", "dynamic-shape", "rng",
-    "inf-nan", "nondeterministic", "deprecated", "dtype", "effort"
+    "inf-nan", "nondeterministic", "deprecated", "dtype", "effort", "external-data"
 };
 
 const char *opmap_fail_kind_name(unsigned index)
@@ -60,7 +60,8 @@ int opmap_fail_on_parse(const char *list, unsigned *out, opmap_error *err)
                 return om_fail(err, OPMAP_EINVAL, NULL,
                                "unknown finding kind '%.*s' (expected unmapped, rewrite, partial, "
                                "precision, performance, dynamic-shape, rng, inf-nan, "
-                               "nondeterministic, deprecated, dtype, effort, all)", (int)len, p);
+                               "nondeterministic, deprecated, dtype, effort, external-data, all)",
+                               (int)len, p);
             bits |= b;
         }
         p += len;
@@ -181,7 +182,8 @@ static int model_findings(builder *b, const opmap_result *r)
     for (i = 0; i < r->risks.len; i++) {
         const om_risk *k2 = &OM_VEC_AT(&r->risks, om_risk, i);
         unsigned kind = strcmp(k2->kind, "dynamic_shape") == 0 ? OPMAP_FAIL_DYNAMIC_SHAPE
-                      : strcmp(k2->kind, "dtype") == 0 ? OPMAP_FAIL_DTYPE : 0;
+                      : strcmp(k2->kind, "dtype") == 0 ? OPMAP_FAIL_DTYPE
+                      : strcmp(k2->kind, "external_data") == 0 ? OPMAP_FAIL_EXTERNAL_DATA : 0;
         /* flag-based risks repeat the operator findings above; info-level ones inform */
         if (!kind || k2->level != OPMAP_DIAG_WARNING || k2->from_flag)
             continue;

@@ -18,4 +18,8 @@ opmap_format om_detect_format(const unsigned char *data, uint64_t size);
 int om_read_model(ir_model *m, const unsigned char *data, uint64_t size, const opmap_limits *lim,
                   opmap_error *err);
 
+/* Checks, with stat() only, that each external-data side file exists and is long enough;
+ * the answer goes into each tensor's ext_check. */
+void om_check_external(ir_model *m, const char *model_path);
+
 #endif /* OM_READER_H */

@@ -287,6 +287,11 @@ static cJSON *model_json(const opmap_result *r)
             cJSON_AddNumberToObject(o, "length", (double)r->ext[i].length);
         else
             cJSON_AddNullToObject(o, "length");
+        {
+            static const char *const checks[] = { "unchecked", "ok", "missing", "short",
+                                                  "outside" };
+            cJSON_AddStringToObject(o, "file", checks[r->ext[i].check]);
+        }
         cJSON_AddItemToArray(a, o);
     }
     a = cJSON_AddArrayToObject(m, "operators");

@@ -70,6 +70,7 @@ static int copy_external(opmap_result *res, const ir_model *m)
         r->offset = t->ext_offset;
         r->length = t->ext_length;
         r->has_length = t->has_ext_length;
+        r->check = t->ext_check;
     }
     res->n_ext = m->n_external;
     return OPMAP_OK;

@@ -69,6 +69,7 @@ typedef struct om_ext_ref {
     const char *tensor, *location;
     uint64_t offset, length;
     int has_length;
+    int check;                /* IR_EXT_* */
 } om_ext_ref;
 
 struct opmap_result {

@@ -47,10 +47,27 @@ static int risky_dtype(int dt)
            dt == IR_DT_UINT64;
 }
 
+static const char *const ext_problem[] = {
+    [IR_EXT_MISSING] = "is missing",
+    [IR_EXT_SHORT] = "is shorter than the data it should hold",
+    [IR_EXT_OUTSIDE] = "points outside the model's directory (not followed)",
+};
+
 int om_risks_model(opmap_result *res)
 {
     size_t i;
     char msg[512], where[300];
+    for (i = 0; i < res->n_ext; i++) {
+        const om_ext_ref *e = &res->ext[i];
+        int rc;
+        if (e->check < IR_EXT_MISSING)
+            continue;
+        snprintf(msg, sizeof(msg), "external data '%.200s' of tensor '%.100s' %s",
+                 e->location, e->tensor, ext_problem[e->check]);
+        snprintf(where, sizeof(where), "main/initializers/%.200s", e->tensor);
+        if ((rc = add(res, "external_data", OPMAP_DIAG_WARNING, msg, where)))
+            return rc;
+    }
     for (i = 0; i < res->n_inputs; i++) {
         const ir_value *v = &res->inputs[i];
         int32_t d;

@@ -327,6 +327,57 @@ class Gate(unittest.TestCase):
         self.assertEqual(rep["cost"], {"day_rate": 800, "currency": "EUR", "min": 1680,
                                        "expected": 2080, "max": 2480})
 
+    # --- external data: checked with stat only ---
+
+    def external_model(self, location="w.bin"):
+        import numpy as np
+        w = helper.make_tensor("w", TensorProto.FLOAT, [64, 64],
+                               np.arange(4096, dtype=np.float32).tobytes(), raw=True)
+        graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "g",
+                                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64])],
+                                  [w])
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        d = self.path("ext")
+        os.makedirs(d, exist_ok=True)
+        path = os.path.join(d, "m.onnx")
+        onnx.save_model(m, path, save_as_external_data=True, all_tensors_to_one_file=True,
+                        location=location, size_threshold=0)
+        return path, os.path.join(d, location)
+
+    def test_external_data_side_files(self):
+        path, side = self.external_model()
+        proc = run("scan", "--format", "json", "--fail-on", "external-data", path)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        ext = validate(json.loads(proc.stdout))["models"][0]["external_data"]
+        self.assertEqual(ext, [{"tensor": "w", "location": "w.bin", "offset": 0, "length": 16384,
+                                "file": "ok"}])
+        with open(side, "r+b") as f:   # short: the tensor no longer fits
+            f.truncate(1000)
+        proc = run("scan", "--format", "json", "--fail-on", "external-data", path)
+        self.assertEqual(proc.returncode, 1)
+        rep = validate(json.loads(proc.stdout))
+        self.assertEqual(rep["models"][0]["external_data"][0]["file"], "short")
+        self.assertIn("external data 'w.bin' of tensor 'w' is shorter", proc.stderr)
+        os.remove(side)                # missing
+        proc = run("scan", "--format", "json", path)
+        self.assertEqual(proc.returncode, 0)  # reported, but not in the default policy
+        rep = validate(json.loads(proc.stdout))
+        self.assertEqual(rep["models"][0]["external_data"][0]["file"], "missing")
+        self.assertTrue(any(r["kind"] == "external_data" and "is missing" in r["message"]
+                            for r in rep["models"][0]["risks"]))
+
+    def test_external_data_outside_the_model_directory_is_not_followed(self):
+        path, _ = self.external_model()
+        m = onnx.load(path, load_external_data=False)
+        for entry in m.graph.initializer[0].external_data:
+            if entry.key == "location":
+                entry.value = "../../../etc/passwd"
+        onnx.save(m, path)
+        proc = run("scan", "--format", "json", path)
+        rep = validate(json.loads(proc.stdout))
+        self.assertEqual(rep["models"][0]["external_data"][0]["file"], "outside")
+
     # --- many models ---
 
     def test_directory_scan_of_all_testdata(self):
