@@ -130,6 +130,64 @@ static void test_scan__groups_per_distinct_operator(void **state)
     mb_free(&b);
 }
 
+static void test_estimate__weights_override_the_table(void **state)
+{
+    fixture *f = *state;
+    mb b;
+    Onnx__GraphProto *g;
+    Onnx__ModelProto *m;
+    const uint8_t *buf;
+    size_t len;
+    opmap_model *model;
+    opmap_result *res;
+    opmap_summary s;
+    opmap_weights w;
+    opmap_scan_options opts = OPMAP_SCAN_OPTIONS_INIT;
+    opmap_error err;
+    static const char weights_yaml[] = "partial: {min: 1, expected: 1.5, max: 2}\n"
+                                       "unmapped: {min: 5, expected: 6, max: 9}\n";
+
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    mb_node(&b, g, "Conv", NULL, NULL, NULL, NULL);      /* full: the table's 0.1 */
+    mb_node(&b, g, "Relu", NULL, NULL, NULL, NULL);      /* partial: overridden */
+    mb_node(&b, g, "Relu", NULL, NULL, NULL, NULL);      /* a second instance costs nothing */
+    mb_node(&b, g, "Mystery", "x", NULL, NULL, NULL);    /* unmapped: overridden */
+    mb_node(&b, g, "If", NULL, NULL, NULL, NULL);        /* structural: never estimated */
+    m = mb_model(&b, g, 8);
+    mb_opset(&b, m, "", 17);
+    mb_opset(&b, m, "x", 1);
+    buf = mb_pack(&b, m, &len);
+    assert_int_equal(opmap_weights_load_memory(&w, f->ctx, weights_yaml, sizeof(weights_yaml) - 1,
+                                               "w.yaml", &err), OPMAP_OK);
+    assert_int_equal(w.set, (1u << OPMAP_OP_PARTIAL) | (1u << OPMAP_OP_UNMAPPED));
+    w.set |= 1u << OPMAP_OP_STRUCTURAL; /* asking to weigh structural ops changes nothing */
+    w.effort[OPMAP_OP_STRUCTURAL].expected = 999000;
+    opts.weights = &w;
+    assert_int_equal(opmap_model_open_memory(&model, f->ctx, buf, len, "w.onnx", &err), OPMAP_OK);
+    assert_int_equal(opmap_scan(&res, f->ctx, model, f->table, &opts, &err), OPMAP_OK);
+    opmap_result_summary(res, &s);
+    assert_int_equal(s.effort_total.min, 100 + 1000 + 5000);
+    assert_int_equal(s.effort_total.expected, 100 + 1500 + 6000);
+    assert_int_equal(s.effort_total.max, 100 + 2000 + 9000);
+    assert_int_equal(s.effort[OPMAP_OP_STRUCTURAL].expected, 0);
+    assert_int_equal(s.instances[OPMAP_OP_PARTIAL], 2);
+    opmap_result_free(res);
+    /* without the override: unmapped weighs as rewrite (table default 2/2.5/3) */
+    assert_int_equal(opmap_scan(&res, f->ctx, model, f->table, NULL, &err), OPMAP_OK);
+    opmap_result_summary(res, &s);
+    assert_int_equal(s.effort[OPMAP_OP_UNMAPPED].expected, 2500);
+    assert_int_equal(s.effort_total.expected, 100 + 800 + 2500);
+    opmap_result_free(res);
+    opmap_model_free(model);
+    /* a bad weights file names its line and column */
+    assert_int_equal(opmap_weights_load_memory(&w, f->ctx, "partial: {min: 2, expected: 1, max: 3}",
+                                               38, "bad.yaml", &err), OPMAP_ETABLE);
+    assert_int_equal(err.line, 1);
+    assert_non_null(strstr(err.message, "min <= expected <= max"));
+    mb_free(&b);
+}
+
 /*
  * The seed guide's worked example: 200 operators, 58% full, 32% partial, 10% rewrite, at
  * 0.1 / 0.8 / 2.5 person-days: 200 x (0.058 + 0.256 + 0.25) = 112.8 person-days.
@@ -160,6 +218,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scan__groups_per_distinct_operator),
+        cmocka_unit_test(test_estimate__weights_override_the_table),
         cmocka_unit_test(test_estimate__seed_guide_example_is_112_8_days),
     };
     return cmocka_run_group_tests_name("scan", tests, setup, teardown);
