@@ -42,7 +42,9 @@ int opmap_model_open_file(opmap_model **out, opmap_ctx *ctx, const char *path, o
         return om_fail(err, OPMAP_ENOMEM, path, "out of memory");
     rc = om_map_file(&map, &model->ir.mem, path, ctx->limits.max_file_bytes, err);
     if (rc == OPMAP_OK) {
+        model->ir.input_is_mapping = map.map_base != NULL;
         rc = om_read_model(&model->ir, map.data, map.size, &ctx->limits, err);
+        model->ir.input_is_mapping = 0;
         om_unmap(&map);
     }
     if (rc == OPMAP_OK)

@@ -1,7 +1,7 @@
 /*
  * core/mapfile.c - read-only view of an input file (see mapfile.h).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* madvise */
 #include "mapfile.h"
 
 #include <errno.h>
@@ -112,6 +112,12 @@ int om_map_file(om_mapped *out, om_mem *mem, const char *path, uint64_t max_byte
         return fail_errno(err, path, e, "cannot map");
     }
     close(fd);
+    /*
+     * Readers jump over weight payloads. Without this the kernel maps the pages around each
+     * fault ("fault-around") and reads ahead, so skipping 500 MB of weights would still
+     * pull most of them into the process's resident set.
+     */
+    madvise(out->map_base, (size_t)st.st_size, MADV_RANDOM);
     out->data = out->map_base;
     out->size = (uint64_t)st.st_size;
     return OPMAP_OK;

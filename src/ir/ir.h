@@ -191,6 +191,9 @@ typedef struct ir_model {
     opmap_model_stats stats;
     om_mem mem;
     om_arena arena;
+    /* While reading: the input is a private read-only file mapping, so readers may drop
+     * pages they are done with (madvise) to keep the resident set small. */
+    int input_is_mapping;
 } ir_model;
 
 /* Canonical domain: NULL, "" and "ai.onnx" are all "ai.onnx". */

@@ -1,476 +1,476 @@
 /*
- * report/report_json.c - the JSON report (schema "opmap-report/1", docs/report-json.md).
- *
- * Built as a cJSON tree, printed once. cJSON's process-wide hooks are never touched.
- * Person-days are written as decimal numbers from exact thousandths.
+ * report/report_json.c - the JSON report (schema "opmap-report/2", docs/report-json.md,
+ * docs/schema/opmap-report-2.schema.json), written as it is produced (jsonw.c): no tree,
+ * so memory does not grow with the number of models, and person-days are exact decimals.
  */
-#include <stdlib.h>
 #include <string.h>
-
-#include <cjson/cJSON.h>
 
 #include "../ir/ir.h"
 #include "../scan/result_internal.h"
+#include "jsonw.h"
 #include "report_internal.h"
 
-static double days(uint64_t milli)
+static void effort(jsonw *w, const char *key, opmap_effort e)
 {
-    return (double)milli / 1000.0;
+    jw_key(w, key);
+    jw_object(w);
+    jw_kdays(w, "min", e.min);
+    jw_kdays(w, "expected", e.expected);
+    jw_kdays(w, "max", e.max);
+    jw_end_object(w);
 }
 
-static cJSON *effort_json(opmap_effort e)
+static void flags(jsonw *w, unsigned bits)
 {
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    cJSON_AddNumberToObject(o, "min", days(e.min));
-    cJSON_AddNumberToObject(o, "expected", days(e.expected));
-    cJSON_AddNumberToObject(o, "max", days(e.max));
-    return o;
-}
-
-static cJSON *flags_json(unsigned flags)
-{
-    cJSON *a = cJSON_CreateArray();
     unsigned i;
-    for (i = 0; a && i < OPMAP_FLAG_COUNT; i++)
-        if (flags & (1u << i))
-            cJSON_AddItemToArray(a, cJSON_CreateString(opmap_flag_name(i)));
-    return a;
+    jw_key(w, "flags");
+    jw_array(w);
+    for (i = 0; i < OPMAP_FLAG_COUNT; i++)
+        if (bits & (1u << i))
+            jw_string(w, opmap_flag_name(i));
+    jw_end_array(w);
 }
 
-static cJSON *values_json(const ir_value *v, size_t n)
+static void chip_list(jsonw *w, const opmap_result *r, uint64_t mask)
 {
-    cJSON *a = cJSON_CreateArray();
+    size_t c;
+    jw_key(w, "chips");
+    jw_array(w);
+    for (c = 0; c < r->n_chips; c++)
+        if (mask & (1ull << c))
+            jw_string(w, r->chips[c]);
+    jw_end_array(w);
+}
+
+static void values(jsonw *w, const char *key, const ir_value *v, size_t n)
+{
     size_t i;
-    for (i = 0; a && i < n; i++) {
-        cJSON *o = cJSON_CreateObject(), *shape;
-        if (!o)
-            return a;
-        cJSON_AddItemToArray(a, o);
-        cJSON_AddStringToObject(o, "name", v[i].name);
-        cJSON_AddStringToObject(o, "dtype", ir_dtype_name(v[i].type.elem));
+    jw_key(w, key);
+    jw_array(w);
+    for (i = 0; i < n; i++) {
+        jw_object(w);
+        jw_kstring(w, "name", v[i].name);
+        jw_kstring(w, "dtype", ir_dtype_name(v[i].type.elem));
+        jw_key(w, "shape");
         if (v[i].type.rank < 0) {
-            cJSON_AddNullToObject(o, "shape");
-            continue;
-        }
-        shape = cJSON_AddArrayToObject(o, "shape");
-        if (shape) {
+            jw_null(w);
+        } else {
             int32_t d;
+            jw_array(w);
             for (d = 0; d < v[i].type.rank; d++) {
                 const ir_dim *dim = &v[i].type.dims[d];
                 if (dim->param)
-                    cJSON_AddItemToArray(shape, cJSON_CreateString(dim->param));
+                    jw_string(w, dim->param);
                 else if (dim->value >= 0)
-                    cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)dim->value));
+                    jw_int(w, dim->value);
                 else
-                    cJSON_AddItemToArray(shape, cJSON_CreateNull());
+                    jw_null(w);
             }
+            jw_end_array(w);
         }
+        jw_end_object(w);
     }
-    return a;
+    jw_end_array(w);
 }
 
-static cJSON *chip_list(const opmap_result *r, uint64_t mask)
+static void reasons(jsonw *w, const opmap_result *r, const opmap_op *op)
 {
-    cJSON *a = cJSON_CreateArray();
-    size_t c;
-    for (c = 0; a && c < r->n_chips; c++)
-        if (mask & (1ull << c))
-            cJSON_AddItemToArray(a, cJSON_CreateString(r->chips[c]));
-    return a;
-}
-
-static cJSON *reasons_json(const opmap_result *r, const opmap_op *op)
-{
-    cJSON *a = cJSON_CreateArray();
     size_t i;
-    for (i = 0; a && i < op->n_reasons; i++) {
+    jw_key(w, "reasons");
+    jw_array(w);
+    for (i = 0; i < op->n_reasons; i++) {
         const om_reason *x = &op->reasons[i];
-        cJSON *o = cJSON_CreateObject();
-        if (!o)
-            break;
-        cJSON_AddStringToObject(o, "message", x->message);
-        cJSON_AddStringToObject(o, "value", x->actual);
+        jw_object(w);
+        jw_kstring(w, "message", x->message);
+        jw_kstring(w, "value", x->actual);
+        jw_key(w, "status");
         if (x->status >= 0)
-            cJSON_AddStringToObject(o, "status", opmap_op_status_name(x->status));
+            jw_string(w, opmap_op_status_name(x->status));
         else
-            cJSON_AddNullToObject(o, "status");
-        if (x->flag) {
-            unsigned b = 0;
-            while (!(x->flag & (1u << b)))
-                b++;
-            cJSON_AddStringToObject(o, "flag", opmap_flag_name(b));
-        } else {
-            cJSON_AddNullToObject(o, "flag");
-        }
-        cJSON_AddItemToObject(o, "chips", chip_list(r, x->chips));
-        cJSON_AddNumberToObject(o, "instances", (double)x->instances);
-        cJSON_AddStringToObject(o, "example", x->example);
-        cJSON_AddItemToArray(a, o);
+            jw_null(w);
+        jw_key(w, "flag");
+        if (x->flag)
+            jw_string(w, opmap_flag_name((unsigned)__builtin_ctz(x->flag)));
+        else
+            jw_null(w);
+        chip_list(w, r, x->chips);
+        jw_kuint(w, "instances", x->instances);
+        jw_kstring(w, "example", x->example);
+        jw_end_object(w);
     }
-    return a;
+    jw_end_array(w);
 }
 
-static cJSON *op_json(const opmap_result *r, const opmap_op *op)
+static void op_json(jsonw *w, const opmap_result *r, const opmap_op *op)
 {
-    cJSON *o = cJSON_CreateObject(), *nodes, *src, *chips, *dts;
     size_t i;
-    if (!o)
-        return NULL;
-    cJSON_AddStringToObject(o, "domain", op->domain);
-    cJSON_AddStringToObject(o, "op_type", op->name);
-    cJSON_AddNumberToObject(o, "opset", (double)op->opset);
+    jw_object(w);
+    jw_kstring(w, "domain", op->domain);
+    jw_kstring(w, "op_type", op->name);
+    jw_kint(w, "opset", op->opset);
+    jw_key(w, "since_version");
     if (op->since)
-        cJSON_AddNumberToObject(o, "since_version", (double)op->since);
+        jw_int(w, op->since);
     else
-        cJSON_AddNullToObject(o, "since_version");
-    cJSON_AddStringToObject(o, "status", opmap_op_status_name(op->status));
-    chips = cJSON_AddObjectToObject(o, "chips");
-    for (i = 0; chips && i < r->n_chips; i++) {
-        cJSON *c = cJSON_AddObjectToObject(chips, r->chips[i]);
-        if (!c)
-            break;
-        cJSON_AddStringToObject(c, "status", opmap_op_status_name(op->chip_status[i]));
-        cJSON_AddBoolToObject(c, "published", op->row && !op->chip_unknown[i]);
+        jw_null(w);
+    jw_kstring(w, "status", opmap_op_status_name(op->status));
+    jw_key(w, "chips");
+    jw_object(w);
+    for (i = 0; i < r->n_chips; i++) {
+        jw_key(w, r->chips[i]);
+        jw_object(w);
+        jw_kstring(w, "status", opmap_op_status_name(op->chip_status[i]));
+        jw_kbool(w, "published", op->row && !op->chip_unknown[i]);
+        jw_end_object(w);
     }
-    cJSON_AddItemToObject(o, "flags", flags_json(op->flags));
-    cJSON_AddNumberToObject(o, "instances", (double)op->instances);
-    dts = cJSON_AddArrayToObject(o, "input_dtypes");
-    for (i = 1; dts && i < 32; i++)
+    jw_end_object(w);
+    flags(w, op->flags);
+    jw_kuint(w, "instances", op->instances);
+    jw_key(w, "input_dtypes");
+    jw_array(w);
+    for (i = 1; i < 32; i++)
         if (op->dtypes_seen & (1u << i))
-            cJSON_AddItemToArray(dts, cJSON_CreateString(ir_dtype_name((int)i)));
-    if (dts && (op->dtypes_seen & 1u))
-        cJSON_AddItemToArray(dts, cJSON_CreateString("unknown"));
-    cJSON_AddItemToObject(o, "reasons", reasons_json(r, op));
+            jw_string(w, ir_dtype_name((int)i));
+    if (op->dtypes_seen & 1u)
+        jw_string(w, "unknown");
+    jw_end_array(w);
+    reasons(w, r, op);
     if (op->reasons_dropped)
-        cJSON_AddNumberToObject(o, "reasons_dropped", (double)op->reasons_dropped);
-    cJSON_AddItemToObject(o, "effort", effort_json(op->effort));
+        jw_kuint(w, "reasons_dropped", op->reasons_dropped);
+    effort(w, "effort", op->effort);
     if (op->ascend_op[0] || op->engine[0]) {
-        cJSON *asc = cJSON_AddObjectToObject(o, "ascend");
-        if (asc) {
-            if (op->ascend_op[0])
-                cJSON_AddStringToObject(asc, "op", op->ascend_op);
-            if (op->engine[0])
-                cJSON_AddStringToObject(asc, "engine", op->engine);
-        }
+        jw_key(w, "ascend");
+        jw_object(w);
+        if (op->ascend_op[0])
+            jw_kstring(w, "op", op->ascend_op);
+        if (op->engine[0])
+            jw_kstring(w, "engine", op->engine);
+        jw_end_object(w);
     }
     if (op->notes[0])
-        cJSON_AddStringToObject(o, "notes", op->notes);
+        jw_kstring(w, "notes", op->notes);
     if (op->hint[0])
-        cJSON_AddStringToObject(o, "hint", op->hint);
-    src = cJSON_AddArrayToObject(o, "sources");
-    for (i = 0; src && i < op->n_sources; i++)
-        cJSON_AddItemToArray(src, cJSON_CreateString(op->sources[i]));
-    nodes = cJSON_AddArrayToObject(o, "nodes");
-    for (i = 0; nodes && i < op->n_paths; i++)
-        cJSON_AddItemToArray(nodes, cJSON_CreateString(op->paths[i]));
-    return o;
+        jw_kstring(w, "hint", op->hint);
+    jw_key(w, "sources");
+    jw_array(w);
+    for (i = 0; i < op->n_sources; i++)
+        jw_string(w, op->sources[i]);
+    jw_end_array(w);
+    jw_key(w, "nodes");
+    jw_array(w);
+    for (i = 0; i < op->n_paths; i++)
+        jw_string(w, op->paths[i]);
+    jw_end_array(w);
+    jw_end_object(w);
 }
 
-static cJSON *status_counts_json(const uint64_t *ops, const uint64_t *inst)
+static void by_status(jsonw *w, const uint64_t *ops, const uint64_t *inst)
 {
-    cJSON *o = cJSON_CreateObject();
     int s;
-    for (s = OPMAP_OP_STATUS_COUNT - 1; o && s >= 0; s--) {
-        cJSON *e = cJSON_AddObjectToObject(o, opmap_op_status_name(s));
-        if (!e)
-            continue;
-        cJSON_AddNumberToObject(e, "operators", (double)ops[s]);
-        cJSON_AddNumberToObject(e, "instances", (double)inst[s]);
+    jw_key(w, "by_status");
+    jw_object(w);
+    for (s = OPMAP_OP_STATUS_COUNT - 1; s >= 0; s--) {
+        jw_key(w, opmap_op_status_name(s));
+        jw_object(w);
+        jw_kuint(w, "operators", ops[s]);
+        jw_kuint(w, "instances", inst[s]);
+        jw_end_object(w);
     }
-    return o;
+    jw_end_object(w);
 }
 
-static cJSON *estimate_json(const opmap_summary *sum)
+static void estimate(jsonw *w, const char *key, const opmap_summary *sum)
 {
-    cJSON *o = effort_json(sum->effort_total), *by;
     int s;
-    if (!o)
-        return NULL;
-    cJSON_AddStringToObject(o, "unit", "person-days");
-    by = cJSON_AddObjectToObject(o, "by_status");
-    for (s = OPMAP_OP_STATUS_COUNT - 1; by && s > OPMAP_OP_STRUCTURAL; s--)
-        cJSON_AddItemToObject(by, opmap_op_status_name(s), effort_json(sum->effort[s]));
-    return o;
+    jw_key(w, key);
+    jw_object(w);
+    jw_kdays(w, "min", sum->effort_total.min);
+    jw_kdays(w, "expected", sum->effort_total.expected);
+    jw_kdays(w, "max", sum->effort_total.max);
+    jw_kstring(w, "unit", "person-days");
+    jw_key(w, "by_status");
+    jw_object(w);
+    for (s = OPMAP_OP_STATUS_COUNT - 1; s > OPMAP_OP_STRUCTURAL; s--)
+        effort(w, opmap_op_status_name(s), sum->effort[s]);
+    jw_end_object(w);
+    jw_end_object(w);
 }
 
-static cJSON *segments_json(const opmap_result *r)
+static void segments(jsonw *w, const opmap_result *r)
 {
-    cJSON *o = cJSON_CreateObject(), *graphs, *br;
     opmap_segments t;
     size_t i;
-    if (!o)
-        return NULL;
     opmap_result_segments(r, &t);
-    cJSON_AddNumberToObject(o, "segments", (double)t.segments);
-    cJSON_AddNumberToObject(o, "transitions", (double)t.transitions);
-    cJSON_AddNumberToObject(o, "nodes", (double)t.nodes);
-    cJSON_AddNumberToObject(o, "npu_nodes", (double)t.npu_nodes);
-    cJSON_AddNumberToObject(o, "largest_segment", (double)t.largest);
-    cJSON_AddNumberToObject(o, "largest_share",
-                            t.npu_nodes ? (double)(t.largest * 1000 / t.npu_nodes) / 1000.0 : 0);
-    graphs = cJSON_AddArrayToObject(o, "graphs");
-    for (i = 0; graphs && i < r->segments.seqs.len; i++) {
+    jw_key(w, "segments");
+    jw_object(w);
+    jw_kuint(w, "segments", t.segments);
+    jw_kuint(w, "transitions", t.transitions);
+    jw_kuint(w, "nodes", t.nodes);
+    jw_kuint(w, "npu_nodes", t.npu_nodes);
+    jw_kuint(w, "largest_segment", t.largest);
+    jw_kdays(w, "largest_share", t.npu_nodes ? t.largest * 1000 / t.npu_nodes : 0);
+    jw_key(w, "graphs");
+    jw_array(w);
+    for (i = 0; i < r->segments.seqs.len; i++) {
         const om_seq *q = &OM_VEC_AT(&r->segments.seqs, om_seq, i);
-        cJSON *g;
-        if (!q->graph || !(g = cJSON_CreateObject()))
+        if (!q->graph)
             continue;
-        cJSON_AddStringToObject(g, "graph", q->graph);
-        cJSON_AddNumberToObject(g, "nodes", (double)q->nodes);
-        cJSON_AddNumberToObject(g, "npu_nodes", (double)q->npu_nodes);
-        cJSON_AddNumberToObject(g, "segments", (double)q->segments);
-        cJSON_AddNumberToObject(g, "largest_segment", (double)q->largest);
-        cJSON_AddNumberToObject(g, "transitions", (double)q->transitions);
-        cJSON_AddItemToArray(graphs, g);
+        jw_object(w);
+        jw_kstring(w, "graph", q->graph);
+        jw_kuint(w, "nodes", q->nodes);
+        jw_kuint(w, "npu_nodes", q->npu_nodes);
+        jw_kuint(w, "segments", q->segments);
+        jw_kuint(w, "largest_segment", q->largest);
+        jw_kuint(w, "transitions", q->transitions);
+        jw_end_object(w);
     }
-    cJSON_AddNumberToObject(o, "breakers_total", (double)r->segments.n_breakers);
-    br = cJSON_AddArrayToObject(o, "breakers");
-    for (i = 0; br && i < r->segments.breakers.len; i++) {
+    jw_end_array(w);
+    jw_kuint(w, "breakers_total", r->segments.n_breakers);
+    jw_key(w, "breakers");
+    jw_array(w);
+    for (i = 0; i < r->segments.breakers.len; i++) {
         const om_breaker *b = &OM_VEC_AT(&r->segments.breakers, om_breaker, i);
-        cJSON *e = cJSON_CreateObject();
-        if (!e)
-            break;
-        cJSON_AddStringToObject(e, "node", b->node);
-        cJSON_AddStringToObject(e, "op", b->op);
-        cJSON_AddStringToObject(e, "why", b->why);
-        cJSON_AddItemToArray(br, e);
+        jw_object(w);
+        jw_kstring(w, "node", b->node);
+        jw_kstring(w, "op", b->op);
+        jw_kstring(w, "why", b->why);
+        jw_end_object(w);
     }
-    return o;
+    jw_end_array(w);
+    jw_end_object(w);
 }
 
-static cJSON *model_json(const opmap_result *r)
+static const char *const ext_checks[] = { "unchecked", "ok", "missing", "short", "outside" };
+
+static void model_json(jsonw *w, const opmap_result *r)
 {
-    cJSON *m = cJSON_CreateObject(), *a, *p;
     size_t i;
-    if (!m)
-        return NULL;
-    cJSON_AddStringToObject(m, "file", r->model_name);
-    cJSON_AddStringToObject(m, "format", opmap_format_name(r->format));
-    cJSON_AddNumberToObject(m, "ir_version", (double)r->ir_version);
-    p = cJSON_AddObjectToObject(m, "producer");
-    if (p) {
-        cJSON_AddStringToObject(p, "name", r->producer_name);
-        cJSON_AddStringToObject(p, "version", r->producer_version);
+    jw_object(w);
+    jw_kstring(w, "file", r->model_name);
+    jw_kstring(w, "format", opmap_format_name(r->format));
+    jw_kint(w, "ir_version", r->ir_version);
+    jw_key(w, "producer");
+    jw_object(w);
+    jw_kstring(w, "name", r->producer_name);
+    jw_kstring(w, "version", r->producer_version);
+    jw_end_object(w);
+    jw_kint(w, "model_version", r->model_version);
+    jw_kstring(w, "domain", r->model_domain);
+    jw_key(w, "opset_imports");
+    jw_array(w);
+    for (i = 0; i < r->n_opsets; i++) {
+        jw_object(w);
+        jw_kstring(w, "domain", r->opsets[i].domain);
+        jw_kint(w, "version", r->opsets[i].version);
+        jw_end_object(w);
     }
-    cJSON_AddNumberToObject(m, "model_version", (double)r->model_version);
-    cJSON_AddStringToObject(m, "domain", r->model_domain);
-    a = cJSON_AddArrayToObject(m, "opset_imports");
-    for (i = 0; a && i < r->n_opsets; i++) {
-        cJSON *o = cJSON_CreateObject();
-        if (!o)
-            break;
-        cJSON_AddStringToObject(o, "domain", r->opsets[i].domain);
-        cJSON_AddNumberToObject(o, "version", (double)r->opsets[i].version);
-        cJSON_AddItemToArray(a, o);
-    }
-    p = cJSON_AddObjectToObject(m, "stats");
-    if (p) {
-        cJSON_AddNumberToObject(p, "graphs", (double)r->stats.graphs);
-        cJSON_AddNumberToObject(p, "nodes", (double)r->stats.nodes);
-        cJSON_AddNumberToObject(p, "functions", (double)r->stats.functions);
-        cJSON_AddNumberToObject(p, "initializers", (double)r->stats.initializers);
-        cJSON_AddNumberToObject(p, "external_tensors", (double)r->stats.external_tensors);
-        cJSON_AddNumberToObject(p, "weight_bytes", (double)r->stats.weight_bytes);
-    }
-    cJSON_AddItemToObject(m, "inputs", values_json(r->inputs, r->n_inputs));
-    cJSON_AddItemToObject(m, "outputs", values_json(r->outputs, r->n_outputs));
-    a = cJSON_AddArrayToObject(m, "external_data");
-    for (i = 0; a && i < r->n_ext; i++) {
-        cJSON *o = cJSON_CreateObject();
-        if (!o)
-            break;
-        cJSON_AddStringToObject(o, "tensor", r->ext[i].tensor);
-        cJSON_AddStringToObject(o, "location", r->ext[i].location);
-        cJSON_AddNumberToObject(o, "offset", (double)r->ext[i].offset);
+    jw_end_array(w);
+    jw_key(w, "stats");
+    jw_object(w);
+    jw_kuint(w, "graphs", r->stats.graphs);
+    jw_kuint(w, "nodes", r->stats.nodes);
+    jw_kuint(w, "functions", r->stats.functions);
+    jw_kuint(w, "initializers", r->stats.initializers);
+    jw_kuint(w, "external_tensors", r->stats.external_tensors);
+    jw_kuint(w, "weight_bytes", r->stats.weight_bytes);
+    jw_end_object(w);
+    values(w, "inputs", r->inputs, r->n_inputs);
+    values(w, "outputs", r->outputs, r->n_outputs);
+    jw_key(w, "external_data");
+    jw_array(w);
+    for (i = 0; i < r->n_ext; i++) {
+        jw_object(w);
+        jw_kstring(w, "tensor", r->ext[i].tensor);
+        jw_kstring(w, "location", r->ext[i].location);
+        jw_kuint(w, "offset", r->ext[i].offset);
+        jw_key(w, "length");
         if (r->ext[i].has_length)
-            cJSON_AddNumberToObject(o, "length", (double)r->ext[i].length);
+            jw_uint(w, r->ext[i].length);
         else
-            cJSON_AddNullToObject(o, "length");
-        {
-            static const char *const checks[] = { "unchecked", "ok", "missing", "short",
-                                                  "outside" };
-            cJSON_AddStringToObject(o, "file", checks[r->ext[i].check]);
-        }
-        cJSON_AddItemToArray(a, o);
+            jw_null(w);
+        jw_kstring(w, "file", ext_checks[r->ext[i].check]);
+        jw_end_object(w);
     }
-    a = cJSON_AddArrayToObject(m, "operators");
-    for (i = 0; a && i < r->n_ops; i++)
-        cJSON_AddItemToArray(a, op_json(r, r->ops[i]));
-    a = cJSON_AddArrayToObject(m, "unmapped");
-    for (i = 0; a && i < r->n_ops; i++) {
+    jw_end_array(w);
+    jw_key(w, "operators");
+    jw_array(w);
+    for (i = 0; i < r->n_ops; i++)
+        op_json(w, r, r->ops[i]);
+    jw_end_array(w);
+    jw_key(w, "unmapped");
+    jw_array(w);
+    for (i = 0; i < r->n_ops; i++) {
         const opmap_op *op = r->ops[i];
-        cJSON *o;
-        if (op->status != OPMAP_OP_UNMAPPED || !(o = cJSON_CreateObject()))
+        if (op->status != OPMAP_OP_UNMAPPED)
             continue;
-        cJSON_AddStringToObject(o, "domain", op->domain);
-        cJSON_AddStringToObject(o, "op_type", op->name);
-        cJSON_AddNumberToObject(o, "opset", (double)op->opset);
-        cJSON_AddNumberToObject(o, "instances", (double)op->instances);
-        cJSON_AddItemToArray(a, o);
+        jw_object(w);
+        jw_kstring(w, "domain", op->domain);
+        jw_kstring(w, "op_type", op->name);
+        jw_kint(w, "opset", op->opset);
+        jw_kuint(w, "instances", op->instances);
+        jw_end_object(w);
     }
-    p = cJSON_AddObjectToObject(m, "totals");
-    if (p) {
-        cJSON_AddNumberToObject(p, "operators", (double)r->summary.operators_total);
-        cJSON_AddNumberToObject(p, "instances", (double)r->summary.instances_total);
-        cJSON_AddItemToObject(p, "by_status",
-                              status_counts_json(r->summary.operators, r->summary.instances));
-    }
-    cJSON_AddItemToObject(m, "estimate", estimate_json(&r->summary));
-    cJSON_AddItemToObject(m, "segments", segments_json(r));
-    a = cJSON_AddArrayToObject(m, "risks");
-    for (i = 0; a && i < r->risks.len; i++) {
+    jw_end_array(w);
+    jw_key(w, "totals");
+    jw_object(w);
+    jw_kuint(w, "operators", r->summary.operators_total);
+    jw_kuint(w, "instances", r->summary.instances_total);
+    by_status(w, r->summary.operators, r->summary.instances);
+    jw_end_object(w);
+    estimate(w, "estimate", &r->summary);
+    segments(w, r);
+    jw_key(w, "risks");
+    jw_array(w);
+    for (i = 0; i < r->risks.len; i++) {
         const om_risk *k = &OM_VEC_AT(&r->risks, om_risk, i);
-        cJSON *o = cJSON_CreateObject();
-        if (!o)
-            break;
-        cJSON_AddStringToObject(o, "kind", k->kind);
-        cJSON_AddStringToObject(o, "level", k->level == OPMAP_DIAG_WARNING ? "warning" : "info");
-        cJSON_AddStringToObject(o, "message", k->message);
-        cJSON_AddStringToObject(o, "where", k->where);
-        cJSON_AddItemToArray(a, o);
+        jw_object(w);
+        jw_kstring(w, "kind", k->kind);
+        jw_kstring(w, "level", k->level == OPMAP_DIAG_WARNING ? "warning" : "info");
+        jw_kstring(w, "message", k->message);
+        jw_kstring(w, "where", k->where);
+        jw_end_object(w);
     }
+    jw_end_array(w);
     if (r->risks_dropped)
-        cJSON_AddNumberToObject(m, "risks_dropped", (double)r->risks_dropped);
-    a = cJSON_AddArrayToObject(m, "diagnostics");
-    for (i = 0; a && i < r->diags.len; i++) {
+        jw_kuint(w, "risks_dropped", r->risks_dropped);
+    jw_key(w, "diagnostics");
+    jw_array(w);
+    for (i = 0; i < r->diags.len; i++) {
         const om_diag *d = &OM_VEC_AT(&r->diags, om_diag, i);
-        cJSON *o = cJSON_CreateObject();
-        if (!o)
-            break;
-        cJSON_AddStringToObject(o, "level", d->level == OPMAP_DIAG_WARNING ? "warning" : "info");
-        cJSON_AddStringToObject(o, "message", d->message);
-        cJSON_AddStringToObject(o, "where", d->where);
-        cJSON_AddItemToArray(a, o);
+        jw_object(w);
+        jw_kstring(w, "level", d->level == OPMAP_DIAG_WARNING ? "warning" : "info");
+        jw_kstring(w, "message", d->message);
+        jw_kstring(w, "where", d->where);
+        jw_end_object(w);
     }
-    return m;
+    jw_end_array(w);
+    jw_end_object(w);
 }
 
-static cJSON *gate_json(const opmap_verdict *v)
+static void gate(jsonw *w, const opmap_verdict *v)
 {
-    cJSON *o = cJSON_CreateObject(), *a;
     size_t i, n = opmap_verdict_finding_count(v);
-    if (!o)
-        return NULL;
-    cJSON_AddBoolToObject(o, "passed", opmap_verdict_passed(v));
-    a = cJSON_AddArrayToObject(o, "findings");
-    for (i = 0; a && i < n; i++) {
+    jw_key(w, "gate");
+    jw_object(w);
+    jw_kbool(w, "passed", opmap_verdict_passed(v));
+    jw_key(w, "findings");
+    jw_array(w);
+    for (i = 0; i < n; i++) {
         opmap_finding f;
-        cJSON *e = cJSON_CreateObject();
-        if (!e)
-            break;
         opmap_verdict_finding(v, i, &f);
-        cJSON_AddStringToObject(e, "kind", opmap_fail_kind_name((unsigned)__builtin_ctz(f.kind)));
-        cJSON_AddStringToObject(e, "model", f.model);
-        cJSON_AddStringToObject(e, "domain", f.domain);
-        cJSON_AddStringToObject(e, "op_type", f.op);
-        cJSON_AddStringToObject(e, "node", f.node);
-        cJSON_AddStringToObject(e, "message", f.message);
-        cJSON_AddNumberToObject(e, "instances", (double)f.instances);
-        cJSON_AddBoolToObject(e, "fails", f.fails);
+        jw_object(w);
+        jw_kstring(w, "kind", opmap_fail_kind_name((unsigned)__builtin_ctz(f.kind)));
+        jw_kstring(w, "model", f.model);
+        jw_kstring(w, "domain", f.domain);
+        jw_kstring(w, "op_type", f.op);
+        jw_kstring(w, "node", f.node);
+        jw_kstring(w, "message", f.message);
+        jw_kuint(w, "instances", f.instances);
+        jw_kbool(w, "fails", f.fails);
         if (f.waived) {
-            cJSON *w = cJSON_AddObjectToObject(e, "waiver");
-            if (w) {
-                cJSON_AddStringToObject(w, "reason", f.waiver_reason);
-                cJSON_AddStringToObject(w, "owner", f.waiver_owner);
-                cJSON_AddStringToObject(w, "expires", f.waiver_expires);
-                cJSON_AddBoolToObject(w, "expired", f.waiver_expired);
-            }
+            jw_key(w, "waiver");
+            jw_object(w);
+            jw_kstring(w, "reason", f.waiver_reason);
+            jw_kstring(w, "owner", f.waiver_owner);
+            jw_kstring(w, "expires", f.waiver_expires);
+            jw_kbool(w, "expired", f.waiver_expired);
+            jw_end_object(w);
         }
-        cJSON_AddItemToArray(a, e);
+        jw_end_object(w);
     }
-    return o;
+    jw_end_array(w);
+    jw_end_object(w);
 }
 
-static cJSON *portfolio_json(const om_portfolio *p)
+static void portfolio(jsonw *w, const om_portfolio *p)
 {
-    cJSON *o = cJSON_CreateObject(), *ops;
     opmap_effort saved;
     size_t i;
-    if (!o)
-        return NULL;
-    cJSON_AddItemToObject(o, "estimate", estimate_json(&p->summary));
-    cJSON_AddItemToObject(o, "separately", effort_json(p->separately));
+    jw_key(w, "portfolio");
+    jw_object(w);
+    estimate(w, "estimate", &p->summary);
+    effort(w, "separately", p->separately);
     saved.min = p->separately.min - p->summary.effort_total.min;
     saved.expected = p->separately.expected - p->summary.effort_total.expected;
     saved.max = p->separately.max - p->summary.effort_total.max;
-    cJSON_AddItemToObject(o, "saved", effort_json(saved));
-    ops = cJSON_AddArrayToObject(o, "operators");
-    for (i = 0; ops && i < p->n; i++) {
+    effort(w, "saved", saved);
+    jw_key(w, "operators");
+    jw_array(w);
+    for (i = 0; i < p->n; i++) {
         const om_port_op *op = &p->ops[i];
-        cJSON *e = cJSON_CreateObject();
-        if (!e)
-            break;
-        cJSON_AddStringToObject(e, "domain", op->domain);
-        cJSON_AddStringToObject(e, "op_type", op->name);
-        cJSON_AddStringToObject(e, "status", opmap_op_status_name(op->status));
-        cJSON_AddItemToObject(e, "flags", flags_json(op->flags));
-        cJSON_AddNumberToObject(e, "models", (double)op->models);
-        cJSON_AddNumberToObject(e, "instances", (double)op->instances);
-        cJSON_AddItemToObject(e, "effort", effort_json(op->effort));
-        cJSON_AddItemToArray(ops, e);
+        jw_object(w);
+        jw_kstring(w, "domain", op->domain);
+        jw_kstring(w, "op_type", op->name);
+        jw_kstring(w, "status", opmap_op_status_name(op->status));
+        flags(w, op->flags);
+        jw_kuint(w, "models", op->models);
+        jw_kuint(w, "instances", op->instances);
+        effort(w, "effort", op->effort);
+        jw_end_object(w);
     }
-    return o;
+    jw_end_array(w);
+    jw_end_object(w);
 }
 
 int om_report_json(const om_report_in *in, om_out *out)
 {
-    cJSON *root = cJSON_CreateObject(), *tool, *table, *models, *totals;
     const om_portfolio *p = in->portfolio;
-    char *text;
+    jsonw w;
     size_t i;
-    if (!root)
-        return OPMAP_ENOMEM;
-    cJSON_AddStringToObject(root, "schema", OPMAP_REPORT_JSON_SCHEMA);
-    tool = cJSON_AddObjectToObject(root, "tool");
-    if (tool) {
-        cJSON_AddStringToObject(tool, "name", "opmap");
-        cJSON_AddStringToObject(tool, "version", opmap_version_string());
-    }
-    table = cJSON_AddObjectToObject(root, "table");
-    if (table && in->count) {
+    jw_init(&w, out, (in->flags & OPMAP_REPORT_COMPACT) != 0);
+    jw_object(&w);
+    jw_kstring(&w, "schema", OPMAP_REPORT_JSON_SCHEMA);
+    jw_key(&w, "tool");
+    jw_object(&w);
+    jw_kstring(&w, "name", "opmap");
+    jw_kstring(&w, "version", opmap_version_string());
+    jw_end_object(&w);
+    jw_key(&w, "table");
+    jw_object(&w);
+    if (in->count) {
         const opmap_result *r0 = in->results[0];
-        cJSON *chips;
-        cJSON_AddStringToObject(table, "origin", r0->table_origin);
-        cJSON_AddStringToObject(table, "name", r0->table_name);
-        cJSON_AddStringToObject(table, "version", r0->table_version);
-        cJSON_AddStringToObject(table, "torch_npu", r0->torch_npu);
-        cJSON_AddStringToObject(table, "cann", r0->cann);
-        chips = cJSON_AddArrayToObject(root, "chips");
-        for (i = 0; chips && i < r0->n_chips; i++)
-            cJSON_AddItemToArray(chips, cJSON_CreateString(r0->chips[i]));
+        jw_kstring(&w, "origin", r0->table_origin);
+        jw_kstring(&w, "name", r0->table_name);
+        jw_kstring(&w, "version", r0->table_version);
+        jw_kstring(&w, "torch_npu", r0->torch_npu);
+        jw_kstring(&w, "cann", r0->cann);
     }
-    models = cJSON_AddArrayToObject(root, "models");
-    for (i = 0; models && i < in->count; i++)
-        cJSON_AddItemToArray(models, model_json(in->results[i]));
-    totals = cJSON_AddObjectToObject(root, "totals");
-    if (totals) {
-        cJSON_AddNumberToObject(totals, "models", (double)in->count);
-        cJSON_AddNumberToObject(totals, "operators", (double)p->summary.operators_total);
-        cJSON_AddNumberToObject(totals, "instances", (double)p->summary.instances_total);
-        cJSON_AddItemToObject(totals, "by_status",
-                              status_counts_json(p->summary.operators, p->summary.instances));
-    }
+    jw_end_object(&w);
+    jw_key(&w, "chips");
+    jw_array(&w);
+    for (i = 0; in->count && i < in->results[0]->n_chips; i++)
+        jw_string(&w, in->results[0]->chips[i]);
+    jw_end_array(&w);
+    jw_key(&w, "models");
+    jw_array(&w);
+    for (i = 0; i < in->count; i++)
+        model_json(&w, in->results[i]);
+    jw_end_array(&w);
+    jw_key(&w, "totals");
+    jw_object(&w);
+    jw_kuint(&w, "models", in->count);
+    jw_kuint(&w, "operators", p->summary.operators_total);
+    jw_kuint(&w, "instances", p->summary.instances_total);
+    by_status(&w, p->summary.operators, p->summary.instances);
+    jw_end_object(&w);
     if (in->count > 1)
-        cJSON_AddItemToObject(root, "portfolio", portfolio_json(p));
+        portfolio(&w, p);
     if (in->day_rate > 0) {
-        cJSON *cost = cJSON_AddObjectToObject(root, "cost");
-        if (cost) {
-            cJSON_AddNumberToObject(cost, "day_rate", in->day_rate);
-            cJSON_AddStringToObject(cost, "currency", in->currency);
-            cJSON_AddNumberToObject(cost, "min", om_cost(in, p->summary.effort_total.min));
-            cJSON_AddNumberToObject(cost, "expected",
-                                    om_cost(in, p->summary.effort_total.expected));
-            cJSON_AddNumberToObject(cost, "max", om_cost(in, p->summary.effort_total.max));
-        }
+        jw_key(&w, "cost");
+        jw_object(&w);
+        jw_key(&w, "day_rate");
+        jw_number(&w, in->day_rate);
+        jw_kstring(&w, "currency", in->currency);
+        jw_key(&w, "min");
+        jw_number(&w, om_cost(in, p->summary.effort_total.min));
+        jw_key(&w, "expected");
+        jw_number(&w, om_cost(in, p->summary.effort_total.expected));
+        jw_key(&w, "max");
+        jw_number(&w, om_cost(in, p->summary.effort_total.max));
+        jw_end_object(&w);
     }
-    cJSON_AddItemToObject(root, "gate", gate_json(in->verdict));
-    text = (in->flags & OPMAP_REPORT_COMPACT) ? cJSON_PrintUnformatted(root) : cJSON_Print(root);
-    cJSON_Delete(root);
-    if (!text)
-        return OPMAP_ENOMEM;
-    om_out_str(out, text);
+    gate(&w, in->verdict);
+    jw_end_object(&w);
     om_out_str(out, "\n");
-    cJSON_free(text);
     return OPMAP_OK;
 }

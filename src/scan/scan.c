@@ -243,14 +243,45 @@ static int evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *r
     return worst;
 }
 
-static int placement(const opmap_op *op, int status)
+static int integer_dtype(int dt)
 {
+    return dt == IR_DT_INT64 || dt == IR_DT_INT32 || dt == IR_DT_INT16 || dt == IR_DT_INT8 ||
+           dt == IR_DT_UINT8 || dt == IR_DT_UINT16 || dt == IR_DT_UINT32 ||
+           dt == IR_DT_UINT64 || dt == IR_DT_BOOL;
+}
+
+/* Operators that read a tensor's shape, never its data. */
+static int reads_metadata_only(const ir_node *n)
+{
+    if (strcmp(n->domain, "ai.onnx") == 0)
+        return strcmp(n->op, "Shape") == 0 || strcmp(n->op, "Size") == 0;
+    if (strcmp(n->domain, "aten") == 0)
+        return strcmp(n->op, "size") == 0 || strcmp(n->op, "dim") == 0 ||
+               strcmp(n->op, "numel") == 0;
+    return 0;
+}
+
+/*
+ * Where an instance runs. Host and AI CPU operators that compute on integer or boolean
+ * tensors are shape and index plumbing (Shape -> Gather -> Unsqueeze -> Concat -> Reshape):
+ * what crosses to the host is a few integers, not activations, and for static shapes GE
+ * folds them at compile time, so they do not split the NPU graph; nor does reading a
+ * shape (Shape, Size). Everything else that
+ * runs off the NPU, or has no Ascend implementation, does.
+ */
+static int placement(const opmap_op *op, const ir_node *n, int status)
+{
+    int off_npu = strcmp(op->engine, "ai_cpu") == 0 || strcmp(op->engine, "host") == 0 ||
+                  strcmp(op->engine, "cpu_fallback") == 0;
     if (status == OPMAP_OP_STRUCTURAL)
         return OM_PLACE_NEUTRAL;
-    if (status >= OPMAP_OP_REWRITE || strcmp(op->engine, "ai_cpu") == 0 ||
-        strcmp(op->engine, "host") == 0 || strcmp(op->engine, "cpu_fallback") == 0)
+    if (status >= OPMAP_OP_REWRITE)
         return OM_PLACE_BREAK;
-    return OM_PLACE_NPU;
+    if (off_npu && strcmp(op->engine, "cpu_fallback") != 0 &&
+        ((n->n_inputs && n->in_facts && integer_dtype(n->in_facts[0].dtype)) ||
+         reads_metadata_only(n)))
+        return OM_PLACE_NEUTRAL;
+    return off_npu ? OM_PLACE_BREAK : OM_PLACE_NPU;
 }
 
 static const char *break_why(const opmap_op *op, int status)
@@ -269,7 +300,7 @@ static const char *break_why(const opmap_op *op, int status)
 static int segment(group *g, const opmap_op *op, const om_visit *v, int status)
 {
     opmap_result *res = g->res;
-    int place = placement(op, status);
+    int place = placement(op, v->node, status);
     om_seq *q = om_segments_add(&res->segments, &res->mem, v->seq, place);
     if (!q)
         return oom(g);

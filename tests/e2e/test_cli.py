@@ -239,13 +239,37 @@ class Cli(unittest.TestCase):
                        "where": "main/Cast_0"}, risks)
 
     def test_segment_split_inside_a_loop_body(self):
-        proc, rep = scan_json(model("test_loop11"))
+        import onnx
+        from onnx import TensorProto, helper
+        # Loop body: Relu -> Custom (no row: unmapped, so it runs nowhere on the NPU) -> Relu
+        body = helper.make_graph(
+            [helper.make_node("Relu", ["x_in"], ["a"], name="r1"),
+             helper.make_node("Custom", ["a"], ["b"], name="custom", domain="com.example"),
+             helper.make_node("Relu", ["b"], ["x_out"], name="r2"),
+             helper.make_node("Identity", ["cond_in"], ["cond_out"], name="keep")],
+            "body",
+            [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+             helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+             helper.make_tensor_value_info("x_in", TensorProto.FLOAT, [4])],
+            [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+             helper.make_tensor_value_info("x_out", TensorProto.FLOAT, [4])])
+        graph = helper.make_graph(
+            [helper.make_node("Loop", ["n", "c", "x"], ["y"], name="loop", body=body)], "g",
+            [helper.make_tensor_value_info("n", TensorProto.INT64, []),
+             helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+             helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
+        path = self.write("loop.onnx", b"")
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16),
+                                                          helper.make_opsetid("com.example", 1)]),
+                  path)
+        proc, rep = scan_json(path)
         seg = rep["models"][0]["segments"]
         graphs = {g["graph"]: g for g in seg["graphs"]}
-        self.assertIn("main/Loop_0/body", graphs)
-        body = graphs["main/Loop_0/body"]
-        self.assertGreaterEqual(body["segments"], 1)
-        self.assertTrue(any(b["node"].startswith("main/Loop_0/body/") for b in seg["breakers"]))
+        body = graphs["main/loop/body"]
+        self.assertEqual((body["segments"], body["transitions"], body["npu_nodes"]), (2, 2, 2))
+        self.assertIn({"node": "main/loop/body/custom", "op": "com.example::Custom",
+                       "why": "unmapped: no row in the table"}, seg["breakers"])
         self.assertEqual(seg["breakers_total"], len(seg["breakers"]))
         self.assertEqual(seg["segments"], sum(g["segments"] for g in seg["graphs"]))
 

@@ -141,6 +141,7 @@ static int read_attr(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_attr 
                 return rc;
             if ((rc = om_onnx_tensor(r, f.off, f.len, &a->tensors[ti++])))
                 return rc;
+            om_onnx_release(r, f.off, f.len); /* e.g. a Constant holding weights */
             break;
         case F_ATTR_SPARSE_TENSOR:
         case F_ATTR_SPARSE_TENSORS:
@@ -277,7 +278,10 @@ ir_graph *om_onnx_graph(rd *r, uint64_t off, uint64_t len, uint32_t depth, int *
         case F_GRAPH_INPUT: ni++; break;
         case F_GRAPH_OUTPUT: no++; break;
         case F_GRAPH_VALUE_INFO: nv++; break;
-        case F_GRAPH_INITIALIZER: case F_GRAPH_SPARSE_INITIALIZER: nt++; break;
+        case F_GRAPH_INITIALIZER: case F_GRAPH_SPARSE_INITIALIZER:
+            nt++;
+            om_onnx_release(r, f.off, f.len); /* only its tag was read */
+            break;
         default: break;
         }
     }
@@ -327,12 +331,14 @@ ir_graph *om_onnx_graph(rd *r, uint64_t off, uint64_t len, uint32_t depth, int *
             if ((*rc = om_onnx_want(r, &f, PB_LEN, "GraphProto.initializer")) ||
                 (*rc = om_onnx_tensor(r, f.off, f.len, &g->inits[xt++])))
                 return NULL;
+            om_onnx_release(r, f.off, f.len);
             r->m->stats.initializers++;
             break;
         case F_GRAPH_SPARSE_INITIALIZER:
             if ((*rc = om_onnx_want(r, &f, PB_LEN, "GraphProto.sparse_initializer")) ||
                 (*rc = om_onnx_sparse(r, f.off, f.len, &g->inits[xt++])))
                 return NULL;
+            om_onnx_release(r, f.off, f.len);
             g->n_sparse_inits++;
             r->m->stats.initializers++;
             break;

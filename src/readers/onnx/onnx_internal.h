@@ -37,6 +37,9 @@ int om_onnx_wire_fail(rd *r, const pb_cur *c);
 int om_onnx_oom(rd *r);
 int om_onnx_want(rd *r, const pb_field *f, int wt, const char *what);
 
+/* Done with [off, off + len) of a mapped input: drop its pages from the resident set. */
+void om_onnx_release(rd *r, uint64_t off, uint64_t len);
+
 /* strings copied into the model's arena (interned for names that repeat) */
 int om_onnx_str(rd *r, const pb_field *f, const char *what, const char **out);
 int om_onnx_istr(rd *r, const pb_field *f, const char *what, const char **out);

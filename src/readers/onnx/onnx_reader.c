@@ -13,14 +13,37 @@
  * Each repeated field is counted in a first pass over its message so arrays are allocated
  * once, at their exact size, in the model's arena.
  */
+#define _DEFAULT_SOURCE /* madvise */
 #include "onnx_reader.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "onnx_internal.h"
+
+/* ---- memory ---- */
+
+/*
+ * A read-only private file mapping can drop pages it is done with. The kernel maps whole
+ * (possibly large) page-cache folios on a fault, so reading the small header of each
+ * initializer would otherwise leave most of the weights resident; dropping each tensor's
+ * range once it is read keeps the peak near the size of the graph's structure.
+ */
+void om_onnx_release(rd *r, uint64_t off, uint64_t len)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t start, end;
+    if (!r->m->input_is_mapping || len < (1u << 20) || page <= 0)
+        return;
+    start = ((uintptr_t)(r->base + off) + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+    end = (uintptr_t)(r->base + off + len) & ~((uintptr_t)page - 1);
+    if (end > start)
+        madvise((void *)start, end - start, MADV_DONTNEED);
+}
 
 /* ---- errors ---- */
 

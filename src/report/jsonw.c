@@ -1,0 +1,190 @@
+/*
+ * report/jsonw.c - streaming JSON writer (see jsonw.h).
+ */
+#include "jsonw.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_internal.h"
+
+void jw_init(jsonw *w, om_out *o, int compact)
+{
+    memset(w, 0, sizeof(*w));
+    w->o = o;
+    w->compact = compact;
+    w->first[0] = 1;
+}
+
+static void newline(jsonw *w)
+{
+    int i;
+    if (w->compact)
+        return;
+    om_out_str(w->o, "\n");
+    for (i = 0; i < w->depth; i++)
+        om_out_str(w->o, "  ");
+}
+
+/* Before any value: the comma and line break its position needs. */
+static void value_start(jsonw *w)
+{
+    if (w->after_key) {
+        w->after_key = 0;
+        return;
+    }
+    if (w->depth > 0) {
+        if (!w->first[w->depth])
+            om_out_str(w->o, ",");
+        w->first[w->depth] = 0;
+        newline(w);
+    }
+}
+
+static void begin(jsonw *w, const char *c)
+{
+    value_start(w);
+    om_out_str(w->o, c);
+    if (w->depth + 1 < JSONW_MAX_DEPTH)
+        w->depth++;
+    w->first[w->depth] = 1;
+}
+
+static void end(jsonw *w, const char *c)
+{
+    int empty = w->first[w->depth];
+    if (w->depth > 0)
+        w->depth--;
+    if (!empty)
+        newline(w);
+    om_out_str(w->o, c);
+}
+
+void jw_object(jsonw *w) { begin(w, "{"); }
+void jw_array(jsonw *w) { begin(w, "["); }
+void jw_end_object(jsonw *w) { end(w, "}"); }
+void jw_end_array(jsonw *w) { end(w, "]"); }
+
+void jw_key(jsonw *w, const char *key)
+{
+    value_start(w);
+    om_out_str(w->o, "\"");
+    om_out_str(w->o, key);
+    om_out_str(w->o, w->compact ? "\":" : "\": ");
+    w->after_key = 1;
+}
+
+/* Length of a valid UTF-8 sequence starting at s, or 0. */
+static int utf8_len(const unsigned char *s)
+{
+    int n, i;
+    uint32_t cp;
+    if (s[0] < 0x80)
+        return 1;
+    if ((s[0] & 0xe0) == 0xc0) { n = 2; cp = s[0] & 0x1f; }
+    else if ((s[0] & 0xf0) == 0xe0) { n = 3; cp = s[0] & 0x0f; }
+    else if ((s[0] & 0xf8) == 0xf0) { n = 4; cp = s[0] & 0x07; }
+    else return 0;
+    for (i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+        cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0; /* overlong, out of range, or a surrogate */
+    return n;
+}
+
+void jw_string(jsonw *w, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    value_start(w);
+    om_out_str(w->o, "\"");
+    while (*s) {
+        const unsigned char *run = s;
+        int n;
+        /* copy plain runs in one call */
+        while (*s >= 0x20 && *s < 0x80 && *s != '"' && *s != '\\')
+            s++;
+        if (s > run)
+            om_out_bytes(w->o, run, (size_t)(s - run));
+        if (!*s)
+            break;
+        if (*s == '"' || *s == '\\') {
+            char e[3] = { '\\', (char)*s, 0 };
+            om_out_str(w->o, e);
+            s++;
+        } else if (*s < 0x20) {
+            char e[8];
+            snprintf(e, sizeof(e), "\\u%04x", *s);
+            om_out_str(w->o, e);
+            s++;
+        } else if ((n = utf8_len(s)) > 0) {
+            om_out_bytes(w->o, s, (size_t)n);
+            s += n;
+        } else {
+            om_out_str(w->o, "\xef\xbf\xbd"); /* U+FFFD for a byte that is not UTF-8 */
+            s++;
+        }
+    }
+    om_out_str(w->o, "\"");
+}
+
+void jw_int(jsonw *w, int64_t v)
+{
+    value_start(w);
+    om_out_printf(w->o, "%" PRId64, v);
+}
+
+void jw_uint(jsonw *w, uint64_t v)
+{
+    value_start(w);
+    om_out_printf(w->o, "%" PRIu64, v);
+}
+
+void jw_days(jsonw *w, uint64_t milli)
+{
+    char buf[32];
+    value_start(w);
+    om_format_days(milli, buf, sizeof(buf));
+    om_out_str(w->o, buf);
+}
+
+void jw_number(jsonw *w, double v)
+{
+    char buf[40];
+    int p;
+    value_start(w);
+    if (!isfinite(v)) {
+        om_out_str(w->o, "null");
+        return;
+    }
+    for (p = 1; p <= 17; p++) { /* the shortest form that reads back the same */
+        snprintf(buf, sizeof(buf), "%.*g", p, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    om_out_str(w->o, buf);
+}
+
+void jw_bool(jsonw *w, int v)
+{
+    value_start(w);
+    om_out_str(w->o, v ? "true" : "false");
+}
+
+void jw_null(jsonw *w)
+{
+    value_start(w);
+    om_out_str(w->o, "null");
+}
+
+void jw_kstring(jsonw *w, const char *key, const char *s) { jw_key(w, key); jw_string(w, s); }
+void jw_kint(jsonw *w, const char *key, int64_t v) { jw_key(w, key); jw_int(w, v); }
+void jw_kuint(jsonw *w, const char *key, uint64_t v) { jw_key(w, key); jw_uint(w, v); }
+void jw_kdays(jsonw *w, const char *key, uint64_t milli) { jw_key(w, key); jw_days(w, milli); }
+void jw_kbool(jsonw *w, const char *key, int v) { jw_key(w, key); jw_bool(w, v); }
