@@ -66,9 +66,14 @@ static int is_model_name(const char *name, const char *path)
            has_suffix(name, ".pt2") || (has_suffix(name, ".txt") && is_graph_text(path));
 }
 
-static int cmp_str(const void *a, const void *b)
+typedef struct entry {
+    char *name;
+    unsigned char type;   /* d_type: DT_DIR, DT_REG, or DT_UNKNOWN (then stat() decides) */
+} entry;
+
+static int cmp_entry(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    return strcmp(((const entry *)a)->name, ((const entry *)b)->name);
 }
 
 /* Collects model files below `dir`; depth-bounded against symlink loops. */
@@ -76,8 +81,8 @@ static int walk_dir(cli_paths *p, const char *dir, int depth)
 {
     DIR *d;
     struct dirent *e;
-    char **names = NULL;
-    size_t n = 0, cap = 0, i;
+    entry *names = NULL;
+    size_t n = 0, cap = 0, i, dlen = strlen(dir);
     int rc = 0;
     if (depth > 64)
         return 0;
@@ -90,7 +95,7 @@ static int walk_dir(cli_paths *p, const char *dir, int depth)
             continue;
         if (n == cap) {
             size_t ncap = cap ? cap * 2 : 32;
-            char **nn = realloc(names, ncap * sizeof(*nn));
+            entry *nn = realloc(names, ncap * sizeof(*nn));
             if (!nn) {
                 rc = EXIT_INTERNAL;
                 break;
@@ -98,32 +103,36 @@ static int walk_dir(cli_paths *p, const char *dir, int depth)
             names = nn;
             cap = ncap;
         }
-        if (!(names[n] = strdup(e->d_name))) {
+        if (!(names[n].name = strdup(e->d_name))) {
             rc = EXIT_INTERNAL;
             break;
         }
-        n++;
+        names[n++].type = e->d_type;
     }
     closedir(d);
     if (n)
-        qsort(names, n, sizeof(*names), cmp_str);
+        qsort(names, n, sizeof(*names), cmp_entry);
     for (i = 0; i < n; i++) {
-        size_t len = strlen(dir) + strlen(names[i]) + 2;
+        size_t len = dlen + strlen(names[i].name) + 2;
         char *path = malloc(len);
+        unsigned char type = names[i].type;
         struct stat st;
         if (!rc && path) {
-            snprintf(path, len, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", names[i]);
-            if (stat(path, &st) == 0) {
-                if (S_ISDIR(st.st_mode))
-                    rc = walk_dir(p, path, depth + 1);
-                else if (S_ISREG(st.st_mode) && is_model_name(names[i], path) && push(p, path, 1))
-                    rc = EXIT_INTERNAL;
-            }
+            snprintf(path, len, "%s%s%s", dir, dlen && dir[dlen - 1] == '/' ? "" : "/",
+                     names[i].name);
+            /* d_type spares a stat() per file; links and unknown types still get one */
+            if (type == DT_UNKNOWN || type == DT_LNK)
+                type = stat(path, &st) != 0 ? DT_UNKNOWN
+                       : S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+            if (type == DT_DIR)
+                rc = walk_dir(p, path, depth + 1);
+            else if (type == DT_REG && is_model_name(names[i].name, path) && push(p, path, 1))
+                rc = EXIT_INTERNAL;
         } else if (!path) {
             rc = EXIT_INTERNAL;
         }
         free(path);
-        free(names[i]);
+        free(names[i].name);
     }
     free(names);
     return rc;

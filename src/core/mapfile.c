@@ -22,10 +22,18 @@ static int fail_errno(opmap_error *err, const char *path, int e, const char *wha
     return code;
 }
 
+/* Files up to this size are read into memory instead of mapped. */
+#define SMALL_FILE (256 * 1024)
+
 static int read_stream(om_mapped *out, om_mem *mem, int fd, const char *path, uint64_t max_bytes,
                        opmap_error *err)
 {
+    struct stat st;
     size_t cap = 64 * 1024, len = 0;
+    /* a regular file says how big it is: one allocation, one read */
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
+        (uint64_t)st.st_size < SMALL_FILE * 4)
+        cap = (size_t)st.st_size + 1;
     unsigned char *buf = om_alloc(mem, cap);
     if (!buf)
         return om_fail_mem(err, mem, path);
@@ -99,6 +107,12 @@ int om_map_file(om_mapped *out, om_mem *mem, const char *path, uint64_t max_byte
     if (st.st_size == 0) {
         close(fd);
         return OPMAP_OK;
+    }
+    if (st.st_size <= SMALL_FILE) {
+        /* small files: one read() is cheaper than setting up and tearing down a mapping */
+        int rc = read_stream(out, mem, fd, path, max_bytes, err);
+        close(fd);
+        return rc;
     }
     if ((uint64_t)st.st_size > SIZE_MAX) {
         close(fd);

@@ -2,8 +2,9 @@
  * core/mapfile.h - read-only view of an input file.
  *
  * Regular files are memory-mapped: readers touch only the structural bytes, so weight
- * payloads they step over are never read from disk or counted in the heap. Other files
- * (pipes, character devices) are read into the heap, up to the limit.
+ * payloads they step over are never read from disk or counted in the heap. Small files
+ * (a few hundred KB) and other files (pipes, character devices) are read into the heap,
+ * up to the limit.
  */
 #ifndef OM_MAPFILE_H
 #define OM_MAPFILE_H
