@@ -25,8 +25,13 @@
  *   with its own _free function; every _free accepts NULL.
  * - A pointer returned by an accessor is borrowed: valid until its parent object is freed.
  * - Inputs (paths, buffers, options) are borrowed only for the duration of the call.
- * - Objects are immutable once made: tables, models and results may be read from several
- *   threads at once; a context may be shared when its allocator is thread-safe.
+ * - Threads: everything may be shared. Tables, models and results are immutable once made
+ *   and a context holds only its allocator and limits, so any number of threads may open
+ *   models, load tables, scan, look up and write reports at once with one context, one
+ *   table and the same models and results, provided the context's allocator is thread-safe
+ *   (the default, malloc, is). Only freeing needs exclusive access: free an object after
+ *   every thread is done with it. Each thread passes its own opmap_error.
+ *   (docs/api.md, "Threads"; tests/api/test_threads.c)
  */
 #ifndef OPMAP_OPMAP_H
 #define OPMAP_OPMAP_H
