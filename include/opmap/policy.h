@@ -119,7 +119,9 @@ typedef struct opmap_baseline_options {
 
 /**
  * Writes a waiver file accepting every finding the policy currently fails on, so a team
- * can adopt the gate before fixing everything: scanning again with it passes.
+ * can adopt the gate before fixing everything: scanning again with it passes. The one
+ * exception is an OPMAP_FAIL_EFFORT finding: a budget is not waived, it is raised (the
+ * caller's max_effort), so none is written for it.
  */
 OPMAP_API int opmap_baseline_write(const opmap_verdict *verdict,
                                    const opmap_baseline_options *opts, opmap_write_fn write,
@@ -127,7 +129,7 @@ OPMAP_API int opmap_baseline_write(const opmap_verdict *verdict,
 
 /**
  * Compares two JSON reports (opmap-report/1 or /2): operators added, removed, and whose
- * status changed, per model file. Writes a text or JSON summary through `write` and sets
+ * status or risk flags changed, per model file. Writes a text or JSON summary through `write` and sets
  * *failing to the number of added or worsened findings the policy fails on (its waivers
  * and max_effort are not used).
  * @return OPMAP_OK, OPMAP_EFORMAT (not an opmap report), OPMAP_EWRITE, OPMAP_ENOMEM.

@@ -93,6 +93,9 @@ OPMAP_API const opmap_row *opmap_op_row(const opmap_op *op);
 /** Node paths of the instances, e.g. "main/If_3/then_branch/Conv_7". */
 OPMAP_API size_t opmap_op_path_count(const opmap_op *op);
 OPMAP_API const char *opmap_op_path(const opmap_op *op, size_t i);
+/** The original source line of instance i ("model.py:42", from TorchScript debug info), or
+ *  NULL when the model does not say. */
+OPMAP_API const char *opmap_op_location(const opmap_op *op, size_t i);
 /** Row facts copied into the result ("" when absent or unmapped). */
 OPMAP_API const char *opmap_op_notes(const opmap_op *op);
 OPMAP_API const char *opmap_op_hint(const opmap_op *op);

@@ -43,8 +43,9 @@ typedef struct scan_opts {
     const char *owner, *expires, *reason;   /* baseline */
 } scan_opts;
 
-/* Parses argv; returns 0, an exit code, or -1 after printing --help. */
-int cli_parse_scan(int argc, char **argv, scan_opts *o, const char *usage);
+/* Parses argv for scan (baseline 0) or baseline (1); returns 0, an exit code, or -1 after
+ * printing --help. */
+int cli_parse_scan(int argc, char **argv, scan_opts *o, int baseline, const char *usage);
 
 /* Scanning every path (cli_run.c). */
 typedef struct scan_run {
@@ -59,6 +60,12 @@ typedef struct scan_run {
 
 /* Returns 0, or the exit code of a failure that stops everything (usage, internal). */
 int cli_run(const scan_opts *o, const cli_paths *paths, scan_run *run);
+
+/* What scan and baseline both do first: parse the options and paths, scan every model.
+ * Returns 0 (free run and paths when done), -1 after --help, or an exit code (nothing left
+ * to free). */
+int cli_start(int argc, char **argv, int baseline, const char *usage, scan_opts *o,
+              cli_paths *paths, scan_run *run);
 void cli_run_free(scan_run *run);
 
 /* The gate the options describe. */
@@ -68,6 +75,10 @@ void cli_policy(const scan_opts *o, const scan_run *run, opmap_policy *policy);
 void cli_error(const opmap_error *err);
 /* Prints "opmap: message" to stderr. */
 void cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The table to use: --table, else $OPMAP_TABLE when set and not empty, else NULL (the
+ * library's built-in table). */
+const char *cli_table_path(const char *option);
 
 /* Maps a library status to an exit code. */
 int cli_exit_for(int status);

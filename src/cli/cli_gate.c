@@ -44,18 +44,11 @@ int cli_baseline(int argc, char **argv)
     opmap_verdict *verdict = NULL;
     opmap_error err;
     baseline_args a;
-    int rc, code;
+    int code;
     size_t i;
 
-    if ((rc = cli_parse_scan(argc, argv, &o, baseline_usage)))
-        return rc < 0 ? EXIT_CLEAN : rc;
-    for (i = (size_t)optind; i < (size_t)argc; i++)
-        if ((rc = cli_paths_add(&paths, argv[i]))) {
-            cli_paths_free(&paths);
-            return rc;
-        }
-    if ((code = cli_run(&o, &paths, &run)))
-        goto done;
+    if ((code = cli_start(argc, argv, 1, baseline_usage, &o, &paths, &run)))
+        return code < 0 ? EXIT_CLEAN : code;
     if (run.input_failed) {
         code = EXIT_INPUT; /* a baseline of half the models would hide the rest */
         goto done;
@@ -67,6 +60,14 @@ int cli_baseline(int argc, char **argv)
         cli_error(&err);
         code = EXIT_INTERNAL;
         goto done;
+    }
+    for (i = 0; i < opmap_verdict_finding_count(verdict); i++) {
+        opmap_finding f;
+        /* a budget is raised, not waived: say so rather than leave a gate that still fails */
+        if (opmap_verdict_finding(verdict, i, &f) == OPMAP_OK && f.fails &&
+            f.kind == OPMAP_FAIL_EFFORT)
+            fprintf(stderr, "opmap: baseline: %s; no waiver is written for that: raise "
+                            "--max-effort instead\n", f.message);
     }
     bopts.owner = o.owner;
     bopts.expires = o.expires;
@@ -85,7 +86,7 @@ static const char diff_usage[] =
     "usage: opmap diff OLD.json NEW.json [--fail-on KINDS] [--format text|json] [-o OUT]\n"
     "\n"
     "Compares two JSON reports (opmap scan --format json): operators added, removed, and\n"
-    "whose status changed. Exit 1 when the new report adds a finding the policy fails on\n"
+    "whose status or risk flags changed. Exit 1 when the new report adds a finding the policy fails on\n"
     "(default: unmapped operators), 0 otherwise.\n";
 
 static int read_all(const char *path, char **out, size_t *size)

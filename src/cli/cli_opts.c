@@ -85,7 +85,19 @@ static int parse_formats(const char *list, scan_opts *o)
     return o->n_formats > 0;
 }
 
-int cli_parse_scan(int argc, char **argv, scan_opts *o, const char *usage)
+/*
+ * scan and baseline share one option table; an option that means nothing to the command
+ * given is refused rather than silently ignored (a --waivers on baseline would otherwise
+ * look as if it had been used).
+ */
+static int belongs_elsewhere(int c, int baseline)
+{
+    if (baseline)
+        return c == OPT_FORMAT || c == OPT_WAIVERS || c == OPT_DAY_RATE || c == OPT_CURRENCY;
+    return c == OPT_OWNER || c == OPT_EXPIRES || c == OPT_REASON;
+}
+
+int cli_parse_scan(int argc, char **argv, scan_opts *o, int baseline, const char *usage)
 {
     static const struct option longopts[] = {
         { "table", required_argument, NULL, OPT_TABLE },
@@ -108,7 +120,7 @@ int cli_parse_scan(int argc, char **argv, scan_opts *o, const char *usage)
         { NULL, 0, NULL, 0 }
     };
     opmap_error err;
-    int c;
+    int c, li = -1;
     memset(o, 0, sizeof(*o));
     o->formats[0] = OPMAP_REPORT_TEXT;
     o->n_formats = 1;
@@ -116,7 +128,14 @@ int cli_parse_scan(int argc, char **argv, scan_opts *o, const char *usage)
     o->weights.version = OPMAP_WEIGHTS_VERSION;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:j:qh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:j:qh", longopts, &li)) != -1) {
+        if (belongs_elsewhere(c, baseline) && li >= 0) {
+            cli_fail("--%s is an option of `opmap %s`, not of `opmap %s`", longopts[li].name,
+                     baseline ? "scan" : "baseline", baseline ? "baseline" : "scan");
+            fputs(usage, stderr);
+            return EXIT_USAGE;
+        }
+        li = -1;
         switch (c) {
         case OPT_TABLE: o->table = optarg; break;
         case OPT_SOC: o->soc = optarg; break;

@@ -98,9 +98,10 @@ static void *worker(void *arg)
 static int load_inputs(scan_run *run, const scan_opts *o)
 {
     opmap_error err;
+    const char *table = cli_table_path(o->table);
     int rc;
-    rc = o->table ? opmap_table_load_file(&run->table, run->ctx, o->table, &err)
-                  : opmap_table_load_default(&run->table, run->ctx, &err);
+    rc = table ? opmap_table_load_file(&run->table, run->ctx, table, &err)
+               : opmap_table_load_default(&run->table, run->ctx, &err);
     if (rc == OPMAP_OK && o->waivers)
         rc = opmap_waivers_load_file(&run->waivers, run->ctx, o->waivers, &err);
     run->weights = o->weights;
@@ -119,6 +120,25 @@ static int load_inputs(scan_run *run, const scan_opts *o)
         return cli_exit_for(rc);
     }
     return 0;
+}
+
+int cli_start(int argc, char **argv, int baseline, const char *usage, scan_opts *o,
+              cli_paths *paths, scan_run *run)
+{
+    int rc;
+    size_t i;
+    if ((rc = cli_parse_scan(argc, argv, o, baseline, usage)))
+        return rc;
+    for (i = (size_t)optind; i < (size_t)argc; i++)
+        if ((rc = cli_paths_add(paths, argv[i]))) {
+            cli_paths_free(paths);
+            return rc;
+        }
+    if ((rc = cli_run(o, paths, run))) {
+        cli_run_free(run);
+        cli_paths_free(paths);
+    }
+    return rc;
 }
 
 int cli_run(const scan_opts *o, const cli_paths *paths, scan_run *run)

@@ -27,14 +27,16 @@ static const char scan_usage[] =
     "  -o, --output PATH      a file, or a directory for several formats (opmap-report.EXT);\n"
     "                         default: standard output\n"
     "estimate:\n"
-    "  --weights FILE         person-day weights per status (YAML, like the table's)\n"
+    "  --weights FILE         person-day weights per status (YAML: the body of the\n"
+    "                         table's weights: section, docs/reports.md)\n"
     "  --weight S=MIN:EXP:MAX person-days for status S (full, partial, rewrite, unmapped)\n"
-    "  --day-rate N           cost of a person-day; adds costs to the reports\n"
+    "  --day-rate N           cost of a person-day; adds costs (all but sarif, junit)\n"
     "  --currency C           shown beside costs\n"
     "CI gate:\n"
     "  --fail-on KINDS        what fails the gate (default: unmapped): unmapped, rewrite,\n"
     "                         partial, precision, performance, dynamic-shape, rng, inf-nan,\n"
-    "                         nondeterministic, deprecated, dtype, external-data, all\n"
+    "                         nondeterministic, deprecated, dtype, external-data, effort\n"
+    "                         (only --max-effort: a budget gate alone), all\n"
     "  --max-effort DAYS      fail when the estimate is over DAYS person-days\n"
     "  --waivers FILE         accepted findings (opmap baseline writes one)\n"
     "other:\n"
@@ -124,18 +126,10 @@ int cli_scan(int argc, char **argv)
     opmap_report_options ropts = OPMAP_REPORT_OPTIONS_INIT;
     opmap_verdict *verdict = NULL;
     opmap_error err;
-    int rc, code;
-    size_t i;
+    int code;
 
-    if ((rc = cli_parse_scan(argc, argv, &o, scan_usage)))
-        return rc < 0 ? EXIT_CLEAN : rc;
-    for (i = (size_t)optind; i < (size_t)argc; i++)
-        if ((rc = cli_paths_add(&paths, argv[i]))) {
-            cli_paths_free(&paths);
-            return rc;
-        }
-    if ((code = cli_run(&o, &paths, &run)))
-        goto done;
+    if ((code = cli_start(argc, argv, 0, scan_usage, &o, &paths, &run)))
+        return code < 0 ? EXIT_CLEAN : code;
     cli_policy(&o, &run, &policy);
     ropts.day_rate = o.day_rate;
     ropts.currency = o.currency;

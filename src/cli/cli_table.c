@@ -25,7 +25,9 @@ static const char table_usage[] =
 static int load(opmap_ctx *ctx, const char *path, opmap_table **out)
 {
     opmap_error err;
-    int rc = path ? opmap_table_load_file(out, ctx, path, &err)
+    int rc;
+    path = cli_table_path(path);
+    rc = path ? opmap_table_load_file(out, ctx, path, &err)
                   : opmap_table_load_default(out, ctx, &err);
     if (rc != OPMAP_OK) {
         cli_error(&err);
@@ -222,8 +224,14 @@ static int stats(opmap_ctx *ctx, const char *path)
         }
         cited += (uint64_t)has_source(r);
     }
-    printf("%s: %zu rows (%s %s), %zu sources\n", opmap_table_origin(t), rows,
-           opmap_table_name(t), opmap_table_version(t), opmap_table_source_count(t));
+    {
+        /* a user table may leave about: out; no empty "( )" then */
+        const char *name = opmap_table_name(t), *version = opmap_table_version(t);
+        printf("%s: %zu rows", opmap_table_origin(t), rows);
+        if (name[0] || version[0])
+            printf(" (%s%s%s)", name, name[0] && version[0] ? " " : "", version);
+        printf(", %zu sources\n", opmap_table_source_count(t));
+    }
     printf("rows citing a public source: %" PRIu64 " of %zu (%.1f%%)\n", cited, rows,
            rows ? 100.0 * (double)cited / (double)rows : 0.0);
     print_tally("DOMAIN", domains, 0);

@@ -3,6 +3,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -24,6 +25,9 @@ static const char usage[] =
     "  opmap COMMAND --help   the options of a command\n"
     "  opmap --version        print the version\n"
     "\n"
+    "environment: OPMAP_TABLE a table to use instead of the built-in one (--table wins),\n"
+    "             NO_COLOR no colour, OPMAP_TODAY YYYY-MM-DD for waiver expiry\n"
+    "\n"
     "exit codes: 0 clean, 1 the gate fails (default: unmapped operators),\n"
     "            2 usage, 3 unreadable or invalid input, 4 report not written, 70 internal\n";
 
@@ -42,6 +46,14 @@ void cli_error(const opmap_error *err)
     char buf[1200];
     opmap_error_format(err, buf, sizeof(buf));
     fprintf(stderr, "opmap: %s\n", buf);
+}
+
+const char *cli_table_path(const char *option)
+{
+    const char *env = getenv("OPMAP_TABLE");
+    if (option)
+        return option;
+    return env && env[0] ? env : NULL;
 }
 
 int cli_exit_for(int status)

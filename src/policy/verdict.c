@@ -52,8 +52,6 @@ int opmap_fail_on_parse(const char *list, unsigned *out, opmap_error *err)
         size_t len = strcspn(p, ", ");
         if (len == 3 && strncmp(p, "all", 3) == 0) {
             bits |= (1u << OPMAP_FAIL_KIND_COUNT) - 1;
-        } else if (len == 4 && strncmp(p, "none", 4) == 0) {
-            bits |= 0;
         } else if (len) {
             unsigned b = kind_bit(p, len);
             if (!b)

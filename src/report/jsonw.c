@@ -165,10 +165,24 @@ void jw_number(jsonw *w, double v)
     }
     for (p = 1; p <= 17; p++) { /* the shortest form that reads back the same */
         snprintf(buf, sizeof(buf), "%.*g", p, v);
-        if (strtod(buf, NULL) == v)
+        if (strtod(buf, NULL) == v) /* same locale both ways, so the check holds */
             break;
     }
-    om_out_str(w->o, buf);
+    /* JSON wants '.', whatever decimal point the host's LC_NUMERIC made printf write */
+    {
+        char fixed[48];
+        size_t i, k = 0;
+        for (i = 0; buf[i] && k + 1 < sizeof(fixed); i++) {
+            unsigned char c = (unsigned char)buf[i];
+            if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == 'e')
+                fixed[k++] = (char)c;
+            else if (!(c & 0x40) || c < 0x80) /* one '.' for the separator, even multi-byte */
+                if (k == 0 || fixed[k - 1] != '.')
+                    fixed[k++] = '.';
+        }
+        fixed[k] = '\0';
+        om_out_str(w->o, fixed);
+    }
 }
 
 void jw_bool(jsonw *w, int v)

@@ -63,6 +63,19 @@ void om_format_days(uint64_t milli, char *buf, size_t size)
         snprintf(buf, size, "%llu.%03llu", (unsigned long long)whole, (unsigned long long)frac);
 }
 
+void om_format_amount(double v, char *buf, size_t size)
+{
+    /* integers only: printf's %f follows the host's LC_NUMERIC (a comma in many locales) */
+    long long cents = (long long)(v * 100.0 + (v < 0 ? -0.5 : 0.5));
+    long long whole = cents / 100, frac = cents % 100;
+    if (frac < 0)
+        frac = -frac;
+    if (frac)
+        snprintf(buf, size, "%lld.%02lld", whole, frac);
+    else
+        snprintf(buf, size, "%lld", whole);
+}
+
 double om_cost(const om_report_in *in, uint64_t milli)
 {
     /* rounded to cents: costs are quotes, not measurements */

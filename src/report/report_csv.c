@@ -54,8 +54,11 @@ int om_report_csv(const om_report_in *in, om_out *o)
             days(o, op->effort.expected);
             om_out_str(o, ",");
             days(o, op->effort.max);
-            if (in->day_rate > 0)
-                om_out_printf(o, ",%.2f", om_cost(in, op->effort.expected));
+            if (in->day_rate > 0) {
+                char amount[64];
+                om_format_amount(om_cost(in, op->effort.expected), amount, sizeof(amount));
+                om_out_printf(o, ",%s", amount);
+            }
             om_out_str(o, ",\"");
             for (f = 0; f < OPMAP_FLAG_COUNT; f++)
                 if (op->flags & (1u << f)) {

@@ -98,7 +98,9 @@ static void cards(om_out *o, const om_report_in *in)
     snprintf(buf, sizeof(buf), "%s d (%s to %s)", ex, lo, hi);
     card(o, "Effort, person-days", buf, NULL);
     if (in->day_rate > 0) {
-        snprintf(buf, sizeof(buf), "%.0f %s", om_cost(in, s->effort_total.expected), in->currency);
+        char amount[64];
+        om_format_amount(om_cost(in, s->effort_total.expected), amount, sizeof(amount));
+        snprintf(buf, sizeof(buf), "%s %s", amount, in->currency);
         card(o, "Cost", buf, NULL);
     }
     card(o, "CI gate", opmap_verdict_passed(in->verdict) ? "PASS" : "FAIL",
@@ -223,7 +225,13 @@ static void op_details(om_out *o, const opmap_result *r, const opmap_op *op, int
     for (i = 0; i < op->n_paths && i < 50; i++) {
         om_out_str(o, "<li><code>");
         om_out_html(o, op->paths[i]);
-        om_out_str(o, "</code></li>");
+        om_out_str(o, "</code>");
+        if (op->locations && op->locations[i]) {
+            om_out_str(o, " <span class=\"muted\">");
+            om_out_html(o, op->locations[i]);
+            om_out_str(o, "</span>");
+        }
+        om_out_str(o, "</li>");
     }
     if (op->n_paths > 50)
         om_out_printf(o, "<li class=\"muted\">... %zu more (see the JSON report)</li>",
@@ -288,8 +296,11 @@ static void single_model_rows(om_out *o, const opmap_result *r)
         om_out_html(o, op->name);
         om_out_str(o, "</code> ");
         flag_spans(o, op->flags);
-        om_out_printf(o, "</td><td class=\"n\">%" PRId64 "</td><td class=\"n\">%" PRIu64 "</td>",
-                      op->opset, op->instances);
+        if (op->opset)
+            om_out_printf(o, "</td><td class=\"n\">%" PRId64 "</td>", op->opset);
+        else
+            om_out_str(o, "</td><td class=\"n\" data-v=\"0\">-</td>");
+        om_out_printf(o, "<td class=\"n\">%" PRIu64 "</td>", op->instances);
         if (r->n_chips > 1)
             for (c = 0; c < r->n_chips; c++) {
                 om_out_str(o, "<td>");
@@ -301,7 +312,8 @@ static void single_model_rows(om_out *o, const opmap_result *r)
         om_out_printf(o, "<td class=\"n\" data-v=\"%.3f\">", (double)op->effort.expected / 1000);
         days(o, op->effort.expected);
         om_out_str(o, "</td>");
-        ascend_cell(o, op->ascend_op, op->engine, op->status);
+        ascend_cell(o, op->ascend_op[0] ? op->ascend_op : op->aclnn[0] ? op->aclnn : op->api,
+                    op->engine, op->status);
         om_out_printf(o, "<td class=\"d\"><details><summary>%zu reason%s, %zu node%s</summary>",
                       op->n_reasons, op->n_reasons == 1 ? "" : "s", op->n_paths,
                       op->n_paths == 1 ? "" : "s");

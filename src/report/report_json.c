@@ -138,11 +138,15 @@ static void op_json(jsonw *w, const opmap_result *r, const opmap_op *op)
     if (op->reasons_dropped)
         jw_kuint(w, "reasons_dropped", op->reasons_dropped);
     effort(w, "effort", op->effort);
-    if (op->ascend_op[0] || op->engine[0]) {
+    if (op->ascend_op[0] || op->aclnn[0] || op->api[0] || op->engine[0]) {
         jw_key(w, "ascend");
         jw_object(w);
         if (op->ascend_op[0])
             jw_kstring(w, "op", op->ascend_op);
+        if (op->aclnn[0])
+            jw_kstring(w, "aclnn", op->aclnn);
+        if (op->api[0])
+            jw_kstring(w, "api", op->api);
         if (op->engine[0])
             jw_kstring(w, "engine", op->engine);
         jw_end_object(w);
@@ -161,6 +165,16 @@ static void op_json(jsonw *w, const opmap_result *r, const opmap_op *op)
     for (i = 0; i < op->n_paths; i++)
         jw_string(w, op->paths[i]);
     jw_end_array(w);
+    if (op->locations) {
+        jw_key(w, "locations");
+        jw_array(w);
+        for (i = 0; i < op->n_paths; i++)
+            if (op->locations[i])
+                jw_string(w, op->locations[i]);
+            else
+                jw_null(w);
+        jw_end_array(w);
+    }
     jw_end_object(w);
 }
 

@@ -66,9 +66,12 @@ int om_report_markdown(const om_report_in *in, om_out *o)
         om_out_str(o, ").\n");
     }
     if (in->day_rate > 0) {
-        om_out_printf(o, "\nCost at %.2f ", in->day_rate);
+        char rate[64], total[64];
+        om_format_amount(in->day_rate, rate, sizeof(rate));
+        om_format_amount(om_cost(in, p->summary.effort_total.expected), total, sizeof(total));
+        om_out_printf(o, "\nCost at %s ", rate);
         om_out_md(o, in->currency);
-        om_out_printf(o, " a day: %.2f ", om_cost(in, p->summary.effort_total.expected));
+        om_out_printf(o, " a day: %s ", total);
         om_out_md(o, in->currency);
         om_out_str(o, ".\n");
     }

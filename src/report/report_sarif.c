@@ -1,14 +1,14 @@
 /*
  * report/report_sarif.c - SARIF 2.1.0 for code-scanning dashboards (GitHub, GitLab...):
  * one rule per finding kind, one result per finding with the model file as the artifact
- * and the node path as the logical location. Waived findings carry a suppression.
+ * and the node path as the logical location. Waived findings carry a suppression. Written
+ * with the streaming writer (jsonw.c), like the JSON report.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "../scan/result_internal.h"
+#include "jsonw.h"
 #include "report_internal.h"
 
 static const char *const rule_text[OPMAP_FAIL_KIND_COUNT] = {
@@ -39,81 +39,101 @@ static char *uri(const char *path, char *buf, size_t size)
 
 int om_report_sarif(const om_report_in *in, om_out *out)
 {
-    cJSON *root = cJSON_CreateObject(), *runs, *run, *driver, *rules, *results;
     size_t i, n = opmap_verdict_finding_count(in->verdict);
     char buf[4200];
-    char *text;
     unsigned k;
-    if (!root)
-        return OPMAP_ENOMEM;
-    cJSON_AddStringToObject(root, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
-    cJSON_AddStringToObject(root, "version", "2.1.0");
-    runs = cJSON_AddArrayToObject(root, "runs");
-    run = cJSON_CreateObject();
-    cJSON_AddItemToArray(runs, run);
-    driver = cJSON_AddObjectToObject(cJSON_AddObjectToObject(run, "tool"), "driver");
-    cJSON_AddStringToObject(driver, "name", "opmap");
-    cJSON_AddStringToObject(driver, "semanticVersion", opmap_version_string());
-    rules = cJSON_AddArrayToObject(driver, "rules");
+    jsonw w;
+    jw_init(&w, out, (in->flags & OPMAP_REPORT_COMPACT) != 0);
+    jw_object(&w);
+    jw_kstring(&w, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+    jw_kstring(&w, "version", "2.1.0");
+    jw_key(&w, "runs");
+    jw_array(&w);
+    jw_object(&w);
+    jw_key(&w, "tool");
+    jw_object(&w);
+    jw_key(&w, "driver");
+    jw_object(&w);
+    jw_kstring(&w, "name", "opmap");
+    jw_kstring(&w, "semanticVersion", opmap_version_string());
+    jw_key(&w, "rules");
+    jw_array(&w);
     for (k = 0; k < OPMAP_FAIL_KIND_COUNT; k++) {
-        cJSON *r = cJSON_CreateObject(), *d;
-        if (!r)
-            break;
+        jw_object(&w);
         snprintf(buf, sizeof(buf), "opmap/%s", opmap_fail_kind_name(k));
-        cJSON_AddStringToObject(r, "id", buf);
-        cJSON_AddStringToObject(r, "name", opmap_fail_kind_name(k));
-        d = cJSON_AddObjectToObject(r, "shortDescription");
-        cJSON_AddStringToObject(d, "text", rule_text[k]);
-        cJSON_AddItemToArray(rules, r);
+        jw_kstring(&w, "id", buf);
+        jw_kstring(&w, "name", opmap_fail_kind_name(k));
+        jw_key(&w, "shortDescription");
+        jw_object(&w);
+        jw_kstring(&w, "text", rule_text[k]);
+        jw_end_object(&w);
+        jw_end_object(&w);
     }
-    results = cJSON_AddArrayToObject(run, "results");
+    jw_end_array(&w);
+    jw_end_object(&w); /* driver */
+    jw_end_object(&w); /* tool */
+    jw_key(&w, "results");
+    jw_array(&w);
     for (i = 0; i < n; i++) {
         opmap_finding f;
-        cJSON *r = cJSON_CreateObject(), *loc, *phys, *logical, *props;
-        unsigned kind;
-        if (!r)
-            break;
         opmap_verdict_finding(in->verdict, i, &f);
-        kind = (unsigned)__builtin_ctz(f.kind);
-        snprintf(buf, sizeof(buf), "opmap/%s", opmap_fail_kind_name(kind));
-        cJSON_AddStringToObject(r, "ruleId", buf);
-        cJSON_AddNumberToObject(r, "ruleIndex", kind);
-        cJSON_AddStringToObject(r, "level", f.fails ? "error" : f.waived ? "note" : "warning");
-        cJSON_AddStringToObject(cJSON_AddObjectToObject(r, "message"), "text", f.message);
-        loc = cJSON_CreateObject();
-        cJSON_AddItemToArray(cJSON_AddArrayToObject(r, "locations"), loc);
-        phys = cJSON_AddObjectToObject(loc, "physicalLocation");
-        cJSON_AddStringToObject(cJSON_AddObjectToObject(phys, "artifactLocation"), "uri",
-                                uri(f.model[0] ? f.model : ".", buf, sizeof(buf)));
+        k = (unsigned)__builtin_ctz(f.kind);
+        jw_object(&w);
+        snprintf(buf, sizeof(buf), "opmap/%s", opmap_fail_kind_name(k));
+        jw_kstring(&w, "ruleId", buf);
+        jw_kuint(&w, "ruleIndex", k);
+        jw_kstring(&w, "level", f.fails ? "error" : f.waived ? "note" : "warning");
+        jw_key(&w, "message");
+        jw_object(&w);
+        jw_kstring(&w, "text", f.message);
+        jw_end_object(&w);
+        jw_key(&w, "locations");
+        jw_array(&w);
+        jw_object(&w);
+        jw_key(&w, "physicalLocation");
+        jw_object(&w);
+        jw_key(&w, "artifactLocation");
+        jw_object(&w);
+        jw_kstring(&w, "uri", uri(f.model[0] ? f.model : ".", buf, sizeof(buf)));
+        jw_end_object(&w);
+        jw_end_object(&w);
         if (f.node[0]) {
-            logical = cJSON_CreateObject();
-            cJSON_AddStringToObject(logical, "fullyQualifiedName", f.node);
-            cJSON_AddStringToObject(logical, "kind", "element");
-            cJSON_AddItemToArray(cJSON_AddArrayToObject(loc, "logicalLocations"), logical);
+            jw_key(&w, "logicalLocations");
+            jw_array(&w);
+            jw_object(&w);
+            jw_kstring(&w, "fullyQualifiedName", f.node);
+            jw_kstring(&w, "kind", "element");
+            jw_end_object(&w);
+            jw_end_array(&w);
         }
+        jw_end_object(&w);
+        jw_end_array(&w); /* locations */
         if (f.waived) {
-            cJSON *s = cJSON_CreateObject();
-            cJSON_AddStringToObject(s, "kind", "external");
-            cJSON_AddStringToObject(s, "status", f.waiver_expired ? "rejected" : "accepted");
+            jw_key(&w, "suppressions");
+            jw_array(&w);
+            jw_object(&w);
+            jw_kstring(&w, "kind", "external");
+            jw_kstring(&w, "status", f.waiver_expired ? "rejected" : "accepted");
             snprintf(buf, sizeof(buf), "%s (owner %s, expires %s)", f.waiver_reason,
                      f.waiver_owner, f.waiver_expires);
-            cJSON_AddStringToObject(s, "justification", buf);
-            cJSON_AddItemToArray(cJSON_AddArrayToObject(r, "suppressions"), s);
+            jw_kstring(&w, "justification", buf);
+            jw_end_object(&w);
+            jw_end_array(&w);
         }
-        props = cJSON_AddObjectToObject(r, "properties");
+        jw_key(&w, "properties");
+        jw_object(&w);
         if (f.op[0]) {
             snprintf(buf, sizeof(buf), "%s::%s", f.domain, f.op);
-            cJSON_AddStringToObject(props, "operator", buf);
+            jw_kstring(&w, "operator", buf);
         }
-        cJSON_AddNumberToObject(props, "instances", (double)f.instances);
-        cJSON_AddItemToArray(results, r);
+        jw_kuint(&w, "instances", f.instances);
+        jw_end_object(&w);
+        jw_end_object(&w);
     }
-    text = (in->flags & OPMAP_REPORT_COMPACT) ? cJSON_PrintUnformatted(root) : cJSON_Print(root);
-    cJSON_Delete(root);
-    if (!text)
-        return OPMAP_ENOMEM;
-    om_out_str(out, text);
+    jw_end_array(&w); /* results */
+    jw_end_object(&w); /* run */
+    jw_end_array(&w);  /* runs */
+    jw_end_object(&w);
     om_out_str(out, "\n");
-    cJSON_free(text);
     return OPMAP_OK;
 }

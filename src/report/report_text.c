@@ -34,13 +34,26 @@ static void status_cell(om_out *o, int status, int colour)
         om_out_printf(o, "%-10s", name);
 }
 
-static void effort_line(om_out *o, const char *label, opmap_effort e)
+/* The estimate, and its cost when a day rate was given (a lead's first question). */
+static void effort_line(om_out *o, const om_report_in *in, const char *label, opmap_effort e)
 {
-    char lo[32], ex[32], hi[32];
+    char lo[64], ex[64], hi[64];
     om_format_days(e.min, lo, sizeof(lo));
     om_format_days(e.expected, ex, sizeof(ex));
     om_format_days(e.max, hi, sizeof(hi));
-    om_out_printf(o, "  %s %s person-days (range %s to %s)\n", label, ex, lo, hi);
+    om_out_printf(o, "  %s %s person-days (range %s to %s)", label, ex, lo, hi);
+    if (in->day_rate > 0) {
+        om_format_amount(om_cost(in, e.expected), ex, sizeof(ex));
+        om_format_amount(om_cost(in, e.min), lo, sizeof(lo));
+        om_format_amount(om_cost(in, e.max), hi, sizeof(hi));
+        om_out_printf(o, ", cost %s", ex);
+        if (in->currency[0]) {
+            om_out_str(o, " ");
+            om_out_term(o, in->currency);
+        }
+        om_out_printf(o, " (%s to %s)", lo, hi);
+    }
+    om_out_str(o, "\n");
 }
 
 static void segments_lines(om_out *o, const opmap_result *r)
@@ -68,20 +81,49 @@ static void segments_lines(om_out *o, const opmap_result *r)
         om_out_printf(o, "    ... and %" PRIu64 " more (see --format json)\n", t.breakers - shown);
 }
 
+/* Model-level risks; the ones that restate an operator's flag are summarised as counts. */
 static void risk_lines(om_out *o, const opmap_result *r)
 {
-    size_t i;
-    for (i = 0; i < r->risks.len && i < 8; i++) {
+    size_t i, shown = 0, hidden = 0, notes = 0;
+    uint64_t per_flag[OPMAP_FLAG_COUNT] = { 0 };
+    unsigned f;
+    int any = 0;
+    for (i = 0; i < r->risks.len; i++) {
         const om_risk *k = &OM_VEC_AT(&r->risks, om_risk, i);
+        if (k->from_flag)
+            continue;
+        if (k->level != OPMAP_DIAG_WARNING) {
+            notes++;
+            continue;
+        }
+        if (shown == 8) {
+            hidden++;
+            continue;
+        }
         om_out_str(o, "  risk (");
         om_out_str(o, k->kind);
         om_out_str(o, "): ");
         om_out_term(o, k->message);
         om_out_str(o, "\n");
+        shown++;
     }
-    if (r->risks.len + r->risks_dropped > i)
+    if (hidden || r->risks_dropped)
         om_out_printf(o, "  ... and %llu more risks (see --format json)\n",
-                      (unsigned long long)(r->risks.len + r->risks_dropped - i));
+                      (unsigned long long)(hidden + r->risks_dropped));
+    if (notes)
+        om_out_printf(o, "  %zu informational note%s (e.g. Reshape targets with -1; see --format "
+                         "json)\n", notes, notes == 1 ? "" : "s");
+    for (i = 0; i < r->n_ops; i++)
+        for (f = 0; f < OPMAP_FLAG_COUNT; f++)
+            per_flag[f] += (r->ops[i]->flags >> f) & 1u;
+    for (f = 0; f < OPMAP_FLAG_COUNT; f++)
+        if (per_flag[f]) {
+            om_out_printf(o, "%s %s %llu", any ? "," : "  flagged operators:", opmap_flag_name(f),
+                          (unsigned long long)per_flag[f]);
+            any = 1;
+        }
+    if (any)
+        om_out_str(o, "\n");
 }
 
 static void reason_lines(om_out *o, const opmap_result *r, const opmap_op *op)
@@ -111,7 +153,7 @@ static void reason_lines(om_out *o, const opmap_result *r, const opmap_op *op)
                       op->n_reasons - i);
 }
 
-static void model_block(om_out *o, const opmap_result *r, int colour)
+static void model_block(om_out *o, const om_report_in *in, const opmap_result *r, int colour)
 {
     const opmap_summary *s = &r->summary;
     size_t i;
@@ -155,7 +197,7 @@ static void model_block(om_out *o, const opmap_result *r, int colour)
         om_out_printf(o, " %" PRIu64 " %s%s", s->operators[st], opmap_op_status_name(st),
                       st ? "," : "");
     om_out_str(o, "\n");
-    effort_line(o, "effort:", s->effort_total);
+    effort_line(o, in, "effort:", s->effort_total);
     segments_lines(o, r);
     if (r->n_ext)
         om_out_printf(o, "  external data: %zu tensors in side files (not opened)\n", r->n_ext);
@@ -188,7 +230,10 @@ static void model_block(om_out *o, const opmap_result *r, int colour)
         om_out_term(o, name);
         for (; len < 40; len++)
             om_out_str(o, " ");
-        om_out_printf(o, " %6" PRId64 " %9" PRIu64 "  ", op->opset, op->instances);
+        if (op->opset)
+            om_out_printf(o, " %6" PRId64 " %9" PRIu64 "  ", op->opset, op->instances);
+        else /* TorchScript namespaces have no opset */
+            om_out_printf(o, " %6s %9" PRIu64 "  ", "-", op->instances);
         if (r->n_chips > 1) {
             size_t c;
             for (c = 0; c < r->n_chips; c++) {
@@ -200,6 +245,10 @@ static void model_block(om_out *o, const opmap_result *r, int colour)
         }
         if (op->ascend_op[0])
             om_out_term(o, op->ascend_op);
+        else if (op->aclnn[0])
+            om_out_term(o, op->aclnn);
+        else if (op->api[0])
+            om_out_term(o, op->api);
         else if (op->status == OPMAP_OP_UNMAPPED)
             om_out_str(o, "no row in the table");
         else
@@ -214,6 +263,11 @@ static void model_block(om_out *o, const opmap_result *r, int colour)
         if (op->hint[0] && op->status >= OPMAP_OP_PARTIAL) {
             om_out_str(o, "             hint: ");
             om_out_term(o, op->hint);
+            om_out_str(o, "\n");
+        }
+        if (op->status >= OPMAP_OP_PARTIAL && op->locations && op->locations[0]) {
+            om_out_str(o, "             first at: ");
+            om_out_term(o, op->locations[0]);
             om_out_str(o, "\n");
         }
     }
@@ -254,8 +308,8 @@ static void portfolio_block(om_out *o, const om_report_in *in, int colour)
         om_out_printf(o, " %" PRIu64 " %s%s", s->operators[st], opmap_op_status_name(st),
                       st ? "," : "");
     om_out_str(o, "\n");
-    effort_line(o, "effort, each shared operator adapted once:", s->effort_total);
-    effort_line(o, "effort, models added up separately:", p->separately);
+    effort_line(o, in, "effort, each shared operator adapted once:", s->effort_total);
+    effort_line(o, in, "effort, models added up separately:", p->separately);
     om_out_printf(o, "\n  %-10s %-40s %6s %9s  %s\n", "STATUS", "OPERATOR", "MODELS", "INSTANCES",
                   "ON ASCEND");
     for (i = 0; i < p->n; i++) {
@@ -280,7 +334,7 @@ int om_report_text(const om_report_in *in, om_out *out)
 {
     int colour = (in->flags & OPMAP_REPORT_COLOR) != 0;
     if (in->count == 1)
-        model_block(out, in->results[0], colour);
+        model_block(out, in, in->results[0], colour);
     else if (in->count > 1)
         portfolio_block(out, in, colour);
     return OPMAP_OK;

@@ -35,6 +35,11 @@ const char *opmap_op_path(const opmap_op *op, size_t i)
     return i < op->n_paths ? op->paths[i] : NULL;
 }
 
+const char *opmap_op_location(const opmap_op *op, size_t i)
+{
+    return i < op->n_paths && op->locations ? op->locations[i] : NULL;
+}
+
 void opmap_result_summary(const opmap_result *r, opmap_summary *out)
 {
     *out = r->summary;

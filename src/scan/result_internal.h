@@ -32,10 +32,11 @@ struct opmap_op {
     uint64_t instances;
     opmap_effort effort;
     const opmap_row *row;
-    const char *notes, *hint, *ascend_op, *engine;
+    const char *notes, *hint, *ascend_op, *aclnn, *api, *engine;
     const char **sources;
     size_t n_sources;
     const char **paths;
+    const char **locations;   /* "file.py:12" per path (NULL where unknown), or NULL */
     size_t n_paths;
     int *chip_status;         /* per chip of the result */
     uint8_t *chip_unknown;    /* per chip: the table says nobody published an answer */
@@ -45,6 +46,7 @@ struct opmap_op {
     uint64_t reasons_dropped; /* distinct reasons beyond OM_MAX_REASONS */
     /* while scanning */
     om_vec path_vec;          /* const char* */
+    om_vec loc_vec;           /* const char*, parallel to path_vec, once a location is known */
     om_vec reason_vec;        /* om_reason */
     const void *key_domain, *key_op;  /* the model's interned pointers */
 };

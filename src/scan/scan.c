@@ -100,6 +100,7 @@ static opmap_op *new_op(group *g, const ir_node *n, int64_t opset)
     op->key_op = n->op;
     op->opset = opset;
     om_vec_init(&op->path_vec, sizeof(const char *));
+    om_vec_init(&op->loc_vec, sizeof(const char *));
     om_vec_init(&op->reason_vec, sizeof(om_reason));
     row = opmap_table_lookup(g->table, op->domain, op->name, opset);
     op->row = row;
@@ -114,6 +115,8 @@ static opmap_op *new_op(group *g, const ir_node *n, int64_t opset)
     if (!(op->notes = dup_or_empty(A, row ? row->notes : NULL)) ||
         !(op->hint = dup_or_empty(A, row ? row->hint : NULL)) ||
         !(op->ascend_op = dup_or_empty(A, row ? row->ascend_op : NULL)) ||
+        !(op->aclnn = dup_or_empty(A, row ? row->aclnn : NULL)) ||
+        !(op->api = dup_or_empty(A, row ? row->api : NULL)) ||
         !(op->engine = dup_or_empty(A, row ? row->engine : NULL)))
         return NULL;
     if (row && row->n_sources) {
@@ -355,6 +358,17 @@ static int on_instance(void *payload, const om_visit *v)
     if (!(slot = om_vec_push(&op->path_vec, &res->mem)) ||
         !(*slot = om_arena_strdup(&res->arena, v->path)))
         return oom(g);
+    if (n->src_file || op->loc_vec.len) {
+        /* source lines (TorchScript debug info): kept parallel to the paths */
+        while (op->loc_vec.len + 1 < op->path_vec.len)
+            if (!om_vec_push(&op->loc_vec, &res->mem))
+                return oom(g);
+        if (!(slot = om_vec_push(&op->loc_vec, &res->mem)))
+            return oom(g);
+        if (n->src_file &&
+            !(*slot = om_arena_printf(&res->arena, "%s:%u", n->src_file, (unsigned)n->src_line)))
+            return oom(g);
+    }
     worst = evaluate(g, op, v, inst, &rc);
     if (rc)
         return rc;
@@ -417,7 +431,13 @@ static int finish_ops(group *g)
             memcpy(op->reasons, op->reason_vec.data, op->reason_vec.len * sizeof(om_reason));
             op->n_reasons = op->reason_vec.len;
         }
+        if (op->loc_vec.len) {
+            if (!(op->locations = om_arena_array(&res->arena, op->n_paths, sizeof(char *))))
+                return oom(g);
+            memcpy(op->locations, op->loc_vec.data, op->loc_vec.len * sizeof(char *));
+        }
         om_vec_free(&op->path_vec, &res->mem);
+        om_vec_free(&op->loc_vec, &res->mem);
         om_vec_free(&op->reason_vec, &res->mem);
     }
     return OPMAP_OK;
@@ -530,6 +550,7 @@ done:
     for (i = 0; i < g.ops.len; i++) {
         opmap_op *op = OM_VEC_AT(&g.ops, opmap_op *, i);
         om_vec_free(&op->path_vec, &res->mem);
+        om_vec_free(&op->loc_vec, &res->mem);
         om_vec_free(&op->reason_vec, &res->mem);
     }
     om_vec_free(&g.ops, &res->mem);

@@ -103,6 +103,10 @@ class Gate(unittest.TestCase):
         self.assertEqual(self.scan("--fail-on", "all", self.model("abs.onnx", ["Abs"])).returncode, 1)
         self.assertEqual(self.scan(self.model("tanh.onnx", ["Tanh"])).returncode, 0)
         self.assertEqual(self.scan("--fail-on", "bogus", clean).returncode, 2)
+        # "none" is not a kind: it would read as "nothing fails" but mean the default
+        proc = self.scan("--fail-on", "none", clean)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("unknown finding kind 'none'", proc.stderr)
 
     def test_max_effort(self):
         m = self.model("m.onnx", ["Relu", "Tanh", "Sigmoid"])  # 0.1 + 2.5 + 0.8 = 3.4
@@ -113,6 +117,41 @@ class Gate(unittest.TestCase):
         self.assertEqual(self.scan("--max-effort", "nope", m).returncode, 2)
         # weights change the estimate the limit sees
         self.assertEqual(self.scan("--max-effort", "3", "--weight", "rewrite=1:2:3", m).returncode, 0)
+        # a budget gate alone: `effort` names no operator kind, so the unmapped op passes
+        um = self.model("um.onnx", ["Relu", "Mystery"])  # 0.1 + 2.5 (unmapped as rewrite)
+        self.assertEqual(self.scan(um).returncode, 1)
+        self.assertEqual(self.scan("--fail-on", "effort", "--max-effort", "3", um).returncode, 0)
+        proc = self.scan("--fail-on", "effort", "--max-effort", "2", um)
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("opmap: gate: effort:", proc.stderr)
+        self.assertNotIn("Mystery", proc.stderr)
+
+    def test_baseline_does_not_waive_a_budget(self):
+        m = self.model("m.onnx", ["Relu", "Tanh", "Sigmoid"])  # 3.4 person-days
+        w = self.path("w.yaml")
+        proc = run("baseline", "--table", GATE_TABLE, "--max-effort", "3", "-o", w, m)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("3.400 person-days, is over the limit of 3.000", proc.stderr)
+        self.assertIn("raise --max-effort instead", proc.stderr)
+        with open(w) as f:
+            self.assertNotIn("kind: effort", f.read())
+        # and the gate still fails on it, as baseline said
+        self.assertEqual(self.scan("--max-effort", "3", "--waivers", w, m).returncode, 1)
+
+    def test_options_of_the_other_command_are_refused(self):
+        m = self.model("m.onnx", ["Relu"])
+        for args, other in [(("scan", "--owner", "me"), "baseline"),
+                            (("scan", "--expires", "2030-01-01"), "baseline"),
+                            (("scan", "--reason", "x"), "baseline"),
+                            (("baseline", "--format", "json"), "scan"),
+                            (("baseline", "--waivers", "w.yaml"), "scan"),
+                            (("baseline", "--day-rate", "100"), "scan"),
+                            (("baseline", "--currency", "EUR"), "scan")]:
+            with self.subTest(args=args):
+                proc = run(*args, "--table", GATE_TABLE, m)
+                self.assertEqual(proc.returncode, 2)
+                self.assertIn("%s is an option of `opmap %s`" % (args[1], other),
+                              proc.stderr.splitlines()[0])
 
     # --- waivers ---
 
@@ -326,6 +365,11 @@ class Gate(unittest.TestCase):
         rep = validate(json.loads(proc.stdout))
         self.assertEqual(rep["cost"], {"day_rate": 800, "currency": "EUR", "min": 1680,
                                        "expected": 2080, "max": 2480})
+        # the default text report quotes the same cost beside the effort
+        proc = self.scan("--day-rate", "800", "--currency", "EUR", m)
+        self.assertIn("effort: 2.6 person-days (range 2.1 to 3.1), cost 2080 EUR (1680 to 2480)",
+                      proc.stdout)
+        self.assertNotIn("cost", self.scan(m).stdout)
 
     # --- external data: checked with stat only ---
 

@@ -69,6 +69,7 @@ class Row:
         self.sources = set()
         self.curated = []
         self.real_since = since
+        self.no_registration = None   # (note, generic hint) of the "no ATC registration" verdict
 
     @property
     def key(self):
@@ -212,10 +213,12 @@ class Builder:
             r.sources.add("onnx-registry")
         if not covered:
             r.status = "rewrite"
-            r.note("No ATC ONNX parser registration for %s at opset %s in the pinned hicann plugins "
-                   "(ops-math, ops-nn, ops-cv) or in msit's onnx.yaml map; both are complete registries, "
-                   "so ATC rejects this node." % (op if dom == "ai.onnx" else "%s::%s" % (dom, op),
-                                                  ranges(span)))
+            verdict = ("No ATC ONNX parser registration for %s at opset %s in the pinned hicann plugins "
+                       "(ops-math, ops-nn, ops-cv) or in msit's onnx.yaml map; both are complete registries, "
+                       "so ATC rejects this node." % (op if dom == "ai.onnx" else "%s::%s" % (dom, op),
+                                                      ranges(span)))
+            r.note(verdict)
+            generic_hint = None
             other = sorted(all_opsets)
             if other:
                 if not r.hint:
@@ -226,8 +229,9 @@ class Builder:
                           "conversion (e.g. onnx.inliner / exporter function inlining)." % (op, real_since))
                 r.sources.add("onnx-registry")
             elif not r.hint:
-                r.hint = ("Replace %s with operators ATC supports, or add a CANN custom operator with an "
-                          "ATC ONNX parser plugin." % op)
+                generic_hint = r.hint = ("Replace %s with operators ATC supports, or add a CANN custom "
+                                         "operator with an ATC ONNX parser plugin." % op)
+            r.no_registration = (verdict, generic_hint)
             if dom == "ai.onnx" and op in ort and hi >= ATC_MIN_OPSET:
                 r.note("ORT's CANN execution provider lists %s (by name, no opset), but it hands the node "
                        "to the same CANN ONNX parser." % op)
@@ -712,6 +716,16 @@ class Builder:
             self.curated_used[os.path.basename(path)] += len(targets)
             for r in targets:
                 if e.get("status"):
+                    if r.no_registration and e["status"] != "rewrite":
+                        # our judgement overrules the generated "ATC rejects this node": keep the
+                        # fact (no registration) but drop the verdict and the generic rewrite hint
+                        verdict, generic_hint = r.no_registration
+                        fact = verdict.replace("; both are complete registries, so ATC rejects this node.",
+                                               " (the curated judgement below says why that is no obstacle).")
+                        r.notes = [fact if n == verdict else n for n in r.notes]
+                        if r.hint == generic_hint:
+                            r.hint = None
+                        r.no_registration = None
                     r.status = e["status"]
                 if e.get("engine"):
                     r.ascend["engine"] = e["engine"]
