@@ -55,6 +55,10 @@ void om_err_clear(opmap_error *err)
 
 static int vfail(opmap_error *err, int code, const char *source, uint64_t offset, uint32_t line,
                  uint32_t column, const char *fmt, va_list ap)
+    __attribute__((format(printf, 7, 0)));
+
+static int vfail(opmap_error *err, int code, const char *source, uint64_t offset, uint32_t line,
+                 uint32_t column, const char *fmt, va_list ap)
 {
     if (!err)
         return code;

@@ -24,8 +24,7 @@ static const char *const rule_text[OPMAP_FAIL_KIND_COUNT] = {
     "Deprecated in torch_npu.",
     "float64, complex or uint64 values, which Ascend largely lacks kernels for.",
     "The migration estimate is over the allowed effort.",
-    "An external-data side file is missing, shorter than its tensors, or outside the model's "
-    "directory.",
+    "An external-data side file is missing, short, or outside the model's directory.",
 };
 
 static char *uri(const char *path, char *buf, size_t size)

@@ -867,7 +867,7 @@ static void test_code__nesting_limits(void **state)
 /* ---- the torch fixtures: archive against graph text ---- */
 
 static const char *const fixtures[] = {
-    "controlflow.scripted", "efficientnet_b0.traced",
+    "controlflow.scripted", "efficientnet_b0.traced", "listops.scripted",
     "fasterrcnn_mobilenet_v3_large_320_fpn.scripted", "inception_v3.scripted",
     "inception_v3.traced", "lraspp_mobilenet_v3_large.traced", "lstm.scripted",
     "lstm.traced", "mha.scripted", "mha.traced", "mobilenet_v3_small.scripted",
