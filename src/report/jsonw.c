@@ -19,14 +19,15 @@ void jw_init(jsonw *w, om_out *o, int compact)
     w->first[0] = 1;
 }
 
+/* One write per line break: a report over a thousand models has a million of them. */
 static void newline(jsonw *w)
 {
-    int i;
+    /* depth < JSONW_MAX_DEPTH (32), so "\n" and 2 * 31 spaces always fit */
+    static const char spaces[] = "\n                                                               ";
+    size_t n = 1 + 2 * (size_t)w->depth;
     if (w->compact)
         return;
-    om_out_str(w->o, "\n");
-    for (i = 0; i < w->depth; i++)
-        om_out_str(w->o, "  ");
+    om_out_bytes(w->o, spaces, n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1);
 }
 
 /* Before any value: the comma and line break its position needs. */
@@ -38,7 +39,7 @@ static void value_start(jsonw *w)
     }
     if (w->depth > 0) {
         if (!w->first[w->depth])
-            om_out_str(w->o, ",");
+            om_out_bytes(w->o, ",", 1);
         w->first[w->depth] = 0;
         newline(w);
     }
@@ -71,9 +72,9 @@ void jw_end_array(jsonw *w) { end(w, "]"); }
 void jw_key(jsonw *w, const char *key)
 {
     value_start(w);
-    om_out_str(w->o, "\"");
+    om_out_bytes(w->o, "\"", 1);
     om_out_str(w->o, key);
-    om_out_str(w->o, w->compact ? "\":" : "\": ");
+    om_out_bytes(w->o, "\": ", w->compact ? 2 : 3);
     w->after_key = 1;
 }
 
@@ -134,16 +135,30 @@ void jw_string(jsonw *w, const char *str)
     om_out_str(w->o, "\"");
 }
 
+/* Decimal digits of v, without printf (counts are most of a report's numbers). */
+static void put_uint(om_out *o, uint64_t v, int negative)
+{
+    char buf[24];
+    size_t i = sizeof(buf);
+    do {
+        buf[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    if (negative)
+        buf[--i] = '-';
+    om_out_bytes(o, buf + i, sizeof(buf) - i);
+}
+
 void jw_int(jsonw *w, int64_t v)
 {
     value_start(w);
-    om_out_printf(w->o, "%" PRId64, v);
+    put_uint(w->o, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, v < 0);
 }
 
 void jw_uint(jsonw *w, uint64_t v)
 {
     value_start(w);
-    om_out_printf(w->o, "%" PRIu64, v);
+    put_uint(w->o, v, 0);
 }
 
 void jw_days(jsonw *w, uint64_t milli)

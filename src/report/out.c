@@ -25,6 +25,11 @@ static void flush(om_out *o)
 void om_out_bytes(om_out *o, const void *data, size_t n)
 {
     const char *p = data;
+    if (n < sizeof(o->buf) - o->len) { /* the common case, kept short: it fits */
+        memcpy(o->buf + o->len, p, n);
+        o->len += n;
+        return;
+    }
     while (n && !o->failed) {
         size_t room = sizeof(o->buf) - o->len, k = n < room ? n : room;
         memcpy(o->buf + o->len, p, k);

@@ -13,6 +13,7 @@
 #include <opmap/opmap.h>
 
 #include "../../src/estimate/estimate.h"
+#include "../../src/report/report_internal.h"
 #include "../../src/scan/result_internal.h"
 #include "../support/onnx_build.h"
 
@@ -214,9 +215,35 @@ static void test_estimate__seed_guide_example_is_112_8_days(void **state)
     assert_int_equal(s.effort_total.expected, 112800);
 }
 
+/* Person-days and money as reports write them: exact decimals, no trailing zeros, '.' */
+static void test_report__days_and_amounts_are_written_exactly(void **state)
+{
+    static const struct { uint64_t milli; const char *text; } days[] = {
+        { 0, "0" }, { 100, "0.1" }, { 2500, "2.5" }, { 3000, "3" }, { 125, "0.125" },
+        { 1010, "1.01" }, { 1001, "1.001" }, { 112800, "112.8" },
+        { UINT64_MAX, "18446744073709551.615" }
+    };
+    char buf[64], small[4];
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof(days) / sizeof(days[0]); i++) {
+        om_format_days(days[i].milli, buf, sizeof(buf));
+        assert_string_equal(buf, days[i].text);
+    }
+    om_format_days(112800, small, sizeof(small)); /* cut, never overrun */
+    assert_string_equal(small, "112");
+    om_format_amount(2080, buf, sizeof(buf));
+    assert_string_equal(buf, "2080");
+    om_format_amount(1234.5, buf, sizeof(buf));
+    assert_string_equal(buf, "1234.50");
+    om_format_amount(0.125, buf, sizeof(buf));
+    assert_string_equal(buf, "0.13");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_report__days_and_amounts_are_written_exactly),
         cmocka_unit_test(test_scan__groups_per_distinct_operator),
         cmocka_unit_test(test_estimate__weights_override_the_table),
         cmocka_unit_test(test_estimate__seed_guide_example_is_112_8_days),
