@@ -35,7 +35,9 @@ typedef struct opmap_limits {
     uint64_t max_file_bytes;     /**< largest model file read (default 1 TiB: models are mapped, not read) */
     uint64_t max_heap_bytes;     /**< heap one model, table or result may use (default 1 GiB) */
     uint64_t max_nodes;          /**< nodes in one model, all graphs together (default 10,000,000) */
-    uint32_t max_depth;          /**< nesting of subgraphs and function calls (default 64) */
+    uint32_t max_depth;          /**< nesting of subgraphs and function calls (default 64;
+                                      held to at most 4096, as the readers recurse per level:
+                                      a thread scanning with a large value needs the stack) */
     uint32_t max_string_bytes;   /**< one name or string attribute (default 1 MiB) */
     uint64_t max_table_bytes;    /**< largest table file (default 64 MiB) */
     uint32_t max_yaml_depth;     /**< nesting in a YAML table (default 32) */

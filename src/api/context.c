@@ -13,6 +13,7 @@
 #define KiB (1024ull)
 #define MiB (1024ull * KiB)
 #define GiB (1024ull * MiB)
+#define OM_MAX_DEPTH_CEILING 4096u
 
 static void fill_defaults(opmap_limits *l)
 {
@@ -20,6 +21,11 @@ static void fill_defaults(opmap_limits *l)
     if (!l->max_heap_bytes) l->max_heap_bytes = 1ull * GiB;
     if (!l->max_nodes) l->max_nodes = 10000000ull;
     if (!l->max_depth) l->max_depth = 64;
+    /* The readers recurse per level of nesting (a few frames each: ONNX graph/node/attribute,
+     * TorchScript expressions; some allow a few levels of slack): past some 20,000 levels a
+     * hostile file would overflow an 8 MiB stack, so a caller's larger max_depth is held to
+     * OM_MAX_DEPTH_CEILING (docs/limits.md). */
+    if (l->max_depth > OM_MAX_DEPTH_CEILING) l->max_depth = OM_MAX_DEPTH_CEILING;
     if (!l->max_string_bytes) l->max_string_bytes = (uint32_t)MiB;
     if (!l->max_table_bytes) l->max_table_bytes = 64ull * MiB;
     if (!l->max_yaml_depth) l->max_yaml_depth = 32;

@@ -53,6 +53,52 @@ void om_err_clear(opmap_error *err)
     err->offset = OPMAP_NO_OFFSET;
 }
 
+size_t om_term_seq(const unsigned char *p)
+{
+    unsigned char c = p[0], lo = 0x80, hi = 0xBF;
+    size_t n, i;
+    if (c >= 0x20 && c < 0x7f)
+        return 1;
+    if (c < 0xC2 || c > 0xF4) /* controls, DEL, stray continuation bytes, overlong leads */
+        return 0;
+    n = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    if (c == 0xC2)
+        lo = 0xA0; /* U+0080..U+009F are the C1 controls */
+    else if (c == 0xE0)
+        lo = 0xA0; /* overlong */
+    else if (c == 0xED)
+        hi = 0x9F; /* UTF-16 surrogates */
+    else if (c == 0xF0)
+        lo = 0x90; /* overlong */
+    else if (c == 0xF4)
+        hi = 0x8F; /* over U+10FFFF */
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xBF)
+            return 0;
+    return n;
+}
+
+/*
+ * The record promises one line of text: names quoted from a model (a node name, a YAML key,
+ * a zip entry) may hold newlines and escape sequences, which must not reach the terminal
+ * that prints the message. Line breaks and tabs become spaces, other such bytes '?'.
+ */
+void om_one_line(char *s)
+{
+    unsigned char *p = (unsigned char *)s;
+    while (*p) {
+        size_t n = om_term_seq(p);
+        if (n) {
+            p += n;
+        } else {
+            *p = (*p == '\n' || *p == '\t' || *p == '\r') ? ' ' : '?';
+            p++;
+        }
+    }
+}
+
 static int vfail(opmap_error *err, int code, const char *source, uint64_t offset, uint32_t line,
                  uint32_t column, const char *fmt, va_list ap)
     __attribute__((format(printf, 7, 0)));
@@ -70,6 +116,8 @@ static int vfail(opmap_error *err, int code, const char *source, uint64_t offset
     if (source)
         snprintf(err->source, sizeof(err->source), "%s", source);
     vsnprintf(err->message, sizeof(err->message), fmt, ap);
+    om_one_line(err->source);
+    om_one_line(err->message);
     return code;
 }
 

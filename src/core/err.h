@@ -28,4 +28,16 @@ int om_fail_line(opmap_error *err, int code, const char *source, uint32_t line,
 /* Out of memory or over budget, whichever `m` says happened. */
 int om_fail_mem(opmap_error *err, const om_mem *m, const char *source);
 
+/*
+ * Terminal safety for strings that come from inputs. Returns the length of the UTF-8
+ * sequence at `p` (NUL-terminated) when a terminal shows it as text, or 0 when the byte at
+ * `p` must not reach a terminal: C0 controls (ESC, CR, LF, BEL...), DEL, the C1 controls
+ * U+0080..U+009F (CSI, OSC as UTF-8) and any byte of malformed UTF-8 (a lone 0x9B is CSI
+ * to an 8-bit terminal). Never reads past the NUL.
+ */
+size_t om_term_seq(const unsigned char *p);
+
+/* Makes `s` one line of text a terminal shows as is: what om_term_seq refuses becomes '?'. */
+void om_one_line(char *s);
+
 #endif /* OM_ERR_H */

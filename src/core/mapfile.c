@@ -26,7 +26,7 @@ static int fail_errno(opmap_error *err, const char *path, int e, const char *wha
 #define SMALL_FILE (256 * 1024)
 
 static int read_stream(om_mapped *out, om_mem *mem, int fd, const char *path, uint64_t max_bytes,
-                       opmap_error *err)
+                       const char *limit_name, opmap_error *err)
 {
     struct stat st;
     size_t cap = 64 * 1024, len = 0;
@@ -62,8 +62,8 @@ static int read_stream(om_mapped *out, om_mem *mem, int fd, const char *path, ui
         len += (size_t)n;
         if (len > max_bytes) {
             om_dealloc(mem, buf, cap);
-            return om_fail(err, OPMAP_ELIMIT, path,
-                           "file larger than max_file_bytes (%" PRIu64 ")", max_bytes);
+            return om_fail(err, OPMAP_ELIMIT, path, "file larger than %s (%" PRIu64 ")",
+                           limit_name, max_bytes);
         }
     }
     out->heap = buf;
@@ -76,6 +76,12 @@ static int read_stream(om_mapped *out, om_mem *mem, int fd, const char *path, ui
 
 int om_map_file(om_mapped *out, om_mem *mem, const char *path, uint64_t max_bytes,
                 opmap_error *err)
+{
+    return om_map_file_limit(out, mem, path, max_bytes, "max_file_bytes", err);
+}
+
+int om_map_file_limit(om_mapped *out, om_mem *mem, const char *path, uint64_t max_bytes,
+                      const char *limit_name, opmap_error *err)
 {
     struct stat st;
     int fd;
@@ -94,15 +100,15 @@ int om_map_file(om_mapped *out, om_mem *mem, const char *path, uint64_t max_byte
         return fail_errno(err, path, EISDIR, "cannot read");
     }
     if (!S_ISREG(st.st_mode)) {
-        int rc = read_stream(out, mem, fd, path, max_bytes, err);
+        int rc = read_stream(out, mem, fd, path, max_bytes, limit_name, err);
         close(fd);
         return rc;
     }
     if ((uint64_t)st.st_size > max_bytes) {
         close(fd);
         return om_fail(err, OPMAP_ELIMIT, path,
-                       "file is %" PRIu64 " bytes, over max_file_bytes (%" PRIu64 ")",
-                       (uint64_t)st.st_size, max_bytes);
+                       "file is %" PRIu64 " bytes, over %s (%" PRIu64 ")", (uint64_t)st.st_size,
+                       limit_name, max_bytes);
     }
     if (st.st_size == 0) {
         close(fd);
@@ -110,7 +116,7 @@ int om_map_file(om_mapped *out, om_mem *mem, const char *path, uint64_t max_byte
     }
     if (st.st_size <= SMALL_FILE) {
         /* small files: one read() is cheaper than setting up and tearing down a mapping */
-        int rc = read_stream(out, mem, fd, path, max_bytes, err);
+        int rc = read_stream(out, mem, fd, path, max_bytes, limit_name, err);
         close(fd);
         return rc;
     }

@@ -24,9 +24,13 @@ typedef struct om_mapped {
     om_mem *mem;
 } om_mapped;
 
-/* Maps `path`; files over max_bytes fail with OPMAP_ELIMIT. */
+/* Maps `path`; files over max_bytes fail with OPMAP_ELIMIT (naming max_file_bytes). */
 int om_map_file(om_mapped *out, om_mem *mem, const char *path, uint64_t max_bytes,
                 opmap_error *err);
+
+/* The same, for a file whose limit has another name (e.g. "max_table_bytes"). */
+int om_map_file_limit(om_mapped *out, om_mem *mem, const char *path, uint64_t max_bytes,
+                      const char *limit_name, opmap_error *err);
 
 void om_unmap(om_mapped *m);
 

@@ -7,17 +7,12 @@
 #include <string.h>
 
 #include "../scan/result_internal.h"
+#include "../core/hash.h"
 #include "estimate.h"
 
 static uint64_t name_hash(const char *d, const char *n)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (; *d; d++)
-        h = (h ^ (unsigned char)*d) * 1099511628211ull;
-    h = (h ^ 0xff) * 1099511628211ull;
-    for (; *n; n++)
-        h = (h ^ (unsigned char)*n) * 1099511628211ull;
-    return h;
+    return om_hash_key(d, n);
 }
 
 static int port_cmp(const void *a, const void *b)

@@ -2,6 +2,7 @@
  * ir/ir.c - dtype names, domains, look-ups and interning for the IR (see ir.h).
  */
 #include "ir.h"
+#include "../core/hash.h"
 
 #include <string.h>
 
@@ -58,13 +59,7 @@ const ir_attr *ir_node_attr(const ir_node *node, const char *name)
 
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;
-    size_t i;
-    for (i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
-    }
-    return h;
+    return om_hash_bytes(OM_HASH_SEED, s, n);
 }
 
 void ir_intern_init(ir_interner *t, om_mem *mem, om_arena *arena)

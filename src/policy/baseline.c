@@ -9,19 +9,65 @@
 #include "../report/out.h"
 #include "policy_internal.h"
 
-/* A YAML double-quoted scalar: safe for any bytes a model name may hold. */
-static void yaml_quoted(om_out *o, const char *s)
+/*
+ * A YAML double-quoted scalar: safe for any bytes a model name may hold. YAML refuses C1
+ * controls and the non-characters U+FFFE/U+FFFF in a file, and reads NEL, U+2028 and U+2029
+ * as line breaks, so those are written as \u escapes (which read back as the same UTF-8).
+ * Bytes that are not UTF-8 at all have no YAML spelling (\xNN reads back as U+00NN): in a
+ * glob pattern (model, node) they become '?', which matches any one byte.
+ */
+static size_t raw_byte_at(const unsigned char *p)
 {
+    if (*p < 0x80 || (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) ||
+        (p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9)) ||
+        (p[0] == 0xEF && p[1] == 0xBF && (p[2] == 0xBE || p[2] == 0xBF)))
+        return 0;
+    return om_term_seq(p) ? 0 : 1;
+}
+
+static int has_raw_bytes(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (; *p; p++)
+        if (raw_byte_at(p))
+            return 1;
+    return 0;
+}
+
+static void yaml_quoted(om_out *o, const char *s, int glob)
+{
+    const unsigned char *p = (const unsigned char *)s;
     om_out_str(o, "\"");
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
+    while (*p) {
+        unsigned char c = *p;
+        size_t n;
         if (c == '"' || c == '\\') {
             char e[3] = { '\\', (char)c, 0 };
             om_out_str(o, e);
+            p++;
         } else if (c < 0x20 || c == 0x7f) {
             om_out_printf(o, "\\x%02x", c);
+            p++;
+        } else if (c < 0x80) {
+            om_out_bytes(o, p++, 1);
+        } else if (c == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
+            om_out_printf(o, "\\u%04x", p[1]); /* C1 controls, NEL included */
+            p += 2;
+        } else if (c == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9)) {
+            om_out_printf(o, "\\u%04x", 0x2000 + (p[2] - 0x80)); /* U+2028, U+2029 */
+            p += 3;
+        } else if (c == 0xEF && p[1] == 0xBF && (p[2] == 0xBE || p[2] == 0xBF)) {
+            om_out_printf(o, "\\u%04x", 0xFFC0 + (p[2] - 0x80)); /* U+FFFE, U+FFFF */
+            p += 3;
+        } else if ((n = om_term_seq(p)) != 0) {
+            om_out_bytes(o, p, n);
+            p += n;
         } else {
-            om_out_bytes(o, s, 1);
+            if (glob)
+                om_out_str(o, "?");
+            else
+                om_out_printf(o, "\\x%02x", c);
+            p++;
         }
     }
     om_out_str(o, "\"");
@@ -54,36 +100,38 @@ int opmap_baseline_write(const opmap_verdict *v, const opmap_baseline_options *o
                       "schema: 1\nwaivers:\n", v->today);
     for (i = 0; i < v->n; i++) {
         const opmap_finding *f = &v->findings[i];
-        int dup = 0;
+        int dup = 0, by_op;
         if (!f->fails || f->kind == OPMAP_FAIL_EFFORT)
             continue;
+        /* an operator name that is not UTF-8 cannot be matched exactly: waive its node */
+        by_op = f->op[0] && !has_raw_bytes(f->op) && !has_raw_bytes(f->domain);
         for (j = 0; j < i && !dup; j++) {
             const opmap_finding *g = &v->findings[j];
             dup = g->fails && g->kind == f->kind && strcmp(g->op, f->op) == 0 &&
                   strcmp(g->domain, f->domain) == 0 && strcmp(g->model, f->model) == 0 &&
-                  (f->op[0] || strcmp(g->node, f->node) == 0);
+                  (by_op || strcmp(g->node, f->node) == 0);
         }
         if (dup)
             continue;
         om_out_str(&o, "  - op: ");
-        if (f->op[0]) {
+        if (by_op) {
             char name[600];
             snprintf(name, sizeof(name), "%s::%s", f->domain, f->op);
-            yaml_quoted(&o, name);
+            yaml_quoted(&o, name, 0);
         } else {
             om_out_str(&o, "\"*\"");
         }
         om_out_printf(&o, "\n    kind: %s\n    model: ", opmap_fail_kind_name(
                               (unsigned)__builtin_ctz(f->kind)));
-        yaml_quoted(&o, f->model);
-        if (!f->op[0]) {
+        yaml_quoted(&o, f->model, 1);
+        if (!by_op) {
             om_out_str(&o, "\n    node: ");
-            yaml_quoted(&o, f->node);
+            yaml_quoted(&o, f->node, 1);
         }
         om_out_str(&o, "\n    reason: ");
-        yaml_quoted(&o, reason);
+        yaml_quoted(&o, reason, 0);
         om_out_str(&o, "\n    owner: ");
-        yaml_quoted(&o, owner);
+        yaml_quoted(&o, owner, 0);
         om_out_printf(&o, "\n    expires: \"%s\"\n", expires);
         written++;
     }

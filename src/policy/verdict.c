@@ -119,6 +119,8 @@ static int add(builder *b, unsigned kind, const char *model, const opmap_op *op,
     if (!f || !(f->message = om_arena_strdup(A, message)) ||
         !(f->node = om_arena_strdup(A, node ? node : "")))
         return OPMAP_ENOMEM;
+    /* "one line": operator names in it come from the model (newlines, escape sequences) */
+    om_one_line((char *)f->message);
     f->kind = kind;
     f->domain = op ? op->domain : "";
     f->op = op ? op->name : "";

@@ -3,6 +3,7 @@
  * reason, an owner and an expiry date. Strict like the table: unknown keys, missing fields,
  * bad dates and unknown kinds are errors with file:line:column.
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include "../api/ctx_internal.h"
@@ -20,7 +21,7 @@ static int parse_entry(yr *y, const yt_node *e, om_waiver *w)
     int rc;
     w->line = e->line;
     if ((rc = yr_kind(y, e, YT_MAP, "a waiver")) || (rc = yr_keys(y, e, keys, "a waiver")) ||
-        (rc = yr_require(y, e, "op", "waiver", &n)) || (rc = yr_str(y, n, "op", &op)) ||
+        (rc = yr_require(y, e, "op", "waiver", &n)) || (rc = yr_str_any(y, n, "op", &op)) ||
         (rc = yr_require(y, e, "reason", "waiver", &n)) ||
         (rc = yr_str(y, n, "reason", &w->reason)) ||
         (rc = yr_require(y, e, "owner", "waiver", &n)) ||
@@ -37,9 +38,9 @@ static int parse_entry(yr *y, const yt_node *e, om_waiver *w)
     } else {
         w->op = op;
     }
-    if ((n = yt_get(e, "model")) && (rc = yr_str(y, n, "model", &w->model)))
+    if ((n = yt_get(e, "model")) && (rc = yr_str_any(y, n, "model", &w->model)))
         return rc;
-    if ((n = yt_get(e, "node")) && (rc = yr_str(y, n, "node", &w->node)))
+    if ((n = yt_get(e, "node")) && (rc = yr_str_any(y, n, "node", &w->node)))
         return rc;
     if ((n = yt_get(e, "kind"))) {
         const char *k;
@@ -104,7 +105,8 @@ int opmap_waivers_load_memory(opmap_waivers **out, opmap_ctx *ctx, const void *d
         return om_fail(err, OPMAP_EINVAL, name, "opmap_waivers_load_memory: NULL argument");
     *out = NULL;
     if (size > ctx->limits.max_table_bytes)
-        return om_fail(err, OPMAP_ELIMIT, name, "waiver file over max_table_bytes");
+        return om_fail(err, OPMAP_ELIMIT, name, "waiver file is %zu bytes, over max_table_bytes (%" PRIu64 ")",
+                       size, ctx->limits.max_table_bytes);
     if (!(ws = om_ctx_calloc(ctx, sizeof(*ws))))
         return om_fail(err, OPMAP_ENOMEM, name, "out of memory");
     ws->ctx = ctx;
@@ -132,7 +134,8 @@ int opmap_waivers_load_file(opmap_waivers **out, opmap_ctx *ctx, const char *pat
     if (!out || !ctx || !path)
         return om_fail(err, OPMAP_EINVAL, path, "opmap_waivers_load_file: NULL argument");
     om_mem_init(&mem, &ctx->al, ctx->limits.max_table_bytes + 1);
-    if ((rc = om_map_file(&map, &mem, path, ctx->limits.max_table_bytes, err)))
+    if ((rc = om_map_file_limit(&map, &mem, path, ctx->limits.max_table_bytes,
+                                   "max_table_bytes", err)))
         return rc;
     rc = opmap_waivers_load_memory(out, ctx, map.data, (size_t)map.size, path, err);
     om_unmap(&map);

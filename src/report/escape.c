@@ -3,6 +3,29 @@
  */
 #include "escape.h"
 
+#include "../core/err.h"
+
+/*
+ * Bytes that are not UTF-8 (a name from a model may hold any bytes) make an XML report
+ * not well-formed, and a CSV or Markdown one undecodable: what is not a valid UTF-8
+ * sequence, a C1 control or U+FFFE/U+FFFF, becomes '?'. Returns the bytes consumed at p (>= 0x80).
+ */
+static size_t utf8_or_mark(om_out *o, const unsigned char *p)
+{
+    size_t n = om_term_seq(p);
+    /* U+FFFE and U+FFFF are valid UTF-8 but not XML 1.0 characters */
+    if (n == 3 && p[0] == 0xEF && p[1] == 0xBF && p[2] >= 0xBE) {
+        om_out_str(o, "?");
+        return n;
+    }
+    if (n) {
+        om_out_bytes(o, p, n);
+        return n;
+    }
+    om_out_str(o, "?");
+    return 1;
+}
+
 static void html_char(om_out *o, unsigned char c)
 {
     switch (c) {
@@ -21,8 +44,13 @@ static void html_char(om_out *o, unsigned char c)
 
 void om_out_html(om_out *o, const char *s)
 {
-    for (; *s; s++)
-        html_char(o, (unsigned char)*s);
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        if (*p >= 0x80)
+            p += utf8_or_mark(o, p);
+        else
+            html_char(o, *p++);
+    }
 }
 
 void om_out_xml(om_out *o, const char *s)
@@ -33,8 +61,13 @@ void om_out_xml(om_out *o, const char *s)
 
 void om_out_md(om_out *o, const char *s)
 {
-    for (; *s; s++) {
+    while (*s) {
         unsigned char c = (unsigned char)*s;
+        if (c >= 0x80) {
+            s += utf8_or_mark(o, (const unsigned char *)s);
+            continue;
+        }
+        s++;
         switch (c) {
         case '|': case '`': case '*': case '_': case '[': case ']': case '\\': case '#':
         case '~':
@@ -52,11 +85,16 @@ void om_out_csv(om_out *o, const char *s)
     om_out_str(o, "\"");
     if (*s == '=' || *s == '+' || *s == '-' || *s == '@' || *s == '\t' || *s == '\r')
         om_out_str(o, "'");
-    for (; *s; s++) {
+    while (*s) {
+        if ((unsigned char)*s >= 0x80) {
+            s += utf8_or_mark(o, (const unsigned char *)s);
+            continue;
+        }
         if (*s == '"')
             om_out_str(o, "\"\"");
         else
             om_out_bytes(o, s, 1);
+        s++;
     }
     om_out_str(o, "\"");
 }

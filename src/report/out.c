@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/err.h"
+
 void om_out_init(om_out *o, opmap_write_fn write, void *payload)
 {
     o->write = write;
@@ -64,10 +66,17 @@ void om_out_printf(om_out *o, const char *fmt, ...)
 
 void om_out_term(om_out *o, const char *s)
 {
+    /* C0/C1 controls, DEL and malformed UTF-8 (a lone 0x9B is CSI to 8-bit terminals) */
     const unsigned char *p = (const unsigned char *)s;
-    for (; *p; p++) {
-        char c = (*p < 0x20 || *p == 0x7f) ? '?' : (char)*p;
-        om_out_bytes(o, &c, 1);
+    while (*p) {
+        size_t n = om_term_seq(p);
+        if (n) {
+            om_out_bytes(o, p, n);
+            p += n;
+        } else {
+            om_out_bytes(o, "?", 1);
+            p++;
+        }
     }
 }
 

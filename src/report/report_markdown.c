@@ -8,8 +8,32 @@
 #include <string.h>
 
 #include "../scan/result_internal.h"
+#include "../core/err.h"
 #include "escape.h"
 #include "report_internal.h"
+
+/*
+ * Text inside a code span: Markdown is literal there, so only what ends the span or the
+ * table row matters -- the backtick and the pipe become ', and control bytes (a newline
+ * would end the row and start free Markdown; ESC would reach a terminal) and bytes that are
+ * not UTF-8 become '?'.
+ */
+static void code_span_text(om_out *o, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        unsigned char c = *p;
+        size_t n = c >= 0x80 ? om_term_seq(p) : 1; /* not UTF-8, or a C1 control: '?' */
+        if (c >= 0x80 && n) {
+            om_out_bytes(o, p, n);
+            p += n;
+            continue;
+        }
+        om_out_bytes(o, c == '`' || c == '|' ? "'"
+                        : c < 0x20 || c >= 0x7f ? "?" : (const char *)p, 1);
+        p++;
+    }
+}
 
 static void days(om_out *o, uint64_t milli)
 {
@@ -86,12 +110,9 @@ int om_report_markdown(const om_report_in *in, om_out *o)
                 continue;
             listed++;
             om_out_printf(o, "| %s | `", opmap_op_status_name(op->status));
-            /* inside a code span only the backtick and the pipe matter */
-            for (c = 0; op->domain[c]; c++)
-                om_out_bytes(o, op->domain[c] == '`' || op->domain[c] == '|' ? "'" : &op->domain[c], 1);
+            code_span_text(o, op->domain);
             om_out_str(o, "::");
-            for (c = 0; op->name[c]; c++)
-                om_out_bytes(o, op->name[c] == '`' || op->name[c] == '|' ? "'" : &op->name[c], 1);
+            code_span_text(o, op->name);
             om_out_str(o, "` | ");
             om_out_md(o, r->model_name);
             om_out_printf(o, " | %" PRIu64 " | ", op->instances);

@@ -25,7 +25,7 @@ static int from_attr(const ir_attr *a, val *v)
     switch (a->type) {
     case IR_ATTR_INT: v->kind = OM_VAL_NUM; v->num = (double)a->i; return 1;
     case IR_ATTR_FLOAT: v->kind = OM_VAL_NUM; v->num = a->f; return 1;
-    case IR_ATTR_STRING: v->kind = OM_VAL_STR; v->str = a->s.data; return 1;
+    case IR_ATTR_STRING: v->kind = OM_VAL_STR; v->str = a->s.data ? a->s.data : ""; return 1;
     case IR_ATTR_INTS: v->kind = OM_VAL_LIST; v->n = a->n_ints; v->ints = a->ints; return 1;
     case IR_ATTR_FLOATS: v->kind = OM_VAL_LIST; v->n = a->n_floats; v->floats = a->floats; return 1;
     case IR_ATTR_STRINGS: v->kind = OM_VAL_LIST; v->n = a->n_strings; v->strings = a->strings; return 1;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../core/err.h"
+#include "../core/hash.h"
 
 typedef struct scope {
     struct scope *parent;
@@ -25,10 +26,7 @@ typedef struct infer {
 
 static uint64_t hash_name(const char *s)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    return om_hash_str(OM_HASH_SEED, s);
 }
 
 static int scope_init(infer *in, scope *s, scope *parent, size_t values)

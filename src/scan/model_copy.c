@@ -5,52 +5,101 @@
 #include <string.h>
 
 #include "scan_internal.h"
+#include "../core/hash.h"
 
 static const char *dup_or_empty(om_arena *a, const char *s)
 {
     return om_arena_strdup(a, s ? s : "");
 }
 
+/*
+ * Initializer names of a graph as a hash set: a hostile graph may hold hundreds of thousands
+ * of inputs and initializers, and matching them pairwise would be quadratic.
+ */
+typedef struct name_set {
+    const char **slots;
+    size_t cap;
+} name_set;
+
+static uint64_t name_hash(const char *s)
+{
+    return om_hash_str(OM_HASH_SEED, s);
+}
+
+static int init_names(opmap_result *res, const ir_graph *g, name_set *set)
+{
+    size_t i;
+    set->cap = 16;
+    while (set->cap < g->n_inits * 2)
+        set->cap *= 2;
+    if (!(set->slots = om_calloc(&res->mem, set->cap, sizeof(*set->slots))))
+        return OPMAP_ENOMEM;
+    for (i = 0; i < g->n_inits; i++) {
+        size_t j = name_hash(g->inits[i].name) & (set->cap - 1);
+        while (set->slots[j] && strcmp(set->slots[j], g->inits[i].name) != 0)
+            j = (j + 1) & (set->cap - 1);
+        set->slots[j] = g->inits[i].name;
+    }
+    return OPMAP_OK;
+}
+
+static int is_init_name(const name_set *set, const char *name)
+{
+    size_t j = name_hash(name) & (set->cap - 1);
+    while (set->slots[j]) {
+        if (strcmp(set->slots[j], name) == 0)
+            return 1;
+        j = (j + 1) & (set->cap - 1);
+    }
+    return 0;
+}
+
 static int copy_values(opmap_result *res, const ir_graph *g, const ir_value *src, size_t n,
                        ir_value **out, size_t *count, int skip_inits)
 {
     size_t i, k = 0;
+    name_set inits = { NULL, 0 };
+    int rc = OPMAP_OK;
     *count = 0;
     if (!n)
         return OPMAP_OK;
     if (!(*out = om_arena_array(&res->arena, n, sizeof(ir_value))))
         return OPMAP_ENOMEM;
-    for (i = 0; i < n; i++) {
+    if (skip_inits && g->n_inits && init_names(res, g, &inits) != OPMAP_OK)
+        return OPMAP_ENOMEM;
+    for (i = 0; i < n && rc == OPMAP_OK; i++) {
         ir_value *v = &(*out)[k];
-        size_t d, j;
-        int is_init = 0;
+        size_t d;
         /* Older exporters list initializers as graph inputs: they are weights, not inputs. */
-        for (j = 0; skip_inits && j < g->n_inits; j++)
-            if (strcmp(g->inits[j].name, src[i].name) == 0) {
-                is_init = 1;
-                break;
-            }
-        if (is_init)
+        if (inits.slots && is_init_name(&inits, src[i].name))
             continue;
         *v = src[i];
-        if (!(v->name = om_arena_strdup(&res->arena, src[i].name)))
-            return OPMAP_ENOMEM;
+        if (!(v->name = om_arena_strdup(&res->arena, src[i].name))) {
+            rc = OPMAP_ENOMEM;
+            break;
+        }
         if (src[i].type.rank > 0) {
             if (!(v->type.dims = om_arena_array(&res->arena, (size_t)src[i].type.rank,
-                                                sizeof(ir_dim))))
-                return OPMAP_ENOMEM;
+                                                sizeof(ir_dim)))) {
+                rc = OPMAP_ENOMEM;
+                break;
+            }
             for (d = 0; d < (size_t)src[i].type.rank; d++) {
                 v->type.dims[d] = src[i].type.dims[d];
                 if (src[i].type.dims[d].param &&
                     !(v->type.dims[d].param =
-                          om_arena_strdup(&res->arena, src[i].type.dims[d].param)))
-                    return OPMAP_ENOMEM;
+                          om_arena_strdup(&res->arena, src[i].type.dims[d].param))) {
+                    rc = OPMAP_ENOMEM;
+                    break;
+                }
             }
         }
         k++;
     }
+    if (inits.slots)
+        om_dealloc(&res->mem, inits.slots, inits.cap * sizeof(*inits.slots));
     *count = k;
-    return OPMAP_OK;
+    return rc;
 }
 
 /* External-data references of every tensor, so reports can list the side files. */

@@ -6,6 +6,7 @@
  * Risks repeat across instances, so each distinct message is kept once with its first
  * place; at most OM_MAX_RISKS are kept and the rest counted.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,6 +42,28 @@ static int add(opmap_result *res, const char *kind, int level, const char *messa
     return add_risk(res, kind, level, 0, message, where);
 }
 
+/*
+ * Appends to buf[0, size) at *used, and never past the end: snprintf returns the length it
+ * would have written, so adding it up unchecked walks `used` past the buffer (a symbolic
+ * dimension of 40 bytes, a Reshape value of 1e308 printed with 309 digits) and the next
+ * write lands outside it.
+ */
+static void append(char *buf, size_t size, size_t *used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void append(char *buf, size_t size, size_t *used, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    if (*used + 1 >= size)
+        return;
+    va_start(ap, fmt);
+    n = vsnprintf(buf + *used, size - *used, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *used = (size_t)n < size - *used ? *used + (size_t)n : size - 1;
+}
+
 static int risky_dtype(int dt)
 {
     return dt == IR_DT_DOUBLE || dt == IR_DT_COMPLEX64 || dt == IR_DT_COMPLEX128 ||
@@ -73,23 +96,21 @@ int om_risks_model(opmap_result *res)
         int32_t d;
         size_t used = 0;
         int dynamic = 0, rc;
-        used += (size_t)snprintf(msg, sizeof(msg), "input '%.100s' has dynamic dimensions [",
-                                 v->name);
+        append(msg, sizeof(msg), &used, "input '%.100s' has dynamic dimensions [", v->name);
         for (d = 0; d < v->type.rank && used < sizeof(msg) - 40; d++) {
             const ir_dim *dim = &v->type.dims[d];
             if (dim->param || dim->value < 0)
                 dynamic = 1;
-            used += (size_t)snprintf(msg + used, sizeof(msg) - used, "%s%.40s", d ? ", " : "",
-                                     dim->param ? dim->param : dim->value < 0 ? "?" : "");
+            append(msg, sizeof(msg), &used, "%s%.40s", d ? ", " : "",
+                   dim->param ? dim->param : dim->value < 0 ? "?" : "");
             if (!dim->param && dim->value >= 0)
-                used += (size_t)snprintf(msg + used, sizeof(msg) - used, "%lld",
-                                         (long long)dim->value);
+                append(msg, sizeof(msg), &used, "%lld", (long long)dim->value);
         }
         snprintf(where, sizeof(where), "main/inputs/%.200s", v->name);
         if (dynamic) {
-            snprintf(msg + used, sizeof(msg) - used,
-                     "]: every new shape recompiles the graph on Ascend; fix them, or bucket "
-                     "the shapes");
+            append(msg, sizeof(msg), &used,
+                   "]: every new shape recompiles the graph on Ascend; fix them, or bucket "
+                   "the shapes");
             if ((rc = add(res, "dynamic_shape", OPMAP_DIAG_WARNING, msg, where)))
                 return rc;
         }
@@ -125,15 +146,13 @@ int om_risks_instance(opmap_result *res, const opmap_op *op, const om_visit *v)
         const ir_tensor *t = n->in_facts[1].value;
         size_t used = 0;
         int inferred = 0;
-        used = (size_t)snprintf(msg, sizeof(msg), "Reshape target [");
+        append(msg, sizeof(msg), &used, "Reshape target [");
         for (i = 0; i < t->n_values && used < sizeof(msg) - 100; i++) {
             inferred |= t->values[i] == -1;
-            used += (size_t)snprintf(msg + used, sizeof(msg) - used, "%s%.0f", i ? ", " : "",
-                                     t->values[i]);
+            append(msg, sizeof(msg), &used, "%s%.0f", i ? ", " : "", t->values[i]);
         }
         if (inferred) {
-            snprintf(msg + used, sizeof(msg) - used,
-                     "] leaves a dimension to be inferred at run time");
+            append(msg, sizeof(msg), &used, "] leaves a dimension to be inferred at run time");
             if ((rc = add(res, "dynamic_shape", OPMAP_DIAG_INFO, msg, v->path)))
                 return rc;
         }

@@ -28,7 +28,12 @@ opmap_table *om_table_new(opmap_ctx *ctx, const char *origin)
         return NULL;
     t->ctx = ctx;
     om_mem_init(&t->mem, &ctx->al, ctx->limits.max_heap_bytes);
-    om_arena_init(&t->arena, &t->mem, 256 * 1024);
+    /* chunks of about an eighth of max_heap_bytes, so a small budget is a limit the
+     * table's content reaches (OPMAP_ELIMIT), not a failure to start (OPMAP_ENOMEM) */
+    om_arena_init(&t->arena, &t->mem,
+                  ctx->limits.max_heap_bytes / 8 < 256 * 1024
+                      ? (size_t)(ctx->limits.max_heap_bytes / 8) + 16
+                      : 256 * 1024);
     if (!(t->origin = om_arena_strdup(&t->arena, origin))) {
         om_arena_free(&t->arena);
         om_ctx_release(ctx, t);
@@ -63,7 +68,8 @@ int opmap_table_load_file(opmap_table **out, opmap_ctx *ctx, const char *path, o
         return om_fail(err, OPMAP_EINVAL, path, "opmap_table_load_file: NULL argument");
     *out = NULL;
     om_mem_init(&mem, &ctx->al, ctx->limits.max_table_bytes + 1);
-    if ((rc = om_map_file(&map, &mem, path, ctx->limits.max_table_bytes, err)))
+    if ((rc = om_map_file_limit(&map, &mem, path, ctx->limits.max_table_bytes,
+                                   "max_table_bytes", err)))
         return rc;
     rc = load(out, ctx, map.data ? map.data : (const unsigned char *)"", (size_t)map.size, path,
               err);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../core/err.h"
+#include "../core/hash.h"
 #include "../ir/ir.h"
 #include "table_internal.h"
 #include "yaml_read.h"
@@ -26,6 +27,7 @@
 typedef struct ld {
     yr y;
     opmap_table *t;
+    const om_source **by_id;  /* the sources sorted by id, for look-ups in O(log n) */
 } ld;
 
 static const char *const flag_names[OPMAP_FLAG_COUNT] = {
@@ -120,17 +122,31 @@ static int soc_index(ld *l, const yt_node *n, const char *name, uint32_t *out)
     return yr_bad(&l->y, n, "unknown SoC '%s' (not in about.socs)", name);
 }
 
+/*
+ * Source ids are checked through l->by_id (sorted), not by scanning every source for every
+ * id: a hostile table with n sources and n rows naming them would take n^2 comparisons
+ * (100,000 of each: about a minute).
+ */
+static int by_id_cmp(const void *a, const void *b)
+{
+    const om_source *x = *(const om_source *const *)a, *y = *(const om_source *const *)b;
+    int c = strcmp(x->id, y->id);
+    return c ? c : (x < y ? -1 : x > y);  /* equal ids: in file order */
+}
+
+static int id_key_cmp(const void *key, const void *elem)
+{
+    return strcmp((const char *)key, (*(const om_source *const *)elem)->id);
+}
+
 static int check_sources(ld *l, const yt_node *n, const char **ids, size_t count)
 {
-    size_t i, j;
-    for (i = 0; i < count; i++) {
-        for (j = 0; j < l->t->n_sources; j++)
-            if (strcmp(l->t->sources[j].id, ids[i]) == 0)
-                break;
-        if (j == l->t->n_sources)
+    size_t i;
+    for (i = 0; i < count; i++)
+        if (!l->by_id || !bsearch(ids[i], l->by_id, l->t->n_sources, sizeof(*l->by_id),
+                                  id_key_cmp))
             return yr_bad(&l->y, n->kind == YT_SEQ && i < n->n ? n->items[i] : n,
                        "unknown source id '%s' (not in sources:)", ids[i]);
-    }
     return OPMAP_OK;
 }
 
@@ -208,10 +224,28 @@ static int parse_sources(ld *l, const yt_node *s)
         OPT("taken", taken);
         OPT("url", url);
 #undef OPT
-        for (j = 0; j < i; j++)
-            if (strcmp(l->t->sources[j].id, src->id) == 0)
-                return yr_bad(&l->y, e, "source id '%s' defined twice (first at line %" PRIu32 ")",
-                           src->id, l->t->sources[j].line);
+    }
+    /* ids sorted once; the first id defined twice (in file order) is the error */
+    if (s->n && !(l->by_id = om_arena_array(l->y.A, s->n, sizeof(*l->by_id))))
+        return yr_oom(&l->y);
+    for (i = 0; i < s->n; i++)
+        l->by_id[i] = &l->t->sources[i];
+    if (s->n)
+        qsort(l->by_id, s->n, sizeof(*l->by_id), by_id_cmp);
+    {
+        const om_source *dup = NULL, *first = NULL;
+        for (i = 0, j = 0; i < s->n; i = j) {
+            for (j = i + 1; j < s->n && strcmp(l->by_id[j]->id, l->by_id[i]->id) == 0; j++)
+                ;
+            if (j - i > 1 && (!dup || l->by_id[i + 1] < dup)) {
+                dup = l->by_id[i + 1];
+                first = l->by_id[i];
+            }
+        }
+        if (dup)
+            return yr_bad(&l->y, s->items[dup - l->t->sources],
+                          "source id '%s' defined twice (first at line %" PRIu32 ")", dup->id,
+                          first->line);
     }
     return OPMAP_OK;
 }
@@ -569,14 +603,7 @@ static int parse_row(ld *l, const yt_node *e, opmap_row *row)
 
 static uint64_t key_hash(const char *domain, const char *op)
 {
-    uint64_t h = 1469598103934665603ull;
-    const char *s;
-    for (s = domain; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    h = (h ^ 0xff) * 1099511628211ull;
-    for (s = op; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    return om_hash_key(domain, op);
 }
 
 static int row_cmp(const void *a, const void *b)
@@ -690,6 +717,7 @@ int om_table_parse(opmap_table *t, const unsigned char *data, size_t size,
     int rc;
 
     l.t = t;
+    l.by_id = NULL;
     l.y.src = t->origin;
     l.y.err = err;
     l.y.A = &t->arena;

@@ -1,6 +1,7 @@
 /*
  * table/weights.c - effort weights from a file, replacing the table's (see opmap/table.h).
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include <opmap/table.h>
@@ -27,7 +28,8 @@ int opmap_weights_load_memory(opmap_weights *out, opmap_ctx *ctx, const void *da
     memset(out, 0, sizeof(*out));
     out->version = OPMAP_WEIGHTS_VERSION;
     if (size > ctx->limits.max_table_bytes)
-        return om_fail(err, OPMAP_ELIMIT, name, "weights file over max_table_bytes");
+        return om_fail(err, OPMAP_ELIMIT, name, "weights file is %zu bytes, over max_table_bytes (%" PRIu64 ")",
+                       size, ctx->limits.max_table_bytes);
     om_mem_init(&mem, &ctx->al, ctx->limits.max_heap_bytes);
     om_arena_init(&arena, &mem, 0);
     y.src = name;
@@ -52,7 +54,8 @@ int opmap_weights_load_file(opmap_weights *out, opmap_ctx *ctx, const char *path
     if (!out || !ctx || !path)
         return om_fail(err, OPMAP_EINVAL, path, "opmap_weights_load_file: NULL argument");
     om_mem_init(&mem, &ctx->al, ctx->limits.max_table_bytes + 1);
-    if ((rc = om_map_file(&map, &mem, path, ctx->limits.max_table_bytes, err)))
+    if ((rc = om_map_file_limit(&map, &mem, path, ctx->limits.max_table_bytes,
+                                   "max_table_bytes", err)))
         return rc;
     rc = opmap_weights_load_memory(out, ctx, map.data, (size_t)map.size, path, err);
     om_unmap(&map);

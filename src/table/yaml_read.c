@@ -47,7 +47,8 @@ int yr_is_null(const yt_node *n)
            (n->len == 0 || strcmp(n->str, "null") == 0 || strcmp(n->str, "~") == 0);
 }
 
-int yr_str(yr *l, const yt_node *n, const char *what, const char **out)
+/* A non-empty scalar, any bytes: for patterns matched against model strings. */
+int yr_str_any(yr *l, const yt_node *n, const char *what, const char **out)
 {
     int rc = yr_kind(l, n, YT_SCALAR, what);
     if (rc)
@@ -55,6 +56,28 @@ int yr_str(yr *l, const yt_node *n, const char *what, const char **out)
     if (yr_is_null(n))
         return yr_bad(l, n, "%s must not be empty", what);
     *out = n->str;
+    return OPMAP_OK;
+}
+
+int yr_str(yr *l, const yt_node *n, const char *what, const char **out)
+{
+    const unsigned char *p;
+    size_t i;
+    int rc = yr_str_any(l, n, what, out);
+    if (rc)
+        return rc;
+    /*
+     * Tables, weights and waiver files hold text that reports and `opmap table show` print:
+     * a control character ("\e[2J" is valid YAML), a C1 control or a NUL (which would cut
+     * the string short) has no business there. Newlines and tabs are text.
+     */
+    for (p = (const unsigned char *)n->str, i = 0; i < n->len; i++)
+        if ((p[i] < 0x20 && p[i] != '\n' && p[i] != '\t') || p[i] == 0x7f ||
+            (p[i] == 0xC2 && i + 1 < n->len && p[i + 1] >= 0x80 && p[i + 1] <= 0x9F)) {
+            *out = NULL;
+            return yr_bad(l, n, "%s holds a control character (byte %zu of the string)", what,
+                          i);
+        }
     return OPMAP_OK;
 }
 

@@ -25,7 +25,10 @@ int yr_bad(yr *y, const yt_node *n, const char *fmt, ...) __attribute__((format(
 int yr_oom(yr *y);
 int yr_kind(yr *y, const yt_node *n, yt_kind kind, const char *what);
 int yr_is_null(const yt_node *n);
+/* A non-empty scalar of text: control characters (but newline and tab) are refused. */
 int yr_str(yr *y, const yt_node *n, const char *what, const char **out);
+/* A non-empty scalar of any bytes (waiver patterns: model strings may hold anything). */
+int yr_str_any(yr *y, const yt_node *n, const char *what, const char **out);
 int yr_int(yr *y, const yt_node *n, const char *what, int64_t *out);
 /* Non-negative decimal with at most three decimals, as thousandths ("2.5" -> 2500). */
 int yr_milli(yr *y, const yt_node *n, const char *what, uint64_t *out);

@@ -137,6 +137,23 @@ static int close_container(builder *b, yaml_mark_t mark)
     return rc;
 }
 
+/* 1-based line and column (in bytes) of byte `off` of the input. */
+static void line_col(const unsigned char *data, size_t size, size_t off, uint32_t *line,
+                     uint32_t *col)
+{
+    size_t i, start = 0;
+    uint32_t n = 1;
+    if (off > size)
+        off = size;
+    for (i = 0; i < off; i++)
+        if (data[i] == '\n') {
+            n++;
+            start = i + 1;
+        }
+    *line = n;
+    *col = (uint32_t)(off - start) + 1;
+}
+
 int yt_parse(const unsigned char *data, size_t size, const char *src, om_arena *arena,
              uint32_t max_depth, uint64_t max_nodes, yt_node **root, opmap_error *err)
 {
@@ -163,13 +180,19 @@ int yt_parse(const unsigned char *data, size_t size, const char *src, om_arena *
     while (!done && rc == OPMAP_OK) {
         if (!yaml_parser_parse(&parser, &ev)) {
             const char *problem = parser.problem ? parser.problem : "YAML syntax error";
-            if (parser.error == YAML_MEMORY_ERROR)
+            if (parser.error == YAML_MEMORY_ERROR) {
                 rc = om_fail(err, OPMAP_ENOMEM, src, "out of memory");
-            else
+            } else if (parser.error == YAML_READER_ERROR) {
+                /* bad UTF-8, NUL, control characters: libyaml gives a byte offset only */
+                uint32_t line, col;
+                line_col(data, size, parser.problem_offset, &line, &col);
+                rc = om_fail_line(err, OPMAP_EFORMAT, src, line, col, "%s", problem);
+            } else {
                 rc = om_fail_line(err, OPMAP_EFORMAT, src, (uint32_t)parser.problem_mark.line + 1,
                                   (uint32_t)parser.problem_mark.column + 1, "%s%s%s", problem,
                                   parser.context ? " " : "",
                                   parser.context ? parser.context : "");
+            }
             break;
         }
         switch (ev.type) {

@@ -37,12 +37,41 @@ typedef struct walk {
     char *buf;
     size_t cap, len;
     uint64_t visited;
+    uint64_t expanded;         /* frames pushed (subgraphs, calls) + recursive calls noted */
+    uint64_t path_bytes;       /* bytes appended to node paths, in total */
+    int over_paths;            /* path_bytes would pass max_heap_bytes */
     uint32_t next_seq;
     opmap_error *err;
 } walk;
 
+static int too_many_expansions(walk *w)
+{
+    return om_fail(w->err, OPMAP_ELIMIT, w->m->name,
+                   "more than max_nodes (%" PRIu64 ") subgraph and function-call expansions",
+                   w->lim->max_nodes);
+}
+
+static int too_many_instances(walk *w)
+{
+    return om_fail(w->err, OPMAP_ELIMIT, w->m->name,
+                   "more than max_nodes (%" PRIu64 ") operator instances after expanding "
+                   "function calls", w->lim->max_nodes);
+}
+
+/* 1 on success; 0 when memory or the path budget ran out (oom() tells which). */
 static int put(walk *w, const char *s, size_t n)
 {
+    /*
+     * Every expansion appends its segment to the path, and names may be up to
+     * max_string_bytes long: without a budget, many expansions of calls through nodes with
+     * long names would copy terabytes. Paths that are kept count against the result's heap;
+     * the bytes appended in total are held to the same limit.
+     */
+    if (n > w->lim->max_heap_bytes - w->path_bytes) {
+        w->over_paths = 1;
+        return 0;
+    }
+    w->path_bytes += n;
     if (w->len + n + 1 > w->cap) {
         size_t ncap = w->cap ? w->cap : 256;
         char *nb;
@@ -111,6 +140,10 @@ static int in_call_chain(const walk *w, const ir_function *fn)
 
 static int oom(walk *w)
 {
+    if (w->over_paths)
+        return om_fail(w->err, OPMAP_ELIMIT, w->m->name,
+                       "node paths built by the walk total more than max_heap_bytes (%" PRIu64 ")",
+                       w->lim->max_heap_bytes);
     return om_fail_mem(w->err, w->mem, w->m->name);
 }
 
@@ -146,6 +179,8 @@ static int next_subgraph(walk *w, frame *f)
                 return oom(w);
             if (depth > w->lim->max_depth)
                 return too_deep(w);
+            if (++w->expanded > w->lim->max_nodes)
+                return too_many_expansions(w);
             /* push may move the frame array: f is not used after this */
             if (!push(w, a->graphs[gi], opsets, n_opsets, fn, depth, NULL))
                 return oom(w);
@@ -189,6 +224,8 @@ static int run(walk *w, om_visit_fn visit, om_walk_note_fn note, void *payload)
         if (n->callee) {
             const ir_function *fn = n->callee;
             uint32_t depth = f->depth + 1;
+            if (++w->expanded > w->lim->max_nodes)
+                return too_many_expansions(w);
             if (in_call_chain(w, fn)) {
                 if (note && (rc = note(payload, "recursive call to a local function: not "
                                                 "expanded", w->buf)))
@@ -209,9 +246,7 @@ static int run(walk *w, om_visit_fn visit, om_walk_note_fn note, void *payload)
         }
 
         if (++w->visited > w->lim->max_nodes)
-            return om_fail(w->err, OPMAP_ELIMIT, w->m->name,
-                           "more than max_nodes (%" PRIu64 ") operator instances after "
-                           "expanding function calls", w->lim->max_nodes);
+            return too_many_instances(w);
         {
             om_visit v;
             v.node = n;
@@ -234,6 +269,198 @@ static int run(walk *w, om_visit_fn visit, om_walk_note_fn note, void *payload)
         f->node_path_len = w->len;
     }
     return OPMAP_OK;
+}
+
+/*
+ * ---- counting before walking ----
+ *
+ * Function calls are expanded at every call site, so a small file can expand without end:
+ * A calls B twice, B calls C twice, ... 40 levels make 2^40 instances; a node holding
+ * thousands of empty subgraphs at the bottom of such a chain makes as many expansions with
+ * no instance at all. Walking until max_nodes would take seconds to hours, so the walk
+ * first counts what it would do -- instances, and expansions (subgraphs entered, calls
+ * expanded, recursive calls noted) -- without visiting anything, and refuses a model over
+ * max_nodes in time linear in its size.
+ *
+ * Each function's totals are computed once and reused at every later call, unless its
+ * expansion met a recursive call (cut, as the walk does, at a function already on the call
+ * chain) or max_depth: such totals depend on the chain and are recomputed per call. The
+ * counting itself is iterative and its work is bounded: each of its steps (a node, a
+ * subgraph entered, a frame left) is one the walk takes too, and a walk within its limits
+ * takes at most 2 * max_nodes nodes (instances and calls), max_nodes subgraphs and
+ * max_nodes frames plus one per root graph; more steps than that mean the walk would pass a
+ * limit.
+ */
+typedef struct pc_frame {
+    const ir_graph *g;
+    size_t next;
+    const ir_node *cur;        /* node whose subgraphs are being counted */
+    uint32_t sub_attr;
+    size_t sub_graph;
+    const ir_function *fn;     /* the function this frame is the body of, or NULL */
+    uint32_t depth;
+    uint64_t visits, expansions;
+    int cut;                   /* totals depend on the call chain: do not reuse */
+} pc_frame;
+
+typedef struct pc_memo {
+    uint64_t visits, expansions;
+    uint8_t known, on_chain;
+} pc_memo;
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    uint64_t s;
+    return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
+}
+
+static pc_memo *memo_of(const ir_model *m, pc_memo *memo, const ir_function *fn)
+{
+    /* callees normally live in m->functions; anything else is simply not memoized */
+    if (!memo || fn < m->functions || fn >= m->functions + m->n_functions)
+        return NULL;
+    return &memo[fn - m->functions];
+}
+
+static pc_frame *pc_push(walk *w, om_vec *st, const ir_graph *g, const ir_function *fn,
+                         uint32_t depth)
+{
+    pc_frame *f = om_vec_push(st, w->mem);
+    if (!f)
+        return NULL;
+    f->g = g;
+    f->fn = fn;
+    f->depth = depth;
+    return f;
+}
+
+static int precount_root(walk *w, om_vec *st, pc_memo *memo, const ir_graph *root,
+                         uint64_t *work, uint64_t *visits, uint64_t *expansions)
+{
+    const ir_model *m = w->m;
+    /* every root adds one frame left to the walk's 4 * max_nodes steps */
+    uint64_t max_work = w->lim->max_nodes > UINT64_MAX / 5
+                            ? UINT64_MAX
+                            : sat_add(4 * w->lim->max_nodes + 1, (uint64_t)w->m->n_extra);
+    st->len = 0;
+    if (!pc_push(w, st, root, NULL, 0))
+        return oom(w);
+    while (st->len) {
+        pc_frame *f = &OM_VEC_AT(st, pc_frame, st->len - 1);
+        const ir_node *n;
+        if (++*work > max_work)
+            return too_many_expansions(w);
+        if (f->cur) {
+            const ir_node *c = f->cur;
+            const ir_graph *sub = NULL;
+            while (f->sub_attr < c->n_attrs) {
+                const ir_attr *a = &c->attrs[f->sub_attr];
+                if (f->sub_graph < a->n_graphs) {
+                    sub = a->graphs[f->sub_graph++];
+                    break;
+                }
+                f->sub_attr++;
+                f->sub_graph = 0;
+            }
+            if (sub) {
+                if (f->depth + 1 > w->lim->max_depth) {
+                    f->cut = 1; /* the walk reports it, with its path */
+                    continue;
+                }
+                /* fn NULL: a subgraph frame is not the body, its end is not the call's */
+                if (!pc_push(w, st, sub, NULL, f->depth + 1))
+                    return oom(w);
+                continue;
+            }
+            f->cur = NULL;
+        }
+        if (f->next >= f->g->n_nodes) {
+            pc_frame done = *f;
+            pc_memo *mm = memo_of(m, memo, done.fn);
+            st->len--;
+            if (mm) {
+                mm->on_chain = 0;
+                if (!done.cut) {
+                    mm->known = 1;
+                    mm->visits = done.visits;
+                    mm->expansions = done.expansions;
+                }
+            }
+            if (!st->len) {
+                *visits = sat_add(*visits, done.visits);
+                *expansions = sat_add(*expansions, done.expansions);
+            } else {
+                pc_frame *p = &OM_VEC_AT(st, pc_frame, st->len - 1);
+                p->visits = sat_add(p->visits, done.visits);
+                p->expansions = sat_add(p->expansions, sat_add(done.expansions, 1));
+                p->cut |= done.cut;
+            }
+            continue;
+        }
+        n = &f->g->nodes[f->next++];
+        if (n->callee) {
+            pc_memo *mm = memo_of(m, memo, n->callee);
+            int on_chain = 0;
+            size_t i;
+            if (mm) {
+                on_chain = mm->on_chain;
+            } else {
+                for (i = 0; i < st->len; i++)
+                    if (OM_VEC_AT(st, pc_frame, i).fn == n->callee)
+                        on_chain = 1;
+            }
+            if (on_chain) {
+                f->expansions = sat_add(f->expansions, 1); /* noted, not expanded */
+                f->cut = 1;
+                continue;
+            }
+            if (f->depth + 1 > w->lim->max_depth) {
+                f->cut = 1;
+                continue;
+            }
+            if (mm && mm->known) {
+                f->visits = sat_add(f->visits, mm->visits);
+                f->expansions = sat_add(f->expansions, sat_add(mm->expansions, 1));
+                continue;
+            }
+            if (mm)
+                mm->on_chain = 1;
+            if (!pc_push(w, st, &n->callee->body, n->callee, f->depth + 1))
+                return oom(w);
+            continue;
+        }
+        f->visits = sat_add(f->visits, 1);
+        f->cur = n;
+        f->sub_attr = 0;
+        f->sub_graph = 0;
+    }
+    return OPMAP_OK;
+}
+
+static int precount(walk *w)
+{
+    const ir_model *m = w->m;
+    om_vec st;
+    pc_memo *memo = NULL;
+    uint64_t work = 0, visits = 0, expansions = 0;
+    int rc = OPMAP_OK;
+    size_t i;
+    if (!m->n_functions)
+        return OPMAP_OK; /* without calls the walk is linear in the model: nothing to fear */
+    if (!(memo = om_calloc(w->mem, m->n_functions, sizeof(*memo))))
+        return oom(w);
+    om_vec_init(&st, sizeof(pc_frame));
+    if (m->main)
+        rc = precount_root(w, &st, memo, m->main, &work, &visits, &expansions);
+    for (i = 0; rc == OPMAP_OK && i < m->n_extra; i++)
+        rc = precount_root(w, &st, memo, m->extra_graphs[i], &work, &visits, &expansions);
+    om_vec_free(&st, w->mem);
+    om_dealloc(w->mem, memo, m->n_functions * sizeof(*memo));
+    if (rc == OPMAP_OK && visits > w->lim->max_nodes)
+        rc = too_many_instances(w);
+    if (rc == OPMAP_OK && expansions > w->lim->max_nodes)
+        rc = too_many_expansions(w);
+    return rc;
 }
 
 static int walk_root(walk *w, const ir_graph *g, const char *label, om_visit_fn visit,
@@ -259,7 +486,8 @@ int om_walk(const ir_model *m, const opmap_limits *lim, om_mem *mem, om_visit_fn
     w.mem = mem;
     w.err = err;
     om_vec_init(&w.frames, sizeof(frame));
-    if (m->main)
+    rc = precount(&w);
+    if (rc == OPMAP_OK && m->main)
         rc = walk_root(&w, m->main, "main", visit, note, payload);
     for (i = 0; rc == OPMAP_OK && i < m->n_extra; i++)
         rc = walk_root(&w, m->extra_graphs[i], m->extra_labels[i], visit, note, payload);

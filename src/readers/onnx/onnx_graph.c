@@ -48,6 +48,9 @@ static int read_attr(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_attr 
 
     /* pass 2 */
     a->name = "";
+    /* a STRING attribute may declare its type and omit `s`: consumers read s.data as a
+     * string, so it is never NULL */
+    a->s.data = "";
     c = pb_span(r->base, off, len);
     while ((k = pb_next(&c, &f)) > 0) {
         switch (f.num) {
@@ -114,10 +117,12 @@ static int read_attr(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_attr 
             if (f.wt == PB_LEN) {
                 pb_cur pc = pb_span(r->base, f.off, f.len);
                 uint64_t v;
-                while (pc.pos < pc.end && ii < ni) {
+                /* to the end: a last varint that never ends is an error, not ignored */
+                while (pc.pos < pc.end) {
                     if (pb_varint(&pc, &v) < 0)
                         return om_onnx_wire_fail(r, &pc);
-                    a->ints[ii++] = (int64_t)v;
+                    if (ii < ni)
+                        a->ints[ii++] = (int64_t)v;
                 }
             } else if ((rc = om_onnx_want(r, &f, PB_VARINT, "AttributeProto.ints"))) {
                 return rc;

@@ -333,10 +333,12 @@ int om_onnx_tensor(rd *r, uint64_t off, uint64_t len, ir_tensor *t)
             if (f.wt == PB_LEN) {
                 pb_cur pc = pb_span(r->base, f.off, f.len);
                 uint64_t v;
-                while (pc.pos < pc.end && di < ndims) {
+                /* to the end: a last varint that never ends is an error, not ignored */
+                while (pc.pos < pc.end) {
                     if (pb_varint(&pc, &v) < 0)
                         return om_onnx_wire_fail(r, &pc);
-                    t->dims[di++] = (int64_t)v;
+                    if (di < ndims)
+                        t->dims[di++] = (int64_t)v;
                 }
             } else if ((rc = om_onnx_want(r, &f, PB_VARINT, "TensorProto.dims"))) {
                 return rc;
@@ -450,10 +452,12 @@ int om_onnx_sparse(rd *r, uint64_t off, uint64_t len, ir_tensor *t)
             if (f.wt == PB_LEN) {
                 pb_cur pc = pb_span(r->base, f.off, f.len);
                 uint64_t v;
-                while (pc.pos < pc.end && di < ndims) {
+                /* to the end: a last varint that never ends is an error, not ignored */
+                while (pc.pos < pc.end) {
                     if (pb_varint(&pc, &v) < 0)
                         return om_onnx_wire_fail(r, &pc);
-                    t->dims[di++] = (int64_t)v;
+                    if (di < ndims)
+                        t->dims[di++] = (int64_t)v;
                 }
             } else if ((rc = om_onnx_want(r, &f, PB_VARINT, "SparseTensorProto.dims"))) {
                 return rc;

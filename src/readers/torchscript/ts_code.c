@@ -528,6 +528,8 @@ static int parse_stmt(ps *p, uint32_t indent, ts_stmt **out)
             int trailing;
             om_vec_init(&items, sizeof(ts_expr *));
             rc = parse_list(p, "\n", &items, &trailing, NULL);
+            if (!rc && !items.len) /* "return= x": nothing parsed before the '=' */
+                rc = perr(p, cur(p), "unexpected '%s' after 'return'", tok_desc(cur(p)));
             if (!rc && items.len == 1 && !trailing) {
                 s->e = *(ts_expr **)items.data;
             } else if (!rc) {

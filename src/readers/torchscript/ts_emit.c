@@ -11,6 +11,7 @@
 
 #include <inttypes.h>
 #include <string.h>
+#include "../../core/hash.h"
 
 typedef struct fwrap {
     ir_function fn;           /* first: a callee pointer is a fwrap pointer */
@@ -50,7 +51,7 @@ static uint64_t mix(uint64_t h, uint64_t v)
 
 static uint64_t node_hash(const ir_node *n)
 {
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = OM_HASH_SEED;
     uint32_t i, k;
     h = mix(h, (uintptr_t)n->domain);
     h = mix(h, (uintptr_t)n->op);
