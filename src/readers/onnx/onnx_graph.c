@@ -19,7 +19,8 @@ static int read_attr(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_attr 
     int k, rc, declared = 0;
     uint64_t nf = 0, ni = 0, ns = 0, nt = 0, ng = 0;
     int has_f = 0, has_i = 0, has_s = 0, has_tp = 0, has_tps = 0;
-    size_t fi = 0, ii = 0, si = 0, ti = 0, gi = 0;
+    size_t fi = 0, si = 0, ti = 0, gi = 0;
+    uint64_t ii = 0;
 
     /* pass 1: count list elements and tensors/graphs (t and g count as one) */
     while ((k = pb_next(&c, &f)) > 0) {
@@ -114,21 +115,8 @@ static int read_attr(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_attr 
             }
             break;
         case F_ATTR_INTS:
-            if (f.wt == PB_LEN) {
-                pb_cur pc = pb_span(r->base, f.off, f.len);
-                uint64_t v;
-                /* to the end: a last varint that never ends is an error, not ignored */
-                while (pc.pos < pc.end) {
-                    if (pb_varint(&pc, &v) < 0)
-                        return om_onnx_wire_fail(r, &pc);
-                    if (ii < ni)
-                        a->ints[ii++] = (int64_t)v;
-                }
-            } else if ((rc = om_onnx_want(r, &f, PB_VARINT, "AttributeProto.ints"))) {
+            if ((rc = om_onnx_ints(r, &f, "AttributeProto.ints", a->ints, &ii, ni)))
                 return rc;
-            } else if (ii < ni) {
-                a->ints[ii++] = (int64_t)f.v;
-            }
             break;
         case F_ATTR_STRINGS:
             if ((rc = om_onnx_want(r, &f, PB_LEN, "AttributeProto.strings")))

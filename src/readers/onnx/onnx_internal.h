@@ -37,6 +37,12 @@ int om_onnx_wire_fail(rd *r, const pb_cur *c);
 int om_onnx_oom(rd *r);
 int om_onnx_want(rd *r, const pb_field *f, int wt, const char *what);
 
+/* One occurrence of a repeated int64 field, packed (PB_LEN) or not, stored at out[*n] and on
+ * while *n < cap (cap was counted in a first pass). A packed list is read to its end, so a
+ * last varint that never ends is an error, not ignored. */
+int om_onnx_ints(rd *r, const pb_field *f, const char *what, int64_t *out, uint64_t *n,
+                 uint64_t cap);
+
 /* Done with [off, off + len) of a mapped input: drop its pages from the resident set. */
 void om_onnx_release(rd *r, uint64_t off, uint64_t len);
 

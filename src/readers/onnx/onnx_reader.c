@@ -78,6 +78,28 @@ int om_onnx_want(rd *r, const pb_field *f, int wt, const char *what)
                       f->num, wt_name(f->wt), wt_name(wt));
 }
 
+int om_onnx_ints(rd *r, const pb_field *f, const char *what, int64_t *out, uint64_t *n,
+                 uint64_t cap)
+{
+    int rc;
+    if (f->wt == PB_LEN) {
+        pb_cur pc = pb_span(r->base, f->off, f->len);
+        uint64_t v;
+        while (pc.pos < pc.end) {
+            if (pb_varint(&pc, &v) < 0)
+                return om_onnx_wire_fail(r, &pc);
+            if (*n < cap)
+                out[(*n)++] = (int64_t)v;
+        }
+        return OPMAP_OK;
+    }
+    if ((rc = om_onnx_want(r, f, PB_VARINT, what)))
+        return rc;
+    if (*n < cap)
+        out[(*n)++] = (int64_t)f->v;
+    return OPMAP_OK;
+}
+
 /* ---- protobuf-c allocator on the model's budget (it does not pass sizes to free) ---- */
 
 #define PBC_HDR 16

@@ -330,21 +330,8 @@ int om_onnx_tensor(rd *r, uint64_t off, uint64_t len, ir_tensor *t)
     while ((k = pb_next(&c, &f)) > 0) {
         switch (f.num) {
         case F_TENSOR_DIMS:
-            if (f.wt == PB_LEN) {
-                pb_cur pc = pb_span(r->base, f.off, f.len);
-                uint64_t v;
-                /* to the end: a last varint that never ends is an error, not ignored */
-                while (pc.pos < pc.end) {
-                    if (pb_varint(&pc, &v) < 0)
-                        return om_onnx_wire_fail(r, &pc);
-                    if (di < ndims)
-                        t->dims[di++] = (int64_t)v;
-                }
-            } else if ((rc = om_onnx_want(r, &f, PB_VARINT, "TensorProto.dims"))) {
+            if ((rc = om_onnx_ints(r, &f, "TensorProto.dims", t->dims, &di, ndims)))
                 return rc;
-            } else if (di < ndims) {
-                t->dims[di++] = (int64_t)f.v;
-            }
             break;
         case F_TENSOR_DATA_TYPE:
             if ((rc = om_onnx_want(r, &f, PB_VARINT, "TensorProto.data_type")))
@@ -449,21 +436,8 @@ int om_onnx_sparse(rd *r, uint64_t off, uint64_t len, ir_tensor *t)
             }
             break;
         case F_SPARSE_DIMS:
-            if (f.wt == PB_LEN) {
-                pb_cur pc = pb_span(r->base, f.off, f.len);
-                uint64_t v;
-                /* to the end: a last varint that never ends is an error, not ignored */
-                while (pc.pos < pc.end) {
-                    if (pb_varint(&pc, &v) < 0)
-                        return om_onnx_wire_fail(r, &pc);
-                    if (di < ndims)
-                        t->dims[di++] = (int64_t)v;
-                }
-            } else if ((rc = om_onnx_want(r, &f, PB_VARINT, "SparseTensorProto.dims"))) {
+            if ((rc = om_onnx_ints(r, &f, "SparseTensorProto.dims", t->dims, &di, ndims)))
                 return rc;
-            } else if (di < ndims) {
-                t->dims[di++] = (int64_t)f.v;
-            }
             break;
         default:
             break;
