@@ -41,9 +41,19 @@ typedef struct opmap_limits {
     uint32_t max_string_bytes;   /**< one name or string attribute (default 1 MiB) */
     uint64_t max_table_bytes;    /**< largest table file (default 64 MiB) */
     uint32_t max_yaml_depth;     /**< nesting in a YAML table (default 32) */
+    /* the fields below came with OPMAP_CTX_OPTIONS_VERSION 2 */
+    uint32_t max_pickle_depth;   /**< MARK nesting in a TorchScript pickle (default 64) */
+    uint64_t max_expansions;     /**< subgraphs entered and function calls expanded in one
+                                      scan (default 10,000,000) */
+    uint64_t max_zip_entries;    /**< entries in a TorchScript archive (default 100,000) */
+    uint64_t max_entry_bytes;    /**< uncompressed size of one archive entry opmap reads
+                                      (default 64 MiB; tensor data is never read) */
+    uint64_t max_yaml_nodes;     /**< YAML nodes in a table, waiver or weights file
+                                      (default 10,000,000) */
 } opmap_limits;
 
-#define OPMAP_CTX_OPTIONS_VERSION 1
+/* 2 added the limits from max_pickle_depth on; the library still takes 1 (those defaulted) */
+#define OPMAP_CTX_OPTIONS_VERSION 2
 
 /** Options for opmap_ctx_new(); initialise with OPMAP_CTX_OPTIONS_INIT. */
 typedef struct opmap_ctx_options {
@@ -52,7 +62,7 @@ typedef struct opmap_ctx_options {
     opmap_limits limits;         /**< zero fields: defaults */
 } opmap_ctx_options;
 
-#define OPMAP_CTX_OPTIONS_INIT { OPMAP_CTX_OPTIONS_VERSION, { 0, 0, 0, 0 }, { 0, 0, 0, 0, 0, 0, 0 } }
+#define OPMAP_CTX_OPTIONS_INIT { OPMAP_CTX_OPTIONS_VERSION, { 0, 0, 0, 0 }, { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 } }
 
 /**
  * Creates a context.

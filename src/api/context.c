@@ -1,6 +1,7 @@
 /*
  * api/context.c - opmap_ctx: allocator and limits (see opmap/context.h).
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,11 @@ static void fill_defaults(opmap_limits *l)
     if (!l->max_string_bytes) l->max_string_bytes = (uint32_t)MiB;
     if (!l->max_table_bytes) l->max_table_bytes = 64ull * MiB;
     if (!l->max_yaml_depth) l->max_yaml_depth = 32;
+    if (!l->max_pickle_depth) l->max_pickle_depth = 64;
+    if (!l->max_expansions) l->max_expansions = 10000000ull;
+    if (!l->max_zip_entries) l->max_zip_entries = 100000ull;
+    if (!l->max_entry_bytes) l->max_entry_bytes = 64ull * MiB;
+    if (!l->max_yaml_nodes) l->max_yaml_nodes = 10000000ull;
 }
 
 int opmap_ctx_new(opmap_ctx **out, const opmap_ctx_options *opts, opmap_error *err)
@@ -42,7 +48,7 @@ int opmap_ctx_new(opmap_ctx **out, const opmap_ctx_options *opts, opmap_error *e
     if (opts) {
         int set = (opts->allocator.malloc_fn != NULL) + (opts->allocator.realloc_fn != NULL) +
                   (opts->allocator.free_fn != NULL);
-        if (opts->version != OPMAP_CTX_OPTIONS_VERSION)
+        if (opts->version != 1 && opts->version != OPMAP_CTX_OPTIONS_VERSION)
             return om_fail(err, OPMAP_EINVAL, NULL,
                            "opmap_ctx_new: options version %u, this library knows %u",
                            opts->version, OPMAP_CTX_OPTIONS_VERSION);
@@ -56,7 +62,9 @@ int opmap_ctx_new(opmap_ctx **out, const opmap_ctx_options *opts, opmap_error *e
         return om_fail(err, OPMAP_ENOMEM, NULL, "out of memory");
     memset(ctx, 0, sizeof(*ctx));
     ctx->al = al;
-    if (opts)
+    if (opts && opts->version == 1) /* a version-1 struct ends before max_pickle_depth */
+        memcpy(&ctx->limits, &opts->limits, offsetof(opmap_limits, max_pickle_depth));
+    else if (opts)
         ctx->limits = opts->limits;
     fill_defaults(&ctx->limits);
     *out = ctx;

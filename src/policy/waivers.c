@@ -69,7 +69,7 @@ static int parse(opmap_waivers *ws, const unsigned char *data, size_t size, opma
     y.err = err;
     y.A = &ws->arena;
     if ((rc = yt_parse(data, size, ws->origin, &ws->arena, ws->ctx->limits.max_yaml_depth,
-                       1000000, &root, err)))
+                       ws->ctx->limits.max_yaml_nodes, &root, err)))
         return rc;
     if ((rc = yr_kind(&y, root, YT_MAP, "a waiver file")) ||
         (rc = yr_keys(&y, root, top, "a waiver file")) ||

@@ -725,7 +725,7 @@ int om_table_parse(opmap_table *t, const unsigned char *data, size_t size,
         return om_fail(err, OPMAP_ELIMIT, t->origin,
                        "table is %zu bytes, over max_table_bytes (%" PRIu64 ")", size,
                        lim->max_table_bytes);
-    if ((rc = yt_parse(data, size, t->origin, &t->arena, lim->max_yaml_depth, 10000000ull, &root,
+    if ((rc = yt_parse(data, size, t->origin, &t->arena, lim->max_yaml_depth, lim->max_yaml_nodes, &root,
                        err)))
         return rc;
     if ((rc = yr_kind(&l.y, root, YT_MAP, "the table")) ||

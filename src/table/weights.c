@@ -36,7 +36,7 @@ int opmap_weights_load_memory(opmap_weights *out, opmap_ctx *ctx, const void *da
     y.err = err;
     y.A = &arena;
     rc = yt_parse(data ? data : (const void *)"", size, name, &arena, ctx->limits.max_yaml_depth,
-                  100000, &root, err);
+                  ctx->limits.max_yaml_nodes, &root, err);
     if (rc == OPMAP_OK && !(rc = yr_kind(&y, root, YT_MAP, "a weights file")) &&
         !(rc = yr_keys(&y, root, keys, "a weights file")))
         rc = yr_weights(&y, root, out->effort, &out->set);

@@ -74,7 +74,7 @@ static int add_child(builder *b, yt_node *n, yaml_mark_t mark)
 {
     yt_node **slot;
     if (++b->nodes > b->max_nodes)
-        return fail_mark(b, OPMAP_ELIMIT, mark, "too many YAML nodes in the table", NULL);
+        return fail_mark(b, OPMAP_ELIMIT, mark, "more YAML nodes than max_yaml_nodes", NULL);
     if (b->depth == 0) {
         b->root = n;
         return OPMAP_OK;

@@ -47,8 +47,8 @@ typedef struct walk {
 static int too_many_expansions(walk *w)
 {
     return om_fail(w->err, OPMAP_ELIMIT, w->m->name,
-                   "more than max_nodes (%" PRIu64 ") subgraph and function-call expansions",
-                   w->lim->max_nodes);
+                   "more than max_expansions (%" PRIu64 ") subgraph and function-call "
+                   "expansions", w->lim->max_expansions);
 }
 
 static int too_many_instances(walk *w)
@@ -179,7 +179,7 @@ static int next_subgraph(walk *w, frame *f)
                 return oom(w);
             if (depth > w->lim->max_depth)
                 return too_deep(w);
-            if (++w->expanded > w->lim->max_nodes)
+            if (++w->expanded > w->lim->max_expansions)
                 return too_many_expansions(w);
             /* push may move the frame array: f is not used after this */
             if (!push(w, a->graphs[gi], opsets, n_opsets, fn, depth, NULL))
@@ -224,7 +224,7 @@ static int run(walk *w, om_visit_fn visit, om_walk_note_fn note, void *payload)
         if (n->callee) {
             const ir_function *fn = n->callee;
             uint32_t depth = f->depth + 1;
-            if (++w->expanded > w->lim->max_nodes)
+            if (++w->expanded > w->lim->max_expansions)
                 return too_many_expansions(w);
             if (in_call_chain(w, fn)) {
                 if (note && (rc = note(payload, "recursive call to a local function: not "
@@ -287,9 +287,9 @@ static int run(walk *w, om_visit_fn visit, om_walk_note_fn note, void *payload)
  * chain) or max_depth: such totals depend on the chain and are recomputed per call. The
  * counting itself is iterative and its work is bounded: each of its steps (a node, a
  * subgraph entered, a frame left) is one the walk takes too, and a walk within its limits
- * takes at most 2 * max_nodes nodes (instances and calls), max_nodes subgraphs and
- * max_nodes frames plus one per root graph; more steps than that mean the walk would pass a
- * limit.
+ * takes at most max_nodes + max_expansions nodes (instances and calls), max_expansions
+ * subgraphs and max_expansions frames plus one per root graph; more steps than that mean
+ * the walk would pass a limit.
  */
 typedef struct pc_frame {
     const ir_graph *g;
@@ -338,10 +338,11 @@ static int precount_root(walk *w, om_vec *st, pc_memo *memo, const ir_graph *roo
                          uint64_t *work, uint64_t *visits, uint64_t *expansions)
 {
     const ir_model *m = w->m;
-    /* every root adds one frame left to the walk's 4 * max_nodes steps */
-    uint64_t max_work = w->lim->max_nodes > UINT64_MAX / 5
+    /* the walk's steps (see above), plus one frame left per root graph */
+    uint64_t max_work = w->lim->max_expansions > UINT64_MAX / 4
                             ? UINT64_MAX
-                            : sat_add(4 * w->lim->max_nodes + 1, (uint64_t)w->m->n_extra);
+                            : sat_add(sat_add(w->lim->max_nodes, 3 * w->lim->max_expansions),
+                                      1 + (uint64_t)w->m->n_extra);
     st->len = 0;
     if (!pc_push(w, st, root, NULL, 0))
         return oom(w);
@@ -458,7 +459,7 @@ static int precount(walk *w)
     om_dealloc(w->mem, memo, m->n_functions * sizeof(*memo));
     if (rc == OPMAP_OK && visits > w->lim->max_nodes)
         rc = too_many_instances(w);
-    if (rc == OPMAP_OK && expansions > w->lim->max_nodes)
+    if (rc == OPMAP_OK && expansions > w->lim->max_expansions)
         rc = too_many_expansions(w);
     return rc;
 }

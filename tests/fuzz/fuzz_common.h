@@ -80,6 +80,11 @@ static opmap_ctx *fz_ctx(fz_alloc *a, int tight)
     o.limits.max_depth = tight ? 3 : 0;
     o.limits.max_string_bytes = tight ? 8 : 0;
     o.limits.max_yaml_depth = tight ? 4 : 0;
+    o.limits.max_pickle_depth = tight ? 3 : 0;
+    o.limits.max_expansions = tight ? 40 : 100000;
+    o.limits.max_zip_entries = tight ? 16 : 0;
+    o.limits.max_entry_bytes = tight ? 512 : 0;
+    o.limits.max_yaml_nodes = tight ? 200 : 0;
     FZ_CHECK(opmap_ctx_new(&ctx, &o, &err) == OPMAP_OK, "%s", err.message);
     return ctx;
 }

@@ -303,12 +303,12 @@ def onnx_cases():
         where=r"max_nodes")
     add("fan_out_40_empty.onnx", fan_out(40, 0),
         "function fan-out whose bottom function is empty: 2^41 calls, no instances",
-        where=r"max_nodes")
+        where=r"max_expansions")
     add("fan_out_20_subgraphs.onnx", fan_out(20, 0, 2000),
         "function fan-out whose bottom holds a node with 2,000 empty subgraphs",
-        where=r"max_nodes")
+        where=r"max_expansions")
     add("fan_out_long_names.onnx", long_name_fan_out(21, 100000),
-        "function fan-out (2^22 calls, under max_nodes) through a call node with a 100 KB name",
+        "function fan-out (2^22 calls, under max_expansions) through a call node with a 100 KB name",
         where=r"max_heap_bytes")
     add("external_data_bad_offset.onnx",
         model(graph([node("Relu", None, ["x"], ["y"])],

@@ -1103,7 +1103,7 @@ static void test_bad__pickles(void **state)
     unsigned char *buf;
     static const char *const cases[][3] = {
         { "hostile/debug_huge_string.pt", "debug_pkl", NULL },
-        { "hostile/debug_deep_marks.pt", "max_depth", NULL },
+        { "hostile/debug_deep_marks.pt", "max_pickle_depth", NULL },
         { "hostile/debug_reduce_call.pt", "debug_pkl", NULL },
     };
     size_t i;
@@ -1141,7 +1141,7 @@ static void test_bad__hostile_folder(void **state)
         { "lying_size.pt", OPMAP_EFORMAT, "more than its declared" },
         { "overlap.pt", OPMAP_EFORMAT, "overlap" },
         { "debug_huge_string.pt", OPMAP_EFORMAT, "__torch__.py.debug_pkl: offset" },
-        { "debug_deep_marks.pt", OPMAP_ELIMIT, "max_depth" },
+        { "debug_deep_marks.pt", OPMAP_ELIMIT, "max_pickle_depth" },
         { "debug_reduce_call.pt", OPMAP_EFORMAT, "debug records" },
         { "deep_code.pt", OPMAP_ELIMIT, "max_depth" },
         { "deep_brackets.pt", OPMAP_ELIMIT, "max_depth" },

@@ -67,7 +67,7 @@ static int read_code(ts_ctx *c, ts_zip *z, ts_prog *prog, uint64_t i, const char
     char *dname;
     if (!module)
         return ts_oom(c);
-    if ((rc = ts_zip_read(z, i, ts_zip_entry_cap(c->lim), 0, &buf, &len)))
+    if ((rc = ts_zip_read(z, i, c->lim->max_entry_bytes, 0, &buf, &len)))
         return rc;
     rc = ts_code_parse(c, prog, name, module, buf, len, &file);
     ts_zip_free(z, buf, len);
@@ -79,7 +79,7 @@ static int read_code(ts_ctx *c, ts_zip *z, ts_prog *prog, uint64_t i, const char
     dbg = ts_zip_find(z, dname);
     if (dbg < 0)
         return OPMAP_OK;
-    if ((rc = ts_zip_read(z, (uint64_t)dbg, ts_zip_entry_cap(c->lim), 0, &buf, &len)))
+    if ((rc = ts_zip_read(z, (uint64_t)dbg, c->lim->max_entry_bytes, 0, &buf, &len)))
         return rc;
     rc = ts_debug_read(c, dname, buf, len, &file->dbg);
     ts_zip_free(z, buf, len);

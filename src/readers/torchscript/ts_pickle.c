@@ -5,7 +5,7 @@
  * Opcodes build plain values on a stack in a scratch arena that is freed when the entry
  * is done. GLOBAL only names a function; REDUCE of torch.jit._pickle.build_* returns its
  * list argument, any other REDUCE/NEWOBJ/BUILD yields an opaque value. Memo indices are
- * bounded by the entry size, MARK nesting by max_depth.
+ * bounded by the entry size, MARK nesting by max_pickle_depth.
  */
 #include "ts_pickle.h"
 
@@ -291,10 +291,10 @@ static int run(pk *p, pk_obj **out)
                 return rc;
             break;
         case '(': /* MARK */
-            if (p->nmarks >= p->c->lim->max_depth)
+            if (p->nmarks >= p->c->lim->max_pickle_depth)
                 return ts_fail_at(p->c, OPMAP_ELIMIT, p->entry, p->pos,
-                                  "pickle nested deeper than max_depth (%" PRIu32 ")",
-                                  p->c->lim->max_depth);
+                                  "pickle nested deeper than max_pickle_depth (%" PRIu32 ")",
+                                  p->c->lim->max_pickle_depth);
             if (p->nmarks == p->mcap) {
                 size_t ncap = p->mcap ? p->mcap * 2 : 16;
                 size_t *nm = om_realloc(p->c->mem, p->marks, p->mcap * sizeof(*nm),

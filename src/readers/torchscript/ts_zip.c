@@ -42,11 +42,6 @@ static uint64_t rd64(const unsigned char *p)
     return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
 }
 
-uint64_t ts_zip_entry_cap(const opmap_limits *lim)
-{
-    return (uint64_t)lim->max_string_bytes * 64u;
-}
-
 static int bad(ts_zip *z, uint64_t off, const char *what)
 {
     return om_fail_at(z->c->err, OPMAP_EFORMAT, z->c->src, off, "malformed zip archive: %s",
@@ -145,10 +140,10 @@ static int precheck(ts_zip *z, const unsigned char *d, uint64_t size)
         return om_fail_at(c->err, OPMAP_EFORMAT, c->src, eocd,
                           "malformed zip archive: %" PRIu64 " entries declared in a %" PRIu64
                           "-byte central directory", n, cd_size);
-    if (n > c->lim->max_nodes)
+    if (n > c->lim->max_zip_entries)
         return om_fail_at(c->err, OPMAP_ELIMIT, c->src, eocd,
-                          "zip archive has %" PRIu64 " entries, over max_nodes (%" PRIu64 ")",
-                          n, c->lim->max_nodes);
+                          "zip archive has %" PRIu64 " entries, over max_zip_entries (%" PRIu64
+                          ")", n, c->lim->max_zip_entries);
     z->n = n;
     if (!n)
         return OPMAP_OK;
@@ -292,8 +287,8 @@ int ts_zip_read(ts_zip *z, uint64_t i, uint64_t cap, int prefix_only, unsigned c
     if (want > cap) {
         if (!prefix_only)
             return ts_fail(c, OPMAP_ELIMIT, name, 0, 0,
-                           "entry declares %" PRIu64 " bytes, over the %" PRIu64
-                           "-byte entry limit (64 x max_string_bytes)", want, cap);
+                           "entry declares %" PRIu64 " bytes, over max_entry_bytes (%" PRIu64
+                           ")", want, cap);
         want = cap;
     }
     if (want >= SIZE_MAX)

@@ -37,7 +37,4 @@ int ts_zip_read(ts_zip *z, uint64_t i, uint64_t cap, int prefix_only, unsigned c
                 size_t *len);
 void ts_zip_free(ts_zip *z, unsigned char *buf, size_t len);
 
-/* The per-entry cap derived from the limits (see docs/torchscript.md). */
-uint64_t ts_zip_entry_cap(const opmap_limits *lim);
-
 #endif /* OM_TS_ZIP_H */
