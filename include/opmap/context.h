@@ -52,7 +52,7 @@ typedef struct opmap_limits {
                                       (default 10,000,000) */
 } opmap_limits;
 
-/* 2 added the limits from max_pickle_depth on; the library still takes 1 (those defaulted) */
+/* 2 added the limits from max_pickle_depth on; the library still takes 1 (docs/limits.md) */
 #define OPMAP_CTX_OPTIONS_VERSION 2
 
 /** Options for opmap_ctx_new(); initialise with OPMAP_CTX_OPTIONS_INIT. */

@@ -37,6 +37,22 @@ static void fill_defaults(opmap_limits *l)
     if (!l->max_yaml_nodes) l->max_yaml_nodes = 10000000ull;
 }
 
+/*
+ * A version-1 struct ends before max_pickle_depth. Its caller's tighter bounds keep
+ * governing what they governed then: max_nodes the expansions and zip entries, max_depth
+ * pickle nesting, 64 x max_string_bytes an archive entry.
+ */
+static void limits_v1(opmap_limits *l, const opmap_limits *v1)
+{
+    memcpy(l, v1, offsetof(opmap_limits, max_pickle_depth));
+    if (l->max_nodes)
+        l->max_expansions = l->max_zip_entries = l->max_nodes;
+    if (l->max_depth)
+        l->max_pickle_depth = l->max_depth;
+    if (l->max_string_bytes)
+        l->max_entry_bytes = 64u * (uint64_t)l->max_string_bytes;
+}
+
 int opmap_ctx_new(opmap_ctx **out, const opmap_ctx_options *opts, opmap_error *err)
 {
     opmap_ctx *ctx;
@@ -62,8 +78,8 @@ int opmap_ctx_new(opmap_ctx **out, const opmap_ctx_options *opts, opmap_error *e
         return om_fail(err, OPMAP_ENOMEM, NULL, "out of memory");
     memset(ctx, 0, sizeof(*ctx));
     ctx->al = al;
-    if (opts && opts->version == 1) /* a version-1 struct ends before max_pickle_depth */
-        memcpy(&ctx->limits, &opts->limits, offsetof(opmap_limits, max_pickle_depth));
+    if (opts && opts->version == 1)
+        limits_v1(&ctx->limits, &opts->limits);
     else if (opts)
         ctx->limits = opts->limits;
     fill_defaults(&ctx->limits);

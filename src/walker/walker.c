@@ -277,10 +277,10 @@ static int run(walk *w, om_visit_fn visit, om_walk_note_fn note, void *payload)
  * Function calls are expanded at every call site, so a small file can expand without end:
  * A calls B twice, B calls C twice, ... 40 levels make 2^40 instances; a node holding
  * thousands of empty subgraphs at the bottom of such a chain makes as many expansions with
- * no instance at all. Walking until max_nodes would take seconds to hours, so the walk
+ * no instance at all. Walking until the limits would take seconds to hours, so the walk
  * first counts what it would do -- instances, and expansions (subgraphs entered, calls
  * expanded, recursive calls noted) -- without visiting anything, and refuses a model over
- * max_nodes in time linear in its size.
+ * max_nodes instances or max_expansions expansions in time linear in its size.
  *
  * Each function's totals are computed once and reused at every later call, unless its
  * expansion met a recursive call (cut, as the walk does, at a function already on the call
@@ -289,7 +289,8 @@ static int run(walk *w, om_visit_fn visit, om_walk_note_fn note, void *payload)
  * subgraph entered, a frame left) is one the walk takes too, and a walk within its limits
  * takes at most max_nodes + max_expansions nodes (instances and calls), max_expansions
  * subgraphs and max_expansions frames plus one per root graph; more steps than that mean
- * the walk would pass a limit.
+ * the walk would pass a limit: max_nodes if more than max_nodes of the steps were
+ * instances, else max_expansions.
  */
 typedef struct pc_frame {
     const ir_graph *g;
@@ -335,7 +336,8 @@ static pc_frame *pc_push(walk *w, om_vec *st, const ir_graph *g, const ir_functi
 }
 
 static int precount_root(walk *w, om_vec *st, pc_memo *memo, const ir_graph *root,
-                         uint64_t *work, uint64_t *visits, uint64_t *expansions)
+                         uint64_t *work, uint64_t *node_work, uint64_t *visits,
+                         uint64_t *expansions)
 {
     const ir_model *m = w->m;
     /* the walk's steps (see above), plus one frame left per root graph */
@@ -349,8 +351,9 @@ static int precount_root(walk *w, om_vec *st, pc_memo *memo, const ir_graph *roo
     while (st->len) {
         pc_frame *f = &OM_VEC_AT(st, pc_frame, st->len - 1);
         const ir_node *n;
-        if (++*work > max_work)
-            return too_many_expansions(w);
+        if (++*work > max_work) /* name the bound the walk would pass first */
+            return *node_work > w->lim->max_nodes ? too_many_instances(w)
+                                                   : too_many_expansions(w);
         if (f->cur) {
             const ir_node *c = f->cur;
             const ir_graph *sub = NULL;
@@ -431,6 +434,7 @@ static int precount_root(walk *w, om_vec *st, pc_memo *memo, const ir_graph *roo
             continue;
         }
         f->visits = sat_add(f->visits, 1);
+        ++*node_work;
         f->cur = n;
         f->sub_attr = 0;
         f->sub_graph = 0;
@@ -443,7 +447,7 @@ static int precount(walk *w)
     const ir_model *m = w->m;
     om_vec st;
     pc_memo *memo = NULL;
-    uint64_t work = 0, visits = 0, expansions = 0;
+    uint64_t work = 0, node_work = 0, visits = 0, expansions = 0;
     int rc = OPMAP_OK;
     size_t i;
     if (!m->n_functions)
@@ -452,9 +456,10 @@ static int precount(walk *w)
         return oom(w);
     om_vec_init(&st, sizeof(pc_frame));
     if (m->main)
-        rc = precount_root(w, &st, memo, m->main, &work, &visits, &expansions);
+        rc = precount_root(w, &st, memo, m->main, &work, &node_work, &visits, &expansions);
     for (i = 0; rc == OPMAP_OK && i < m->n_extra; i++)
-        rc = precount_root(w, &st, memo, m->extra_graphs[i], &work, &visits, &expansions);
+        rc = precount_root(w, &st, memo, m->extra_graphs[i], &work, &node_work, &visits,
+                           &expansions);
     om_vec_free(&st, w->mem);
     om_dealloc(w->mem, memo, m->n_functions * sizeof(*memo));
     if (rc == OPMAP_OK && visits > w->lim->max_nodes)

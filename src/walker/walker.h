@@ -7,8 +7,9 @@
  * visited itself: the function's body is walked in its place, once per call, so counts and
  * paths follow the call stack. Recursive calls are not expanded (reported through `diag`).
  *
- * Iterative (explicit stack), bounded by limits.max_depth (nesting of subgraphs and calls)
- * and limits.max_nodes (instances visited after expansion).
+ * Iterative (explicit stack), bounded by limits.max_depth (nesting of subgraphs and calls),
+ * limits.max_nodes (instances visited after expansion) and limits.max_expansions (subgraphs
+ * entered and calls expanded).
  */
 #ifndef OM_WALKER_H
 #define OM_WALKER_H

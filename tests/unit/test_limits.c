@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,31 +102,83 @@ static void test_limits__defaults_fill_zero_fields(void **state)
     opmap_ctx_free(ctx);
 }
 
-static void test_limits__version_1_options_leave_the_new_limits_at_their_defaults(void **state)
+/*
+ * A version-1 caller's options, allocated at exactly their old size: reading past them (the
+ * new limits) is a heap overflow the sanitizer build reports. Fields are written through
+ * their offsets, as the struct type is larger than the buffer.
+ */
+#define V1_SIZE (offsetof(opmap_ctx_options, limits) + offsetof(opmap_limits, max_pickle_depth))
+#define LIMIT_AT(field) (offsetof(opmap_ctx_options, limits) + offsetof(opmap_limits, field))
+
+static void put(unsigned char *raw, size_t off, const void *v, size_t n)
 {
-    /* a version-1 caller's struct ends before max_pickle_depth: whatever follows it in
-     * memory must not be read as limits */
-    opmap_ctx_options o;
+    assert_true(off + n <= V1_SIZE);
+    memcpy(raw + off, v, n);
+}
+
+static void test_limits__version_1_options_keep_what_they_bounded(void **state)
+{
+    unsigned char *raw = calloc(1, V1_SIZE);
+    unsigned version = 1;
+    uint64_t nodes = 1234;
+    uint32_t depth = 9, strings = 100, yaml_depth = 5;
+    opmap_ctx *ctx = NULL;
+    opmap_error err;
+    const opmap_limits *l;
+    (void)state;
+    assert_non_null(raw);
+    put(raw, offsetof(opmap_ctx_options, version), &version, sizeof(version));
+    /* untouched: the new limits take their defaults */
+    assert_int_equal(opmap_ctx_new(&ctx, (const opmap_ctx_options *)(void *)raw, &err),
+                     OPMAP_OK);
+    l = opmap_ctx_limits(ctx);
+    assert_int_equal(l->max_pickle_depth, 64);
+    assert_int_equal(l->max_expansions, 10000000);
+    assert_int_equal(l->max_zip_entries, 100000);
+    assert_int_equal(l->max_entry_bytes, 64u << 20);
+    assert_int_equal(l->max_yaml_nodes, 10000000);
+    opmap_ctx_free(ctx);
+    /* tightened: the bounds version 1 derived from them stay as tight */
+    put(raw, LIMIT_AT(max_nodes), &nodes, sizeof(nodes));
+    put(raw, LIMIT_AT(max_depth), &depth, sizeof(depth));
+    put(raw, LIMIT_AT(max_string_bytes), &strings, sizeof(strings));
+    put(raw, LIMIT_AT(max_yaml_depth), &yaml_depth, sizeof(yaml_depth)); /* the last field */
+    assert_int_equal(opmap_ctx_new(&ctx, (const opmap_ctx_options *)(void *)raw, &err),
+                     OPMAP_OK);
+    l = opmap_ctx_limits(ctx);
+    assert_int_equal(l->max_nodes, 1234);
+    assert_int_equal(l->max_yaml_depth, 5);
+    assert_int_equal(l->max_expansions, 1234);
+    assert_int_equal(l->max_zip_entries, 1234);
+    assert_int_equal(l->max_pickle_depth, 9);
+    assert_int_equal(l->max_entry_bytes, 6400);
+    assert_int_equal(l->max_yaml_nodes, 10000000);
+    opmap_ctx_free(ctx);
+    free(raw);
+}
+
+static void test_limits__unknown_options_version_is_refused(void **state)
+{
+    opmap_ctx_options o = OPMAP_CTX_OPTIONS_INIT;
     opmap_ctx *ctx = NULL;
     opmap_error err;
     (void)state;
-    memset(&o, 0xA5, sizeof(o));
-    o.version = 1;
-    o.allocator.malloc_fn = NULL;
-    o.allocator.realloc_fn = NULL;
-    o.allocator.free_fn = NULL;
-    memset(&o.limits, 0, offsetof(opmap_limits, max_pickle_depth));
-    o.limits.max_nodes = 1234;
-    assert_int_equal(opmap_ctx_new(&ctx, &o, &err), OPMAP_OK);
-    assert_int_equal(opmap_ctx_limits(ctx)->max_nodes, 1234);
-    assert_int_equal(opmap_ctx_limits(ctx)->max_pickle_depth, 64);
-    assert_int_equal(opmap_ctx_limits(ctx)->max_zip_entries, 100000);
-    assert_int_equal(opmap_ctx_limits(ctx)->max_yaml_nodes, 10000000);
-    opmap_ctx_free(ctx);
-
     o.version = 3;
     assert_int_equal(opmap_ctx_new(&ctx, &o, &err), OPMAP_EINVAL);
     assert_non_null(strstr(err.message, "options version 3"));
+    assert_null(ctx);
+}
+
+static void test_limits__new_limits_are_not_governed_by_the_old_fields(void **state)
+{
+    /* version 2: max_nodes no longer bounds zip entries (1,000 here) */
+    opmap_limits lim;
+    opmap_error err;
+    (void)state;
+    memset(&lim, 0, sizeof(lim));
+    lim.max_nodes = 100;
+    assert_int_equal(open_and_scan(&lim, "tests/hostile/cases/zip_many_entries.pt", 0, &err),
+                     OPMAP_OK);
 }
 
 static void test_limits__zip_entries(void **state)
@@ -191,16 +244,51 @@ static void test_limits__yaml_nodes(void **state)
     opmap_ctx_free(ctx);
 }
 
+static void test_limits__yaml_nodes_of_waiver_and_weights_files(void **state)
+{
+    static const char waivers[] =
+        "schema: 1\nwaivers:\n  - {op: Resize, reason: r, owner: o, expires: \"2027-03-31\"}\n";
+    static const char weights[] =
+        "partial: {min: 0.5, expected: 0.8, max: 1}\nrewrite: {min: 2, expected: 2.5, max: 3}\n";
+    opmap_limits lim;
+    opmap_ctx *ctx;
+    opmap_waivers *ws = NULL;
+    opmap_weights wt;
+    opmap_error err;
+    (void)state;
+    memset(&lim, 0, sizeof(lim));
+    ctx = ctx_with(&lim);
+    assert_int_equal(opmap_waivers_load_memory(&ws, ctx, waivers, sizeof(waivers) - 1, "w.yaml",
+                                               &err), OPMAP_OK);
+    opmap_waivers_free(ws);
+    ws = NULL;
+    assert_int_equal(opmap_weights_load_memory(&wt, ctx, weights, sizeof(weights) - 1, "e.yaml",
+                                               &err), OPMAP_OK);
+    opmap_ctx_free(ctx);
+    lim.max_yaml_nodes = 6;
+    ctx = ctx_with(&lim);
+    assert_int_equal(opmap_waivers_load_memory(&ws, ctx, waivers, sizeof(waivers) - 1, "w.yaml",
+                                               &err), OPMAP_ELIMIT);
+    assert_non_null(strstr(err.message, "max_yaml_nodes"));
+    assert_int_equal(opmap_weights_load_memory(&wt, ctx, weights, sizeof(weights) - 1, "e.yaml",
+                                               &err), OPMAP_ELIMIT);
+    assert_non_null(strstr(err.message, "max_yaml_nodes"));
+    opmap_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_limits__defaults_fill_zero_fields),
-        cmocka_unit_test(test_limits__version_1_options_leave_the_new_limits_at_their_defaults),
+        cmocka_unit_test(test_limits__version_1_options_keep_what_they_bounded),
+        cmocka_unit_test(test_limits__unknown_options_version_is_refused),
+        cmocka_unit_test(test_limits__new_limits_are_not_governed_by_the_old_fields),
         cmocka_unit_test(test_limits__zip_entries),
         cmocka_unit_test(test_limits__entry_bytes),
         cmocka_unit_test(test_limits__pickle_depth),
         cmocka_unit_test(test_limits__expansions),
         cmocka_unit_test(test_limits__yaml_nodes),
+        cmocka_unit_test(test_limits__yaml_nodes_of_waiver_and_weights_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
