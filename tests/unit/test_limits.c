@@ -15,6 +15,8 @@
 
 #include <opmap/opmap.h>
 
+#include "../support/onnx_build.h"
+
 static unsigned char *slurp(const char *rel, size_t *len)
 {
     char path[1024];
@@ -219,6 +221,65 @@ static void test_limits__expansions(void **state)
     expect_limit(&lim, "tests/fuzz/corpus/onnx/seed-functions.onnx", 1, "max_expansions (1)");
 }
 
+static void test_limits__a_walk_of_many_instances_is_refused_by_max_nodes(void **state)
+{
+    /* F0 calls F1 twice, ... F4 calls F5 twice; F5 holds 50 Relus and calls itself. The
+     * recursive call makes every F5 body count on its own (its totals depend on the call
+     * chain), so the pre-count runs out of steps: most of them were instances, and the
+     * error must name max_nodes, not max_expansions. */
+    mb b;
+    Onnx__GraphProto *g;
+    Onnx__ModelProto *m;
+    Onnx__FunctionProto *f;
+    opmap_limits lim;
+    opmap_ctx *ctx;
+    opmap_model *model = NULL;
+    opmap_table *t = NULL;
+    opmap_result *r = NULL;
+    opmap_error err;
+    const uint8_t *buf;
+    size_t len;
+    char name[8], callee[8];
+    int i;
+    (void)state;
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    mb_node(&b, g, "F0", "fan", NULL, NULL, NULL);
+    m = mb_model(&b, g, 8);
+    mb_opset(&b, m, "", 17);
+    mb_opset(&b, m, "fan", 1);
+    for (i = 0; i <= 5; i++) {
+        snprintf(name, sizeof(name), "F%d", i);
+        snprintf(callee, sizeof(callee), "F%d", i + 1);
+        f = mb_function(&b, m, "fan", name);
+        mb_fopset(&b, f, "", 17);
+        mb_fopset(&b, f, "fan", 1);
+        if (i < 5) {
+            mb_fnode(&b, f, callee, "fan");
+            mb_fnode(&b, f, callee, "fan");
+        } else {
+            int k;
+            for (k = 0; k < 50; k++)
+                mb_fnode(&b, f, "Relu", "");
+            mb_fnode(&b, f, "F5", "fan");
+        }
+    }
+    buf = mb_pack(&b, m, &len);
+    memset(&lim, 0, sizeof(lim));
+    lim.max_nodes = 100;       /* 32 x 50 instances */
+    lim.max_expansions = 100;  /* 63 calls expanded, 32 recursive calls noted */
+    ctx = ctx_with(&lim);
+    assert_int_equal(opmap_model_open_memory(&model, ctx, buf, len, "fan.onnx", &err), OPMAP_OK);
+    assert_int_equal(opmap_table_load_default(&t, ctx, &err), OPMAP_OK);
+    assert_int_equal(opmap_scan(&r, ctx, model, t, NULL, &err), OPMAP_ELIMIT);
+    if (!strstr(err.message, "max_nodes (100)"))
+        fail_msg("expected max_nodes to be named: %s", err.message);
+    opmap_table_free(t);
+    opmap_model_free(model);
+    opmap_ctx_free(ctx);
+    mb_free(&b);
+}
+
 static void test_limits__yaml_nodes(void **state)
 {
     static const char table[] =
@@ -287,6 +348,7 @@ int main(void)
         cmocka_unit_test(test_limits__entry_bytes),
         cmocka_unit_test(test_limits__pickle_depth),
         cmocka_unit_test(test_limits__expansions),
+        cmocka_unit_test(test_limits__a_walk_of_many_instances_is_refused_by_max_nodes),
         cmocka_unit_test(test_limits__yaml_nodes),
         cmocka_unit_test(test_limits__yaml_nodes_of_waiver_and_weights_files),
     };
