@@ -10,12 +10,17 @@
  */
 #include "fuzz_common.h"
 
+/* Lines as YAML (and so libyaml's marks) counts them: LF, CR, CR LF, and NEL (U+0085),
+ * LS (U+2028) and PS (U+2029). */
 static uint32_t count_lines(const uint8_t *d, size_t n)
 {
     uint32_t lines = 1;
     size_t i;
     for (i = 0; i < n; i++)
-        if (d[i] == '\n' || (d[i] == '\r' && (i + 1 == n || d[i + 1] != '\n')))
+        if (d[i] == '\n' || (d[i] == '\r' && (i + 1 == n || d[i + 1] != '\n')) ||
+            (d[i] == 0xC2 && i + 1 < n && d[i + 1] == 0x85) ||
+            (d[i] == 0xE2 && i + 2 < n && d[i + 1] == 0x80 &&
+             (d[i + 2] == 0xA8 || d[i + 2] == 0xA9)))
             lines++;
     return lines;
 }
