@@ -135,7 +135,8 @@ void jw_string(jsonw *w, const char *str)
     om_out_str(w->o, "\"");
 }
 
-/* Decimal digits of v, without printf (counts are most of a report's numbers). */
+/* Decimal digits of v, written by hand: counts are most of a report's numbers, and the
+ * formatted-output functions cost more per call. */
 static void put_uint(om_out *o, uint64_t v, int negative)
 {
     char buf[24];
@@ -183,7 +184,7 @@ void jw_number(jsonw *w, double v)
         if (strtod(buf, NULL) == v) /* same locale both ways, so the check holds */
             break;
     }
-    /* JSON wants '.', whatever decimal point the host's LC_NUMERIC made printf write */
+    /* JSON wants '.', whatever decimal point the host's LC_NUMERIC made %g write */
     {
         char fixed[48];
         size_t i, k = 0;

@@ -83,7 +83,7 @@ void om_format_days(uint64_t milli, char *buf, size_t size)
 
 void om_format_amount(double v, char *buf, size_t size)
 {
-    /* integers only: printf's %f follows the host's LC_NUMERIC (a comma in many locales) */
+    /* integers only: the C library's %f follows the host's LC_NUMERIC (a comma in many locales) */
     long long cents = (long long)(v * 100.0 + (v < 0 ? -0.5 : 0.5));
     long long whole = cents / 100, frac = cents % 100;
     if (frac < 0)

@@ -460,7 +460,7 @@ int om_report_html(const om_report_in *in, om_out *o)
         om_out_html(o, r0->model_name);
     }
     om_out_str(o, "</title><style>");
-    om_out_str(o, style); /* long constants go through om_out_str: printf pieces are short */
+    om_out_str(o, style); /* long constants go through om_out_str: formatted pieces are short */
     om_out_str(o, "</style></head><body><header><h1>Ascend migration report</h1>"
                   "<p class=\"sub\">");
     if (r0) {
