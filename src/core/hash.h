@@ -33,6 +33,12 @@ static inline uint64_t om_hash_bytes(uint64_t h, const char *s, size_t n)
     return h;
 }
 
+/* a name key: the whole string from the seed */
+static inline uint64_t om_hash_name(const char *s)
+{
+    return om_hash_str(OM_HASH_SEED, s);
+}
+
 /* a (domain, name) key: the 0xff separator keeps ("ab","c") apart from ("a","bc") */
 static inline uint64_t om_hash_key(const char *domain, const char *name)
 {

@@ -10,11 +10,6 @@
 #include "../core/hash.h"
 #include "estimate.h"
 
-static uint64_t name_hash(const char *d, const char *n)
-{
-    return om_hash_key(d, n);
-}
-
 static int port_cmp(const void *a, const void *b)
 {
     const om_port_op *x = a, *y = b;
@@ -58,7 +53,7 @@ int om_portfolio_build(const opmap_result *const *results, size_t count, om_mem 
     for (i = 0; i < count; i++) {
         for (j = 0; j < results[i]->n_ops; j++) {
             const opmap_op *op = results[i]->ops[j];
-            size_t k = name_hash(op->domain, op->name) & (cap - 1);
+            size_t k = om_hash_key(op->domain, op->name) & (cap - 1);
             om_port_op *p;
             while (index[k]) {
                 p = &ops[index[k] - 1];

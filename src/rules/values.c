@@ -24,11 +24,6 @@ typedef struct infer {
     opmap_error *err;
 } infer;
 
-static uint64_t hash_name(const char *s)
-{
-    return om_hash_str(OM_HASH_SEED, s);
-}
-
 static int scope_init(infer *in, scope *s, scope *parent, size_t values)
 {
     s->parent = parent;
@@ -51,7 +46,7 @@ static void scope_free(infer *in, scope *s)
 /* The slot for `name` in this scope only (found or empty). */
 static size_t slot(const scope *s, const char *name)
 {
-    size_t j = hash_name(name) & (s->cap - 1);
+    size_t j = om_hash_name(name) & (s->cap - 1);
     while (s->names[j] && strcmp(s->names[j], name) != 0)
         j = (j + 1) & (s->cap - 1);
     return j;

@@ -21,11 +21,6 @@ typedef struct name_set {
     size_t cap;
 } name_set;
 
-static uint64_t name_hash(const char *s)
-{
-    return om_hash_str(OM_HASH_SEED, s);
-}
-
 static int init_names(opmap_result *res, const ir_graph *g, name_set *set)
 {
     size_t i;
@@ -35,7 +30,7 @@ static int init_names(opmap_result *res, const ir_graph *g, name_set *set)
     if (!(set->slots = om_calloc(&res->mem, set->cap, sizeof(*set->slots))))
         return OPMAP_ENOMEM;
     for (i = 0; i < g->n_inits; i++) {
-        size_t j = name_hash(g->inits[i].name) & (set->cap - 1);
+        size_t j = om_hash_name(g->inits[i].name) & (set->cap - 1);
         while (set->slots[j] && strcmp(set->slots[j], g->inits[i].name) != 0)
             j = (j + 1) & (set->cap - 1);
         set->slots[j] = g->inits[i].name;
@@ -45,7 +40,7 @@ static int init_names(opmap_result *res, const ir_graph *g, name_set *set)
 
 static int is_init_name(const name_set *set, const char *name)
 {
-    size_t j = name_hash(name) & (set->cap - 1);
+    size_t j = om_hash_name(name) & (set->cap - 1);
     while (set->slots[j]) {
         if (strcmp(set->slots[j], name) == 0)
             return 1;
