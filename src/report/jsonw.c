@@ -69,15 +69,6 @@ void jw_array(jsonw *w) { begin(w, "["); }
 void jw_end_object(jsonw *w) { end(w, "}"); }
 void jw_end_array(jsonw *w) { end(w, "]"); }
 
-void jw_key(jsonw *w, const char *key)
-{
-    value_start(w);
-    om_out_bytes(w->o, "\"", 1);
-    om_out_str(w->o, key);
-    om_out_bytes(w->o, "\": ", w->compact ? 2 : 3);
-    w->after_key = 1;
-}
-
 /* Length of a valid UTF-8 sequence starting at s, or 0. */
 static int utf8_len(const unsigned char *s)
 {
@@ -100,11 +91,11 @@ static int utf8_len(const unsigned char *s)
     return n;
 }
 
-void jw_string(jsonw *w, const char *str)
+/* str quoted and escaped: the same for keys and values */
+static void put_quoted(om_out *o, const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;
-    value_start(w);
-    om_out_str(w->o, "\"");
+    om_out_str(o, "\"");
     while (*s) {
         const unsigned char *run = s;
         int n;
@@ -112,27 +103,42 @@ void jw_string(jsonw *w, const char *str)
         while (*s >= 0x20 && *s < 0x80 && *s != '"' && *s != '\\')
             s++;
         if (s > run)
-            om_out_bytes(w->o, run, (size_t)(s - run));
+            om_out_bytes(o, run, (size_t)(s - run));
         if (!*s)
             break;
         if (*s == '"' || *s == '\\') {
             char e[3] = { '\\', (char)*s, 0 };
-            om_out_str(w->o, e);
+            om_out_str(o, e);
             s++;
         } else if (*s < 0x20) {
             char e[8];
             snprintf(e, sizeof(e), "\\u%04x", *s);
-            om_out_str(w->o, e);
+            om_out_str(o, e);
             s++;
         } else if ((n = utf8_len(s)) > 0) {
-            om_out_bytes(w->o, s, (size_t)n);
+            om_out_bytes(o, s, (size_t)n);
             s += n;
         } else {
-            om_out_str(w->o, "\xef\xbf\xbd"); /* U+FFFD for a byte that is not UTF-8 */
+            om_out_str(o, "\xef\xbf\xbd"); /* U+FFFD for a byte that is not UTF-8 */
             s++;
         }
     }
-    om_out_str(w->o, "\"");
+    om_out_str(o, "\"");
+}
+
+void jw_string(jsonw *w, const char *str)
+{
+    value_start(w);
+    put_quoted(w->o, str);
+}
+
+/* Keys are escaped too: some come from the table (chip names) */
+void jw_key(jsonw *w, const char *key)
+{
+    value_start(w);
+    put_quoted(w->o, key);
+    om_out_bytes(w->o, ": ", w->compact ? 1 : 2);
+    w->after_key = 1;
 }
 
 /* Decimal digits of v, written by hand: counts are most of a report's numbers, and the

@@ -26,7 +26,7 @@ void jw_object(jsonw *w);          /* { */
 void jw_array(jsonw *w);           /* [ */
 void jw_end_object(jsonw *w);
 void jw_end_array(jsonw *w);
-void jw_key(jsonw *w, const char *key);   /* keys are constants of ours: not escaped */
+void jw_key(jsonw *w, const char *key);   /* escaped as strings are */
 void jw_string(jsonw *w, const char *s);
 void jw_int(jsonw *w, int64_t v);
 void jw_uint(jsonw *w, uint64_t v);

@@ -443,6 +443,28 @@ static int finish_ops(group *g)
     return OPMAP_OK;
 }
 
+/* The error for a chip the table has no column for: it names the ones it has. */
+static int unknown_chip(const opmap_table *t, const char *name, size_t len, opmap_error *err)
+{
+    char known[256];
+    size_t i, at = 0;
+    known[0] = 0;
+    /* invariant: at + 6 <= sizeof(known), room for ", ..." and the NUL */
+    for (i = 0; i < t->n_socs; i++) {
+        size_t n = strlen(t->socs[i]), sep = i ? 2 : 0;
+        if (at + sep + n + 6 > sizeof(known)) {
+            memcpy(known + at, ", ...", 6);
+            break;
+        }
+        memcpy(known + at, ", ", sep);
+        memcpy(known + at + sep, t->socs[i], n + 1);
+        at += sep + n;
+    }
+    return om_fail(err, OPMAP_EINVAL, t->origin,
+                   "unknown chip '%.*s' (the table has: %s; or use all)",
+                   (int)(len > 64 ? 64 : len), name, known);
+}
+
 /* Which chips to answer for: NULL (the table's default), "all", or names separated by ','. */
 static int pick_chips(group *g, const opmap_table *t, const char *soc, opmap_error *err)
 {
@@ -457,17 +479,18 @@ static int pick_chips(group *g, const opmap_table *t, const char *soc, opmap_err
         res->n_chips = t->n_socs;
     } else {
         const char *p = soc;
+        uint64_t named = 0; /* a chip named twice is answered once; a table has <= 64 */
         res->n_chips = 0;
         while (*p) {
             size_t len = strcspn(p, ",");
             for (i = 0; i < t->n_socs; i++)
                 if (strlen(t->socs[i]) == len && strncmp(t->socs[i], p, len) == 0)
                     break;
-            if (i == t->n_socs || res->n_chips == 64)
-                return om_fail(err, OPMAP_EINVAL, t->origin,
-                               "unknown chip '%.*s' (the table speaks for: see opmap table "
-                               "stats; or use all)", (int)len, p);
-            g->chip_soc[res->n_chips++] = (uint32_t)i;
+            if (i == t->n_socs)
+                return unknown_chip(t, p, len, err);
+            if (!(named & (1ull << i)))
+                g->chip_soc[res->n_chips++] = (uint32_t)i;
+            named |= 1ull << i;
             p += len;
             if (*p == ',')
                 p++;

@@ -277,6 +277,29 @@ class Cli(unittest.TestCase):
         proc = run("scan", "--soc", "ascend999", model("test_relu"))
         self.assertEqual(proc.returncode, 2)
         self.assertIn("unknown chip 'ascend999'", proc.stderr)
+        self.assertIn("(the table has: ascend910b, ascend910_93, ascend310p", proc.stderr)
+
+    def test_a_chip_named_twice_is_answered_once(self):
+        proc, rep = scan_json("--soc", "ascend310p,ascend910b,ascend310p", model("test_relu"))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(rep["chips"], ["ascend310p", "ascend910b"])
+        self.assertEqual(sorted(rep["models"][0]["operators"][0]["chips"]),
+                         ["ascend310p", "ascend910b"])
+
+    def test_chip_names_from_the_table_are_escaped_in_json(self):
+        # a table is input too: a chip name that needs escaping once broke the JSON report
+        # (found by fuzz_pipeline), because object keys were written unescaped
+        name = 'as\\"c<910>'
+        t = self.write("t.yaml", 'schema: 1\nabout: {name: t, version: "1", socs: ["%s", b],'
+                                 ' default_soc: b}\nops:\n  - {domain: ai.onnx, op: Relu, since: 6,'
+                                 ' status: full, curated: x}\n' % name.replace("\\", "\\\\").replace('"', '\\"'))
+        for fmt in ("json", "sarif"):
+            proc = run("scan", "--table", t, "--soc", "all", "--format", fmt, model("test_relu"))
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            doc = json.loads(proc.stdout)
+            if fmt == "json":
+                self.assertEqual(validate(doc)["chips"], [name, "b"])
+                self.assertIn(name, doc["models"][0]["operators"][0]["chips"])
 
     # --- bad input: one clear message naming the file, exit 3, no crash ---
 
