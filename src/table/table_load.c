@@ -152,6 +152,20 @@ static int check_sources(ld *l, const yt_node *n, const char **ids, size_t count
 
 /* ---- top-level sections ---- */
 
+/* Chip ids are names users type after --soc (comma-separated, "all" for every one) and
+ * reports print as keys, headings and columns: a plain identifier keeps all of those simple. */
+static int soc_id_ok(const char *s)
+{
+    size_t n = 0;
+    if (strcmp(s, "all") == 0)
+        return 0;
+    for (; s[n]; n++)
+        if (!((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') ||
+              (s[n] >= '0' && s[n] <= '9') || s[n] == '_' || s[n] == '-' || s[n] == '.'))
+            return 0;
+    return n > 0 && n <= 64;
+}
+
 static int parse_about(ld *l, const yt_node *about)
 {
     static const char *const keys[] = { "name", "version", "onnx_opset_max", "torch_npu",
@@ -180,6 +194,9 @@ static int parse_about(ld *l, const yt_node *about)
             return yr_bad(&l->y, n, "about.socs must list between 1 and 64 chips");
         for (i = 0; i < t->n_socs; i++) {
             size_t j;
+            if (!soc_id_ok(t->socs[i]))
+                return yr_bad(&l->y, n->items[i], "chip id '%.64s': use letters, digits, '_', "
+                              "'-' and '.' (at most 64), and not 'all'", t->socs[i]);
             for (j = 0; j < i; j++)
                 if (strcmp(t->socs[i], t->socs[j]) == 0)
                     return yr_bad(&l->y, n->items[i], "SoC '%s' listed twice", t->socs[i]);
