@@ -234,7 +234,7 @@ static size_t item_end(const char *s, size_t i, size_t n, int stop_at_eq)
     for (; i < n; i++) {
         char ch = s[i];
         if (in_str) {
-            if (ch == '\\')
+            if (ch == '\\' && i + 1 < n) /* a '\\' ending the text escapes nothing */
                 i++;
             else if (ch == '"')
                 in_str = 0;
