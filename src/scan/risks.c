@@ -6,10 +6,10 @@
  * Risks repeat across instances, so each distinct message is kept once with its first
  * place; at most OM_MAX_RISKS are kept and the rest counted.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/text.h"
 #include "scan_internal.h"
 
 static int add_risk(opmap_result *res, const char *kind, int level, int from_flag,
@@ -40,28 +40,6 @@ static int add(opmap_result *res, const char *kind, int level, const char *messa
                const char *where)
 {
     return add_risk(res, kind, level, 0, message, where);
-}
-
-/*
- * Appends to buf[0, size) at *used, and never past the end: snprintf returns the length it
- * would have written, so adding it up unchecked walks `used` past the buffer (a symbolic
- * dimension of 40 bytes, a Reshape value of 1e308 printed with 309 digits) and the next
- * write lands outside it.
- */
-static void append(char *buf, size_t size, size_t *used, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void append(char *buf, size_t size, size_t *used, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-    if (*used + 1 >= size)
-        return;
-    va_start(ap, fmt);
-    n = vsnprintf(buf + *used, size - *used, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        *used = (size_t)n < size - *used ? *used + (size_t)n : size - 1;
 }
 
 static int risky_dtype(int dt)
@@ -96,19 +74,19 @@ int om_risks_model(opmap_result *res)
         int32_t d;
         size_t used = 0;
         int dynamic = 0, rc;
-        append(msg, sizeof(msg), &used, "input '%.100s' has dynamic dimensions [", v->name);
+        om_appendf(msg, sizeof(msg), &used, "input '%.100s' has dynamic dimensions [", v->name);
         for (d = 0; d < v->type.rank && used < sizeof(msg) - 40; d++) {
             const ir_dim *dim = &v->type.dims[d];
             if (dim->param || dim->value < 0)
                 dynamic = 1;
-            append(msg, sizeof(msg), &used, "%s%.40s", d ? ", " : "",
+            om_appendf(msg, sizeof(msg), &used, "%s%.40s", d ? ", " : "",
                    dim->param ? dim->param : dim->value < 0 ? "?" : "");
             if (!dim->param && dim->value >= 0)
-                append(msg, sizeof(msg), &used, "%lld", (long long)dim->value);
+                om_appendf(msg, sizeof(msg), &used, "%lld", (long long)dim->value);
         }
         snprintf(where, sizeof(where), "main/inputs/%.200s", v->name);
         if (dynamic) {
-            append(msg, sizeof(msg), &used,
+            om_appendf(msg, sizeof(msg), &used,
                    "]: every new shape recompiles the graph on Ascend; fix them, or bucket "
                    "the shapes");
             if ((rc = add(res, "dynamic_shape", OPMAP_DIAG_WARNING, msg, where)))
@@ -146,13 +124,13 @@ int om_risks_instance(opmap_result *res, const opmap_op *op, const om_visit *v)
         const ir_tensor *t = n->in_facts[1].value;
         size_t used = 0;
         int inferred = 0;
-        append(msg, sizeof(msg), &used, "Reshape target [");
+        om_appendf(msg, sizeof(msg), &used, "Reshape target [");
         for (i = 0; i < t->n_values && used < sizeof(msg) - 100; i++) {
             inferred |= t->values[i] == -1;
-            append(msg, sizeof(msg), &used, "%s%.0f", i ? ", " : "", t->values[i]);
+            om_appendf(msg, sizeof(msg), &used, "%s%.0f", i ? ", " : "", t->values[i]);
         }
         if (inferred) {
-            append(msg, sizeof(msg), &used, "] leaves a dimension to be inferred at run time");
+            om_appendf(msg, sizeof(msg), &used, "] leaves a dimension to be inferred at run time");
             if ((rc = add(res, "dynamic_shape", OPMAP_DIAG_INFO, msg, v->path)))
                 return rc;
         }

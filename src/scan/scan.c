@@ -15,6 +15,7 @@
 #include "../api/ctx_internal.h"
 #include "../api/model_internal.h"
 #include "../core/err.h"
+#include "../core/text.h"
 #include "../estimate/estimate.h"
 #include "../rules/constraints.h"
 #include "../table/table_internal.h"
@@ -446,19 +447,14 @@ static int finish_ops(group *g)
 /* The error for a chip the table has no column for: it names the ones it has. */
 static int unknown_chip(const opmap_table *t, const char *name, size_t len, opmap_error *err)
 {
-    char known[256];
-    size_t i, at = 0;
-    known[0] = 0;
-    /* invariant: at + 6 <= sizeof(known), room for ", ..." and the NUL */
+    char known[256] = "";
+    size_t i, used = 0;
     for (i = 0; i < t->n_socs; i++) {
-        size_t n = strlen(t->socs[i]), sep = i ? 2 : 0;
-        if (at + sep + n + 6 > sizeof(known)) {
-            memcpy(known + at, ", ...", 6);
+        if (used + strlen(t->socs[i]) + 8 > sizeof(known)) { /* leave room for ", ..." */
+            om_appendf(known, sizeof(known), &used, ", ...");
             break;
         }
-        memcpy(known + at, ", ", sep);
-        memcpy(known + at + sep, t->socs[i], n + 1);
-        at += sep + n;
+        om_appendf(known, sizeof(known), &used, "%s%s", i ? ", " : "", t->socs[i]);
     }
     return om_fail(err, OPMAP_EINVAL, t->origin,
                    "unknown chip '%.*s' (the table has: %s; or use all)",

@@ -278,6 +278,13 @@ class Cli(unittest.TestCase):
         self.assertEqual(proc.returncode, 2)
         self.assertIn("unknown chip 'ascend999'", proc.stderr)
         self.assertIn("(the table has: ascend910b, ascend910_93, ascend310p", proc.stderr)
+        # a table of many chips: the list is cut with "..." and the message still ends whole
+        chips = ", ".join("chip%02d_abcdefghij" % i for i in range(40))
+        t = self.write("t.yaml", "schema: 1\nabout: {socs: [%s]}\nops: []\n" % chips)
+        proc = run("scan", "--table", t, "--soc", "x", model("test_relu"))
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("(the table has: chip00_abcdefghij, chip01_abcdefghij", proc.stderr)
+        self.assertTrue(proc.stderr.rstrip().endswith(", ...; or use all)"), proc.stderr)
 
     def test_a_chip_named_twice_is_answered_once(self):
         proc, rep = scan_json("--soc", "ascend310p,ascend910b,ascend310p", model("test_relu"))
