@@ -125,6 +125,9 @@ typedef struct ir_fact {
     int32_t dtype;            /* IR_DT_*, IR_DT_UNDEFINED when unknown */
     int32_t rank;             /* -1 when unknown */
     uint8_t is_const;
+    /* Integer shape arithmetic: computed only from tensor shapes (Shape, Size) and integer
+     * constants, so the graph engine folds it at compile time or runs it on the host. */
+    uint8_t is_shape;
     const ir_tensor *value;   /* the constant's tensor (values only when small), or NULL */
 } ir_fact;
 
@@ -144,6 +147,13 @@ typedef struct ir_node {
     uint64_t offset;          /* byte offset of the node in the input (binary formats) */
     ir_fact *in_facts;        /* n_inputs entries, filled by rules/values.c */
     ir_fact *out_facts;       /* n_outputs entries */
+    /* TorchScript: the call's arguments in schema order, as the graph passes them. An
+     * argument that is a constant scalar (bool and int as IR_ATTR_INT, float, string) or a
+     * constant list of ints/floats is kept with its value; anything else (a tensor, a value
+     * computed at run time, None) has type IR_ATTR_UNDEFINED. `name` is the keyword of a
+     * keyword argument, else NULL. Constraints on ATen rows read arguments by position. */
+    ir_attr *args;
+    uint32_t n_args;
 } ir_node;
 
 typedef struct ir_graph {

@@ -967,6 +967,536 @@ static void test_fixtures__paths_follow_submodules(void **state)
     opmap_model_free(m);
 }
 
+/* ---- call arguments (ir_node.args) ---- */
+
+/* Argument i of an instance's node, or NULL past the end. */
+static const ir_attr *arg(const inst *x, uint32_t i)
+{
+    return x && i < x->node->n_args ? &x->node->args[i] : NULL;
+}
+
+static void dump_args(const insts *s, const char *op)
+{
+    size_t i;
+    uint32_t k;
+    if (!getenv("OPMAP_TEST_DUMP"))
+        return;
+    for (i = 0; i < s->n; i++) {
+        const ir_node *n = s->v[i].node;
+        if (strcmp(s->v[i].op, op) != 0)
+            continue;
+        printf("  %s::%s %s:", s->v[i].dom, n->op, s->v[i].path);
+        for (k = 0; k < n->n_args; k++) {
+            const ir_attr *a = &n->args[k];
+            printf(" %s%s", a->name ? a->name : "", a->name ? "=" : "");
+            if (a->type == IR_ATTR_INT)
+                printf("%lld", (long long)a->i);
+            else if (a->type == IR_ATTR_FLOAT)
+                printf("%g", a->f);
+            else if (a->type == IR_ATTR_STRING)
+                printf("\"%s\"", a->s.data);
+            else if (a->type == IR_ATTR_INTS) {
+                size_t j;
+                printf("[");
+                for (j = 0; j < a->n_ints; j++)
+                    printf("%s%lld", j ? "," : "", (long long)a->ints[j]);
+                printf("]");
+            }
+            else if (a->type == IR_ATTR_FLOATS)
+                printf("floats[%zu]", a->n_floats);
+            else
+                printf("_");
+        }
+        printf("\n");
+    }
+}
+
+static void expect_int(const ir_attr *a, int64_t v)
+{
+    assert_non_null(a);
+    assert_int_equal(a->type, IR_ATTR_INT);
+    assert_int_equal(a->i, v);
+}
+
+/* Printed floats are parsed by ts_parse_float, which may be an ulp or two off for 17-digit
+ * literals (9.9999999999999995e-07 reads as 1.0000000000000002e-06). */
+static void expect_float(const ir_attr *a, double v)
+{
+    double d;
+    assert_non_null(a);
+    assert_int_equal(a->type, IR_ATTR_FLOAT);
+    d = a->f - v;
+    if (d < 0)
+        d = -d;
+    if (!(d <= 1e-12 * (v < 0 ? -v : v)))
+        fail_msg("%.17g is not %.17g", a->f, v);
+}
+
+static void expect_ints(const ir_attr *a, size_t n, const int64_t *v)
+{
+    size_t i;
+    assert_non_null(a);
+    assert_int_equal(a->type, IR_ATTR_INTS);
+    assert_int_equal(a->n_ints, n);
+    for (i = 0; i < n; i++)
+        assert_int_equal(a->ints[i], v[i]);
+}
+
+static void expect_undef(const ir_attr *a)
+{
+    assert_non_null(a);
+    assert_int_equal(a->type, IR_ATTR_UNDEFINED);
+}
+
+/* Every instance of aten::op in a fixture (archive and graph text); returns how many. */
+static size_t fixture_insts(opmap_ctx *ctx, const char *name, insts *s, opmap_model **m)
+{
+    opmap_error err;
+    *m = open_fixture(ctx, name, &err);
+    if (!*m)
+        fail_msg("%s: %s", name, err.message);
+    walk(ctx, *m, s);
+    return s->n;
+}
+
+static void test_args__layer_norm_eps(void **state)
+{
+    opmap_ctx *ctx = *state;
+    static const struct {
+        const char *file;
+        double eps;
+        int64_t dim;
+        size_t n;
+    } cases[] = {
+        /* traced code leaves out trailing arguments at their defaults: swin's eps (1e-5)
+         * is not in the archive, its graph text has every argument */
+        { "vit_tiny.traced.pt", 1e-6, 32, 5 },
+        { "vit_tiny.traced.graph.txt", 1e-6, 32, 5 },
+        { "transformer_encoder.scripted.pt", 1e-5, 32, 4 },
+        { "transformer_encoder.scripted.graph.txt", 1e-5, 32, 4 },
+        { "swin_t.traced.pt", 1e-5, 0, 0 },
+        { "swin_t.traced.graph.txt", 1e-5, 0, 0 },
+    };
+    size_t c, i;
+    for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        opmap_model *m;
+        insts s;
+        size_t seen = 0;
+        fixture_insts(ctx, cases[c].file, &s, &m);
+        dump_args(&s, "layer_norm");
+        for (i = 0; i < s.n; i++) {
+            const inst *x = &s.v[i];
+            if (strcmp(x->dom, "aten") != 0 || strcmp(x->op, "layer_norm") != 0)
+                continue;
+            seen++;
+            if (strcmp(cases[c].file, "swin_t.traced.pt") == 0) {
+                assert_int_equal(x->node->n_args, 4);
+                assert_int_equal(arg(x, 1)->type, IR_ATTR_INTS);
+                continue;
+            }
+            if (x->node->n_args < 5)
+                fail_msg("%s: %s has %u arguments", cases[c].file, x->path, x->node->n_args);
+            expect_undef(arg(x, 0));                      /* the input */
+            expect_float(arg(x, 4), cases[c].eps);        /* eps */
+            if (cases[c].dim)
+                expect_ints(arg(x, 1), 1, &cases[c].dim); /* normalized_shape */
+            else
+                assert_int_equal(arg(x, 1)->type, IR_ATTR_INTS);
+        }
+        if (cases[c].n)
+            assert_int_equal(seen, cases[c].n);
+        else
+            assert_true(seen > 0);
+        free(s.v);
+        opmap_model_free(m);
+    }
+}
+
+static void test_args__dropout_and_fused_layers(void **state)
+{
+    opmap_ctx *ctx = *state;
+    static const struct {
+        const char *file;
+        double p;
+        size_t n;
+    } drop[] = {
+        { "vit_tiny.traced.pt", 0.0, 7 },
+        { "vit_tiny.traced.graph.txt", 0.0, 7 },
+        { "inception_v3.traced.pt", 0.5, 1 },
+        { "inception_v3.traced.graph.txt", 0.5, 1 },
+    };
+    static const char *const fused[] = { "transformer_encoder.traced.pt",
+                                         "transformer_encoder.traced.graph.txt" };
+    size_t c, i;
+    for (c = 0; c < sizeof(drop) / sizeof(drop[0]); c++) {
+        opmap_model *m;
+        insts s;
+        size_t seen = 0;
+        fixture_insts(ctx, drop[c].file, &s, &m);
+        dump_args(&s, "dropout");
+        for (i = 0; i < s.n; i++) {
+            const inst *x = &s.v[i];
+            if (strcmp(x->dom, "aten") != 0 || strcmp(x->op, "dropout") != 0)
+                continue;
+            seen++;
+            assert_int_equal(x->node->n_args, 3);
+            expect_float(arg(x, 1), drop[c].p);
+            expect_int(arg(x, 2), 0);                      /* train=False: traced in eval */
+        }
+        assert_int_equal(seen, drop[c].n);
+        free(s.v);
+        opmap_model_free(m);
+    }
+    /* scripted: train is self.training, read at run time, except where the functional
+     * code passes True inside its `if training:` */
+    for (c = 0; c < 2; c++) {
+        opmap_model *m;
+        insts s;
+        size_t n_rt = 0, n_true = 0;
+        fixture_insts(ctx, c ? "transformer_encoder.scripted.graph.txt"
+                             : "transformer_encoder.scripted.pt", &s, &m);
+        for (i = 0; i < s.n; i++) {
+            const ir_attr *t;
+            if (strcmp(s.v[i].op, "dropout") != 0)
+                continue;
+            t = arg(&s.v[i], 2);
+            assert_non_null(t);
+            n_rt += t->type == IR_ATTR_UNDEFINED;
+            n_true += t->type == IR_ATTR_INT && t->i == 1;
+        }
+        assert_true(n_rt > 0);
+        assert_true(n_true > 0);
+        free(s.v);
+        opmap_model_free(m);
+    }
+    /* _transformer_encoder_layer_fwd(src, embed_dim, num_heads, ..., use_gelu, norm_first,
+     * eps, ..., mask, mask_type): None stays undefined */
+    for (c = 0; c < 2; c++) {
+        opmap_model *m;
+        insts s;
+        size_t seen = 0;
+        fixture_insts(ctx, fused[c], &s, &m);
+        for (i = 0; i < s.n; i++) {
+            const inst *x = &s.v[i];
+            if (strcmp(x->op, "_transformer_encoder_layer_fwd") != 0)
+                continue;
+            seen++;
+            /* the archive leaves out the defaults of mask and mask_type */
+            assert_int_equal(x->node->n_args, c ? 20 : 18);
+            expect_undef(arg(x, 0));
+            expect_int(arg(x, 1), 32);
+            expect_int(arg(x, 2), 4);
+            expect_int(arg(x, 7), 0);
+            expect_int(arg(x, 8), 0);
+            expect_float(arg(x, 9), 1e-5);
+            if (c)
+                expect_undef(arg(x, 18));
+        }
+        assert_int_equal(seen, 2);
+        free(s.v);
+        opmap_model_free(m);
+    }
+}
+
+/* Convolutions of one source line with different strides keep their own: argument lists
+ * take part in the hash-consing of graphs and functions. */
+static void test_args__conv_strides_not_merged(void **state)
+{
+    opmap_ctx *ctx = *state;
+    static const struct {
+        const char *file, *op;
+        uint32_t min_args;
+    } cases[] = {
+        { "resnet18.traced.pt", "_convolution", 13 },
+        { "resnet18.traced.graph.txt", "_convolution", 13 },
+        { "resnet18.scripted.pt", "conv2d", 6 },
+        { "resnet18.scripted.graph.txt", "conv2d", 7 },
+    };
+    static const int64_t one[] = { 1, 1 }, two[] = { 2, 2 };
+    size_t c, i;
+    for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        opmap_model *m;
+        insts s;
+        size_t n = 0, n1 = 0, n2 = 0;
+        int stem = 0;
+        fixture_insts(ctx, cases[c].file, &s, &m);
+        dump_args(&s, cases[c].op);
+        for (i = 0; i < s.n; i++) {
+            const inst *x = &s.v[i];
+            const ir_attr *st;
+            if (strcmp(x->op, cases[c].op) != 0)
+                continue;
+            n++;
+            assert_true(x->node->n_args >= cases[c].min_args);
+            st = arg(x, 3);
+            assert_int_equal(st->type, IR_ATTR_INTS);
+            assert_int_equal(st->n_ints, 2);
+            n1 += st->ints[0] == 1 && st->ints[1] == 1;
+            n2 += st->ints[0] == 2 && st->ints[1] == 2;
+            if (strstr(x->path, "layer2/0/conv1"))
+                expect_ints(st, 2, two);
+            if (strstr(x->path, "layer2/0/conv2"))
+                expect_ints(st, 2, one);
+            if (strstr(x->path, "layer3/0/downsample"))
+                expect_ints(st, 2, two);
+            if (strcmp(cases[c].op, "_convolution") == 0) {
+                expect_int(arg(x, 6), 0);       /* transposed */
+                expect_int(arg(x, 8), 1);       /* groups */
+            }
+            if (arg(x, 4)->n_ints == 2 && arg(x, 4)->ints[0] == 3 &&
+                arg(x, 4)->ints[1] == 3)
+                stem++;                         /* padding [3, 3]: the 7x7 stem */
+        }
+        /* 20 convolutions: the stem, 3 stage-opening convs and 3 downsamples with stride
+         * 2, 13 with stride 1 */
+        assert_int_equal(n, 20);
+        assert_int_equal(n2, 7);
+        assert_int_equal(n1, 13);
+        assert_int_equal(stem, 1);
+        free(s.v);
+        opmap_model_free(m);
+    }
+}
+
+/* Archives built in memory: keyword names, strings, tuples, lists something mutates, and
+ * two submodules of one source line that differ only in eps. */
+static void test_args__code_forms(void **state)
+{
+    opmap_ctx *ctx = *state;
+    opmap_error err;
+    insts s;
+    const inst *x;
+    size_t i, n5 = 0, n6 = 0;
+    static const int64_t l12[] = { 1, 2 }, t23[] = { 2, 3 };
+    opmap_model *m = archive(ctx, &err,
+        HDR("M")
+        "  a : __torch__.LN\n"
+        "  b : __torch__.LN6\n"
+        "  c : __torch__.LN\n"
+        "  def forward(self: __torch__.M,\n"
+        "    x: Tensor, n: int) -> Tensor:\n"
+        "    _0 = torch.zeros([2, n], dtype=6, layout=None, device=torch.device(\"cpu\"), "
+        "pin_memory=False)\n"
+        "    _1 = torch.gelu(x, approximate=\"tanh\")\n"
+        "    _2 = torch.view(x, [1, 2])\n"
+        "    l = [4, 5]\n"
+        "    _3 = torch.append(l, 6)\n"
+        "    _4 = torch.reshape(x, l)\n"
+        "    _5 = torch.max_pool2d(x, (2, 3), [], [0.5, 1.5], [], True)\n"
+        "    _6 = torch.add(x, 2.5, alpha=-3)\n"
+        "    a = self.a\n"
+        "    b = self.b\n"
+        "    c = self.c\n"
+        "    return (c).forward((b).forward((a).forward(x, ), ), )\n"
+        HDR("LN")
+        "  def forward(self: __torch__.LN,\n"
+        "    x: Tensor) -> Tensor:\n"
+        "    return torch.layer_norm(x, [8], None, None, 1.0000000000000001e-05)\n"
+        HDR("LN6")
+        "  def forward(self: __torch__.LN6,\n"
+        "    x: Tensor) -> Tensor:\n"
+        "    return torch.layer_norm(x, [8], None, None, 9.9999999999999995e-07)\n");
+    if (!m)
+        fail_msg("%s", err.message);
+    walk(ctx, m, &s);
+    dump_args(&s, "zeros");
+    dump_args(&s, "max_pool2d");
+    x = find(&s, "aten", "zeros");
+    assert_int_equal(x->node->n_args, 5);
+    expect_undef(arg(x, 0));                       /* [2, n]: n is not a constant */
+    assert_null(arg(x, 0)->name);
+    expect_int(arg(x, 1), 6);
+    assert_string_equal(arg(x, 1)->name, "dtype");
+    expect_undef(arg(x, 2));                       /* None */
+    assert_string_equal(arg(x, 2)->name, "layout");
+    expect_undef(arg(x, 3));                       /* a Device */
+    assert_string_equal(arg(x, 3)->name, "device");
+    expect_int(arg(x, 4), 0);
+    assert_string_equal(arg(x, 4)->name, "pin_memory");
+    x = find(&s, "aten", "gelu");
+    assert_int_equal(arg(x, 1)->type, IR_ATTR_STRING);
+    assert_string_equal(arg(x, 1)->s.data, "tanh");
+    assert_int_equal(arg(x, 1)->s.size, 4);
+    assert_string_equal(arg(x, 1)->name, "approximate");
+    expect_ints(arg(find(&s, "aten", "view"), 1), 2, l12);
+    expect_undef(arg(find(&s, "aten", "reshape"), 1));   /* l is appended to */
+    x = find(&s, "aten", "max_pool2d");
+    expect_ints(arg(x, 1), 2, t23);                /* a tuple constant */
+    expect_ints(arg(x, 2), 0, NULL);               /* [] */
+    assert_int_equal(arg(x, 3)->type, IR_ATTR_FLOATS);
+    assert_int_equal(arg(x, 3)->n_floats, 2);
+    assert_true(arg(x, 3)->floats[0] == 0.5 && arg(x, 3)->floats[1] == 1.5);
+    expect_int(arg(x, 5), 1);
+    x = find(&s, "aten", "add");
+    expect_float(arg(x, 1), 2.5);
+    expect_int(arg(x, 2), -3);
+    /* the two LNs share a function; LN6 keeps its own eps */
+    for (i = 0; i < s.n; i++) {
+        x = &s.v[i];
+        if (strcmp(x->op, "layer_norm") != 0)
+            continue;
+        assert_int_equal(x->node->n_args, 5);
+        if (strstr(x->path, "main/b/")) {
+            expect_float(arg(x, 4), 9.9999999999999995e-07);
+            n6++;
+        } else {
+            expect_float(arg(x, 4), 1e-5);
+            n5++;
+        }
+    }
+    assert_int_equal(n5, 2);
+    assert_int_equal(n6, 1);
+    free(s.v);
+    opmap_model_free(m);
+}
+
+static const char graph_args[] =
+    "graph(%input : Tensor, %w : Tensor, %b : Tensor, %n : int):\n"
+    "  %eps : float = prim::Constant[value=1.0000000000000001e-05]()\n"
+    "  %cudnn : bool = prim::Constant[value=1]()\n"
+    "  %768 : int = prim::Constant[value=768]()\n"
+    "  %none : NoneType = prim::Constant()\n"
+    "  %mode : str = prim::Constant[value=\"tanh\"]()\n"
+    "  %shape : int[] = prim::ListConstruct(%768)\n"
+    "  %x : Tensor = aten::layer_norm(%input, %shape, %w, %b, %eps, %cudnn) # /m.py:3:0\n"
+    "  %g : Tensor = aten::gelu(%x, %mode)\n"
+    "  %pc : int[] = prim::Constant[value=[2, -3]]()\n"
+    "  %p : Tensor = aten::permute(%g, %pc)\n"
+    "  %dyn : int[] = prim::ListConstruct(%768, %n)\n"
+    "  %v : Tensor = aten::view(%p, %dyn)\n"
+    "  %l : int[] = prim::ListConstruct(%768)\n"
+    "  %r : Tensor = aten::reshape(%v, %l)\n"
+    "  %a : int[] = aten::append(%l, %768)\n"
+    "  %e : int[] = prim::ListConstruct()\n"
+    "  %s : Tensor = aten::sum(%r, %e, %cudnn, %none)\n"
+    "  %fl : float[] = prim::ListConstruct(%eps, %eps)\n"
+    "  %u : Tensor = aten::upsample_nearest2d(%s, %none, %fl)\n"
+    "  %c : bool = prim::Constant[value=0]()\n"
+    "  %out : Tensor = prim::If(%c)\n"
+    "    block0():\n"
+    "      %ret : int[] = prim::ListConstruct(%768)\n"
+    "      %d : Tensor = aten::dropout(%u, %eps, %c)\n"
+    "      -> (%d)\n"
+    "    block1():\n"
+    "      -> (%u)\n"
+    "  %esc : int[] = prim::ListConstruct(%768)\n"
+    "  %o2 : Tensor = aten::view(%out, %esc)\n"
+    "  return (%o2, %esc)\n";
+
+static void test_args__graph_text(void **state)
+{
+    opmap_ctx *ctx = *state;
+    opmap_error err;
+    opmap_model *m = open_text(ctx, graph_args, &err);
+    insts s;
+    const inst *x;
+    static const int64_t d768[] = { 768 }, pc[] = { 2, -3 };
+    size_t i;
+    assert_non_null(m);
+    walk(ctx, m, &s);
+    x = find(&s, "aten", "layer_norm");
+    assert_int_equal(x->node->n_args, 6);
+    expect_undef(arg(x, 0));
+    expect_ints(arg(x, 1), 1, d768);
+    expect_undef(arg(x, 2));
+    expect_float(arg(x, 4), 1e-5);
+    expect_int(arg(x, 5), 1);
+    assert_null(arg(x, 4)->name);
+    x = find(&s, "aten", "gelu");
+    assert_int_equal(arg(x, 1)->type, IR_ATTR_STRING);
+    assert_string_equal(arg(x, 1)->s.data, "tanh");
+    expect_ints(arg(find(&s, "aten", "permute"), 1), 2, pc);   /* a list constant */
+    expect_undef(arg(find(&s, "aten", "view"), 1));            /* [768, n] */
+    expect_undef(arg(find(&s, "aten", "reshape"), 1));         /* appended to */
+    x = find(&s, "aten", "sum");
+    expect_ints(arg(x, 1), 0, NULL);
+    expect_int(arg(x, 2), 1);
+    expect_undef(arg(x, 3));                                   /* None */
+    x = find(&s, "aten", "upsample_nearest2d");
+    assert_int_equal(arg(x, 2)->type, IR_ATTR_FLOATS);
+    assert_int_equal(arg(x, 2)->n_floats, 2);
+    x = find(&s, "aten", "dropout");
+    expect_float(arg(x, 1), 1e-5);
+    expect_int(arg(x, 2), 0);
+    expect_int(arg(find(&s, "prim", "If"), 0), 0);
+    /* %esc is returned: the caller may change it */
+    for (i = 0; i < s.n; i++)
+        if (strcmp(s.v[i].op, "view") == 0)
+            expect_undef(arg(&s.v[i], 1));
+    /* constants have no inputs, so no arguments */
+    assert_int_equal(find(&s, "prim", "Constant")->node->n_args, 0);
+    assert_null(find(&s, "prim", "Constant")->node->args);
+    free(s.v);
+    opmap_model_free(m);
+}
+
+/* Many arguments: one node with 20,000 constant inputs (graph text and code) is read, its
+ * arguments bounded by its inputs, and a small heap budget refuses it cleanly. */
+static void test_args__many_inputs(void **state)
+{
+    opmap_ctx *ctx = *state, *small;
+    opmap_ctx_options o = OPMAP_CTX_OPTIONS_INIT;
+    opmap_error err;
+    enum { N = 20000 };
+    char *text = malloc((size_t)N * 16 + 4096), *p = text;
+    opmap_model *m;
+    insts s;
+    const inst *x;
+    int i;
+    /* graph text: aten::cat of N inputs, all the same constant */
+    p += sprintf(p, "graph(%%x : Tensor):\n  %%k : int = prim::Constant[value=7]()\n"
+                    "  %%l : int[] = prim::ListConstruct(");
+    for (i = 0; i < N; i++)
+        p += sprintf(p, "%s%%k", i ? ", " : "");
+    p += sprintf(p, ")\n  %%y : Tensor = aten::view(%%x, %%l)\n  %%z : Tensor = "
+                    "prim::Weird(");
+    for (i = 0; i < N; i++)
+        p += sprintf(p, "%s%%k", i ? ", " : "");
+    p += sprintf(p, ")\n  return (%%y)\n");
+    m = open_text(ctx, text, &err);
+    if (!m)
+        fail_msg("%s", err.message);
+    walk(ctx, m, &s);
+    x = find(&s, "aten", "view");
+    assert_int_equal(arg(x, 1)->type, IR_ATTR_INTS);
+    assert_int_equal(arg(x, 1)->n_ints, N);
+    assert_int_equal(arg(x, 1)->ints[N - 1], 7);
+    x = find(&s, "prim", "Weird");
+    assert_int_equal(x->node->n_args, N);
+    expect_int(arg(x, N - 1), 7);
+    assert_null(arg(x, N));
+    free(s.v);
+    opmap_model_free(m);
+    /* code: torch.view(x, [0, 1, ..., N-1]) */
+    p = text;
+    p += sprintf(p, HDR("M") "  def forward(self: __torch__.M,\n    x: Tensor) -> Tensor:\n"
+                    "    return torch.view(x, [");
+    for (i = 0; i < N; i++)
+        p += sprintf(p, "%s%d", i ? ", " : "", i);
+    p += sprintf(p, "])\n");
+    m = archive(ctx, &err, text);
+    if (!m)
+        fail_msg("%s", err.message);
+    walk(ctx, m, &s);
+    x = find(&s, "aten", "view");
+    assert_int_equal(x->node->n_args, 2);
+    assert_int_equal(arg(x, 1)->type, IR_ATTR_INTS);
+    assert_int_equal(arg(x, 1)->n_ints, N);
+    assert_int_equal(arg(x, 1)->ints[N - 1], N - 1);
+    x = find(&s, "prim", "ListConstruct");
+    assert_int_equal(x->node->n_args, N);
+    expect_int(arg(x, 12345), 12345);
+    free(s.v);
+    opmap_model_free(m);
+    /* a budget too small for it: ELIMIT, nothing leaked (ASan) */
+    o.limits.max_heap_bytes = 1u << 20;
+    assert_int_equal(opmap_ctx_new(&small, &o, &err), OPMAP_OK);
+    assert_null(archive(small, &err, text));
+    assert_int_equal(err.code, OPMAP_ELIMIT);
+    opmap_ctx_free(small);
+    free(text);
+}
+
 /* ---- what users will try that is not TorchScript, and hostile archives ---- */
 
 static void expect_fail(opmap_ctx *ctx, const void *data, size_t len, int code,
@@ -1185,6 +1715,12 @@ int main(void)
         cmocka_unit_test(test_code__nesting_limits),
         cmocka_unit_test(test_fixtures__archive_matches_graph_text),
         cmocka_unit_test(test_fixtures__paths_follow_submodules),
+        cmocka_unit_test(test_args__layer_norm_eps),
+        cmocka_unit_test(test_args__dropout_and_fused_layers),
+        cmocka_unit_test(test_args__conv_strides_not_merged),
+        cmocka_unit_test(test_args__code_forms),
+        cmocka_unit_test(test_args__graph_text),
+        cmocka_unit_test(test_args__many_inputs),
         cmocka_unit_test(test_bad__not_torchscript),
         cmocka_unit_test(test_bad__zip),
         cmocka_unit_test(test_bad__storages_never_read),

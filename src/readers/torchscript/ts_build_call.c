@@ -161,7 +161,7 @@ static const ts_type *type_arg(bld *b, const ts_expr *e)
 int tsb_call(bld *b, const ts_expr *e, uint32_t n_out, og_node **multi, og_val **out)
 {
     const ts_expr *f = e->base;
-    og_node *n;
+    og_node *n = NULL;
     int rc;
     if (f->k == EX_NAME) {
         og_val *fv = tsb_env_get(b, f->s);

@@ -7,6 +7,9 @@
  * bounded by max_depth. A node line is `%out : Type, ... = ns::op[attr=value, ...](%in, ...)`
  * with an optional `# file:line:col` comment, which becomes the node's source location.
  * Output types become ir_types (dtype and shape of `Float(1, 3, 224, 224, strides=...)`).
+ * Once all is read, each node gets its call's arguments (ir_node.args): the values of its
+ * inputs that are prim::Constant scalars, or int/float lists (prim::ListConstruct of such
+ * constants, or list constants) that nothing mutates, stores or returns.
  */
 #include "ts_reader.h"
 
@@ -17,7 +20,10 @@
 #include <string.h>
 
 #include "../../core/err.h"
+#include "../../core/hash.h"
 #include "ts_ctx.h"
+#include "ts_emit.h"
+#include "ts_kinds.h"
 #include "ts_lex.h"
 
 typedef struct gblk {
@@ -41,7 +47,20 @@ typedef struct gp {
     size_t ll;
     om_vec stack;             /* gctx */
     uint64_t n_nodes;
+    om_vec graphs;            /* ir_graph*: every graph made, for the arguments */
+    struct cval *vtab;        /* constant values by name */
+    size_t vcap, vlen;
 } gp;
+
+/* A value defined by a prim::Constant (a scalar, or a list constant) or by a
+ * prim::ListConstruct of int/float constants: what an argument reading it holds. */
+typedef struct cval {
+    const char *name;         /* model arena (the node's output name) */
+    uint64_t h;
+    ir_attr a;                /* IR_ATTR_INT / FLOAT / STRING / INTS / FLOATS */
+    uint8_t list;
+    uint8_t written;          /* a list something mutates, stores, aliases or returns */
+} cval;
 
 static int gfail(gp *p, size_t at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -446,6 +465,280 @@ static const char *strstr_n(const char *s, size_t n, const char *needle)
     return NULL;
 }
 
+/* ---- constant values, for the call arguments ---- */
+
+static cval *cval_find(gp *p, const char *name, uint64_t h)
+{
+    size_t j;
+    if (!p->vcap)
+        return NULL;
+    for (j = h & (p->vcap - 1); p->vtab[j].name; j = (j + 1) & (p->vcap - 1))
+        if (p->vtab[j].h == h && strcmp(p->vtab[j].name, name) == 0)
+            return &p->vtab[j];
+    return NULL;
+}
+
+static cval *cval_get(gp *p, const char *name)
+{
+    return name ? cval_find(p, name, om_hash_name(name)) : NULL;
+}
+
+/* Adds (or replaces: names are SSA, a repeat is a malformed graph) the value `name`. */
+static int cval_put(gp *p, const char *name, const ir_attr *a, int list)
+{
+    uint64_t h = om_hash_name(name);
+    size_t j;
+    cval *e;
+    if ((p->vlen + 1) * 2 > p->vcap) {
+        size_t ncap = p->vcap ? p->vcap * 2 : 256, i;
+        cval *nt = om_calloc(p->c->mem, ncap, sizeof(*nt));
+        if (!nt)
+            return goom(p);
+        for (i = 0; i < p->vcap; i++) {
+            if (!p->vtab[i].name)
+                continue;
+            for (j = p->vtab[i].h & (ncap - 1); nt[j].name; j = (j + 1) & (ncap - 1))
+                ;
+            nt[j] = p->vtab[i];
+        }
+        if (p->vtab)
+            om_dealloc(p->c->mem, p->vtab, p->vcap * sizeof(*p->vtab));
+        p->vtab = nt;
+        p->vcap = ncap;
+    }
+    if (!(e = cval_find(p, name, h))) {
+        for (j = h & (p->vcap - 1); p->vtab[j].name; j = (j + 1) & (p->vcap - 1))
+            ;
+        e = &p->vtab[j];
+        p->vlen++;
+    }
+    memset(e, 0, sizeof(*e));
+    e->name = name;
+    e->h = h;
+    e->a = *a;
+    e->a.name = NULL;
+    e->list = (uint8_t)list;
+    return OPMAP_OK;
+}
+
+/* Marks the lists named in s[0, n) (`-> (%a, %b)`, `return (%x)`) as escaping. */
+static void cval_escape_names(gp *p, const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        size_t b;
+        if (s[i++] != '%')
+            continue;
+        b = i;
+        while (i < n && s[i] != ',' && s[i] != ')' && s[i] != ' ')
+            i++;
+        if (i > b && i - b < 1024) {
+            char name[1024];
+            cval *e;
+            memcpy(name, s + b, i - b);
+            name[i - b] = 0;
+            if ((e = cval_get(p, name)) && e->list)
+                e->written = 1;
+        }
+    }
+}
+
+/* Whether input k of node reading a list may write, store or alias it. */
+static int list_escapes(const ir_node *node, uint32_t k)
+{
+    if (strcmp(node->domain, "aten") != 0)
+        return strcmp(node->domain, "prim") != 0 || strcmp(node->op, "ListUnpack") != 0;
+    return ts_kind_mutable(node->domain, node->op) || (k == 0 && ts_kind_view(node->op));
+}
+
+/* A printed list constant "[1, 2]" / "[0.5, 1.]" into a (its elements: dt). */
+static int parse_list_const(gp *p, const char *s, size_t n, int dt, ir_attr *a)
+{
+    size_t i, cnt = 0, k = 0;
+    int floats = dt == IR_DT_DOUBLE;
+    if (n < 2 || s[0] != '[' || s[n - 1] != ']')
+        return OPMAP_OK;
+    s++;
+    n -= 2;
+    for (i = 0; i < n; i++)
+        cnt += s[i] == ',';
+    cnt = n ? cnt + 1 : 0;
+    if (cnt && !(floats ? (void *)(a->floats = om_arena_array(&p->c->m->arena, cnt,
+                                                               sizeof(double)))
+                        : (void *)(a->ints = om_arena_array(&p->c->m->arena, cnt,
+                                                             sizeof(int64_t)))))
+        return goom(p);
+    for (i = 0; i < n && k < cnt;) {
+        size_t b, e;
+        int neg;
+        while (i < n && s[i] == ' ')
+            i++;
+        b = i;
+        while (i < n && s[i] != ',')
+            i++;
+        e = i++;
+        while (e > b && s[e - 1] == ' ')
+            e--;
+        neg = e > b && s[b] == '-';
+        if (floats) {
+            double f;
+            if (e <= b + (size_t)neg || !ts_parse_float(s + b + neg, e - b - neg, &f))
+                return OPMAP_OK;
+            a->floats[k++] = neg ? -f : f;
+        } else {
+            int64_t v = 0;
+            size_t j;
+            if (e <= b + (size_t)neg || e - b - (size_t)neg > 18)
+                return OPMAP_OK;
+            for (j = b + (size_t)neg; j < e; j++) {
+                if (!is_digit(s[j]))
+                    return OPMAP_OK;
+                v = v * 10 + (s[j] - '0');
+            }
+            a->ints[k++] = neg ? -v : v;
+        }
+    }
+    if (k != cnt)
+        return OPMAP_OK;
+    a->type = floats ? IR_ATTR_FLOATS : IR_ATTR_INTS;
+    if (floats)
+        a->n_floats = cnt;
+    else
+        a->n_ints = cnt;
+    return OPMAP_OK;
+}
+
+/* What a node line tells about constant values: the lists its inputs may change, and the
+ * value it defines when it is a prim::Constant or a prim::ListConstruct of constants. */
+static int note_values(gp *p, const ir_node *node)
+{
+    uint32_t k;
+    ir_attr a;
+    for (k = 0; k < node->n_inputs; k++) {
+        cval *e = cval_get(p, node->inputs[k]);
+        if (e && e->list && list_escapes(node, k))
+            e->written = 1;
+    }
+    if (node->n_outputs != 1 || strcmp(node->domain, "prim") != 0)
+        return OPMAP_OK;
+    memset(&a, 0, sizeof(a));
+    if (strcmp(node->op, "Constant") == 0) {
+        const ir_attr *v = ir_node_attr(node, "value");
+        const ir_type *t = &node->out_types[0];
+        int scalar = t->kind == IR_TYPE_OTHER && t->outer == 0;
+        if (!v || node->n_attrs != 1)
+            return OPMAP_OK;   /* None, or a kind of constant not known */
+        if (scalar && (t->elem == IR_DT_INT64 || t->elem == IR_DT_BOOL) &&
+            v->type == IR_ATTR_INT) {
+            a.type = IR_ATTR_INT;
+            a.i = v->i;
+        } else if (scalar && t->elem == IR_DT_DOUBLE && v->type == IR_ATTR_FLOAT) {
+            a.type = IR_ATTR_FLOAT;
+            a.f = v->f;
+        } else if (scalar && t->elem == IR_DT_DOUBLE && v->type == IR_ATTR_INT) {
+            a.type = IR_ATTR_FLOAT;
+            a.f = (double)v->i;
+        } else if (scalar && t->elem == IR_DT_STRING && v->type == IR_ATTR_STRING) {
+            a.type = IR_ATTR_STRING;
+            a.s = v->s;
+        } else if (t->kind == IR_TYPE_SEQUENCE && t->outer == IR_TYPE_SEQUENCE &&
+                   (t->elem == IR_DT_INT64 || t->elem == IR_DT_BOOL ||
+                    t->elem == IR_DT_DOUBLE) && v->type == IR_ATTR_STRING) {
+            int rc = parse_list_const(p, v->s.data, v->s.size, t->elem, &a);
+            if (rc || a.type == IR_ATTR_UNDEFINED)
+                return rc;
+            return cval_put(p, node->outputs[0], &a, 1);
+        } else {
+            return OPMAP_OK;
+        }
+        return cval_put(p, node->outputs[0], &a, 0);
+    }
+    if (strcmp(node->op, "ListConstruct") == 0) {
+        const ir_type *t = &node->out_types[0];
+        int kind = 0;      /* 1 ints, 2 floats */
+        for (k = 0; k < node->n_inputs; k++) {
+            cval *e = cval_get(p, node->inputs[k]);
+            int ek = !e || e->list ? 0 : e->a.type == IR_ATTR_INT ? 1
+                   : e->a.type == IR_ATTR_FLOAT ? 2 : 0;
+            if (!ek || (kind && ek != kind))
+                return OPMAP_OK;
+            kind = ek;
+        }
+        if (!kind) {
+            /* empty: the printed type says int[] or float[] */
+            if (t->kind != IR_TYPE_SEQUENCE || t->outer != IR_TYPE_SEQUENCE)
+                return OPMAP_OK;
+            kind = t->elem == IR_DT_INT64 || t->elem == IR_DT_BOOL ? 1
+                 : t->elem == IR_DT_DOUBLE ? 2 : 0;
+            if (!kind)
+                return OPMAP_OK;
+        }
+        if (node->n_inputs &&
+            !(kind == 1 ? (void *)(a.ints = om_arena_array(&p->c->m->arena, node->n_inputs,
+                                                           sizeof(int64_t)))
+                        : (void *)(a.floats = om_arena_array(&p->c->m->arena, node->n_inputs,
+                                                             sizeof(double)))))
+            return goom(p);
+        for (k = 0; k < node->n_inputs; k++) {
+            const cval *e = cval_get(p, node->inputs[k]);
+            if (kind == 1)
+                a.ints[k] = e->a.i;
+            else
+                a.floats[k] = e->a.f;
+        }
+        a.type = kind == 1 ? IR_ATTR_INTS : IR_ATTR_FLOATS;
+        if (kind == 1)
+            a.n_ints = node->n_inputs;
+        else
+            a.n_floats = node->n_inputs;
+        return cval_put(p, node->outputs[0], &a, 1);
+    }
+    return OPMAP_OK;
+}
+
+/* Every node's args from the values its inputs name, interned. */
+static int fill_args(gp *p)
+{
+    ts_argtab tab;
+    om_vec buf;
+    size_t gi, i;
+    int rc = OPMAP_OK;
+    memset(&tab, 0, sizeof(tab));
+    tab.c = p->c;
+    om_vec_init(&buf, sizeof(ir_attr));
+    for (gi = 0; gi < p->graphs.len && rc == OPMAP_OK; gi++) {
+        ir_graph *g = OM_VEC_AT(&p->graphs, ir_graph *, gi);
+        for (i = 0; i < g->n_nodes && rc == OPMAP_OK; i++) {
+            ir_node *nd = &g->nodes[i];
+            ir_attr *a;
+            uint32_t k;
+            if (!nd->n_inputs)
+                continue;
+            while (buf.len < nd->n_inputs)
+                if (!om_vec_push(&buf, p->c->mem)) {
+                    rc = goom(p);
+                    break;
+                }
+            if (rc)
+                break;
+            a = buf.data;
+            memset(a, 0, nd->n_inputs * sizeof(*a));
+            for (k = 0; k < nd->n_inputs; k++) {
+                const cval *e = cval_get(p, nd->inputs[k]);
+                if (e && !e->written)
+                    a[k] = e->a;
+            }
+            if (!(nd->args = ts_args_intern(&tab, a, nd->n_inputs)))
+                rc = goom(p);
+            else
+                nd->n_args = nd->n_inputs;
+        }
+    }
+    om_vec_free(&buf, p->c->mem);
+    ts_args_free(&tab);
+    return rc;
+}
+
 static gctx *top_ctx(gp *p)
 {
     return &OM_VEC_AT(&p->stack, gctx, p->stack.len - 1);
@@ -561,6 +854,8 @@ static int node_line(gp *p, const char *s, size_t n)
                      "more than max_nodes (%" PRIu64 ") nodes", p->c->lim->max_nodes);
         goto done;
     }
+    if ((rc = note_values(p, &node)))
+        goto done;
     {
         ir_node *slot = om_vec_push(&cx->nodes, p->c->mem);
         if (!slot)
@@ -638,6 +933,13 @@ static int pop_ctx(gp *p, ir_graph **out)
         }
         p->c->m->stats.graphs++;
         p->c->m->stats.nodes += n;
+        {
+            ir_graph **gs = om_vec_push(&p->graphs, p->c->mem);
+            if (!gs)
+                rc = goom(p);
+            else
+                *gs = g;
+        }
     }
     om_vec_free(&cx->nodes, p->c->mem);
     om_vec_free(&cx->blocks, p->c->mem);
@@ -745,8 +1047,10 @@ static int parse_graph(gp *p, size_t at, ir_graph **out)
         if (n - k >= 6 && memcmp(s + k, "return", 6) == 0) {
             if (p->stack.len != 1)
                 rc = gfail(p, k, "'return' inside a block");
+            cval_escape_names(p, s + k, n - k);
             done = 1;
         } else if (n - k >= 2 && s[k] == '-' && s[k + 1] == '>') {
+            cval_escape_names(p, s + k, n - k);
             rc = block_end(p);
         } else if (n - k >= 5 && memcmp(s + k, "block", 5) == 0 && memchr(s + k, '(', n - k) &&
                    s[n - 1] == ':') {
@@ -857,6 +1161,7 @@ int om_ts_graph_read(ir_model *m, const unsigned char *data, uint64_t size,
     p.s = (const char *)data;
     p.len = (size_t)size;
     om_vec_init(&p.stack, sizeof(gctx));
+    om_vec_init(&p.graphs, sizeof(ir_graph *));
     om_vec_init(&secs, sizeof(section));
     m->format = OPMAP_FORMAT_TORCHSCRIPT_GRAPH;
     m->producer_name = "pytorch";
@@ -906,6 +1211,8 @@ int om_ts_graph_read(ir_model *m, const unsigned char *data, uint64_t size,
         for (i = 0; rc == OPMAP_OK && i < secs.len; i++)
             rc = attach_sections(&p, OM_VEC_AT(&secs, section, i).g, secs.data, secs.len, 0);
     }
+    if (rc == OPMAP_OK)
+        rc = fill_args(&p);
 out:
     for (i = p.stack.len; i-- > 0;) {
         gctx *cx = &OM_VEC_AT(&p.stack, gctx, i);
@@ -913,6 +1220,9 @@ out:
         om_vec_free(&cx->blocks, c.mem);
     }
     om_vec_free(&p.stack, c.mem);
+    om_vec_free(&p.graphs, c.mem);
+    if (p.vtab)
+        om_dealloc(c.mem, p.vtab, p.vcap * sizeof(*p.vtab));
     om_vec_free(&secs, c.mem);
     ts_ctx_fini(&c);
     return rc;
