@@ -123,6 +123,25 @@ typedef struct opmap_reason {
 OPMAP_API size_t opmap_op_reason_count(const opmap_op *op);
 /** Fills `out` with reason i; @return OPMAP_OK or OPMAP_EINVAL when out of range. */
 OPMAP_API int opmap_op_reason(const opmap_op *op, size_t i, opmap_reason *out);
+/**
+ * The evidence behind reason i (docs/table-format.md, "Evidence"): its grade ("kernel",
+ * "doc", "derived", "practice", or "" when the table gives none) and the ids of its sources,
+ * comma-separated ("" when none). Either pointer may be NULL; strings borrowed.
+ * @return OPMAP_OK or OPMAP_EINVAL when out of range.
+ */
+OPMAP_API int opmap_op_reason_evidence(const opmap_op *op, size_t i, const char **grade,
+                                       const char **sources);
+
+/**
+ * @return the operator's name as the model wrote it when it differs from the one it is
+ * answered as: an ONNX ATen fallback node (`org.pytorch.aten::ATen` with operator="fft_rfft")
+ * is answered as aten::fft_rfft; "" otherwise. Borrowed.
+ */
+OPMAP_API const char *opmap_op_exported_as(const opmap_op *op);
+
+/** @return 1 when some chip of the result has no published answer for the operator (it is
+ *  left out of the operator's status and counted apart), else 0. */
+OPMAP_API int opmap_op_unpublished(const opmap_op *op);
 
 /** How the model splits between the NPU and the host (docs/report-json.md, "segments"). */
 typedef struct opmap_segments {
@@ -158,6 +177,14 @@ typedef struct opmap_summary {
 
 /** Fills `out` with the result's totals. */
 OPMAP_API void opmap_result_summary(const opmap_result *res, opmap_summary *out);
+
+/**
+ * Operators with a chip answer nobody has published (see opmap_op_unpublished): how many,
+ * and what verifying them would cost with the table's weights.unpublished. Counted apart:
+ * never part of opmap_summary's effort. `effort` may be NULL.
+ * @return the number of such distinct operators.
+ */
+OPMAP_API uint64_t opmap_result_unpublished(const opmap_result *res, opmap_effort *effort);
 
 /** Diagnostic levels: things the scan noticed that are not operator findings. */
 typedef enum opmap_diag_level {

@@ -184,6 +184,37 @@ OPMAP_API const char *opmap_row_torch_npu_max(const opmap_row *row);
 /** @return the source line of the row in its table file (1-based). */
 OPMAP_API uint32_t opmap_row_line(const opmap_row *row);
 
+/**
+ * The evidence behind one fact of a row (docs/table-format.md, "Evidence"). `fact` names it:
+ * "status", "ascend", "dtypes" (input 0's list), "flags.<flag>", "inputs.<k>" (the dtype
+ * list of input k), "socs.<chip>" (a per-chip answer) or "constraints.<i>".
+ * @return the grade ("kernel", "doc", "derived", "practice", or "" when the table gives
+ *         none), with *n_sources the number of its source ids (n_sources may be NULL); NULL
+ *         when the row has no such fact. Borrowed.
+ */
+OPMAP_API const char *opmap_row_evidence(const opmap_row *row, const char *fact,
+                                         size_t *n_sources);
+/** @return source id k of a fact (see opmap_row_evidence), or NULL. */
+OPMAP_API const char *opmap_row_evidence_source(const opmap_row *row, const char *fact,
+                                                size_t k);
+/**
+ * The dtypes a fact lists ("dtypes", "inputs.<k>" or "socs.<chip>"), comma-separated, into
+ * buf (always terminated when size > 0). @return the number of dtypes, 0 when none is listed.
+ */
+OPMAP_API size_t opmap_row_dtypes(const opmap_row *row, const char *fact, char *buf,
+                                  size_t size);
+/** Per-input dtype lists of a row: how many, and list i's input position and name ("" when
+ *  the table gives none). */
+OPMAP_API size_t opmap_row_input_count(const opmap_row *row);
+OPMAP_API uint32_t opmap_row_input_index(const opmap_row *row, size_t i);
+OPMAP_API const char *opmap_row_input_name(const opmap_row *row, size_t i);
+/** What the operator ends as on Ascend (ascend.ops) and when which ("" when not said). */
+OPMAP_API size_t opmap_row_ascend_op_count(const opmap_row *row);
+OPMAP_API const char *opmap_row_ascend_ops(const opmap_row *row, size_t i);
+OPMAP_API const char *opmap_row_ascend_how(const opmap_row *row);
+/** @return the grade of a source ("" when it has none), for the ids of opmap_table_source. */
+OPMAP_API const char *opmap_table_source_grade(const opmap_table *table, size_t i);
+
 OPMAP_END_DECL
 
 #endif /* OPMAP_TABLE_H */

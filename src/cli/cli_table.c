@@ -15,7 +15,9 @@ static const char table_usage[] =
     "       opmap table stats [FILE]\n"
     "\n"
     "  lint   load a table with the strict loader; the first problem is printed as\n"
-    "         file:line:column: message (exit 3), else a one-line summary (exit 0)\n"
+    "         file:line:column: message (exit 3); then every fact (status, dtype list,\n"
+    "         flag, constraint, chip answer) without a source or grade (exit 1);\n"
+    "         else a one-line summary (exit 0)\n"
     "  show   everything the table knows about an operator: OP is a name (Conv,\n"
     "         layer_norm) or domain::name (ai.onnx::Resize, aten::layer_norm)\n"
     "  stats  rows per status, domain, chip and source; the share of rows with a source\n"
@@ -45,30 +47,55 @@ static int has_source(const opmap_row *r)
     return 0;
 }
 
-static void print_flags(unsigned flags)
+/* "  [kernel: ops-nn-onnx-plugin, msit-onnx-map]" for a fact; "  [no evidence]" when none. */
+static void print_evidence(const opmap_row *r, const char *fact)
 {
-    unsigned i;
-    int first = 1;
-    for (i = 0; i < OPMAP_FLAG_COUNT; i++)
-        if (flags & (1u << i)) {
-            printf("%s%s", first ? "" : ", ", opmap_flag_name(i));
-            first = 0;
-        }
+    size_t n = 0, k;
+    const char *grade = opmap_row_evidence(r, fact, &n);
+    if (!grade || (!grade[0] && !n)) {
+        printf("  [no evidence given]\n");
+        return;
+    }
+    printf("  [%s", grade[0] ? grade : "no grade");
+    for (k = 0; k < n; k++)
+        printf("%s%s", k ? ", " : ": ", opmap_row_evidence_source(r, fact, k));
+    printf("]\n");
 }
 
 static void show_row(const opmap_table *t, const opmap_row *r)
 {
     size_t i, j;
+    char fact[96], dts[400];
     printf("%s::%s", opmap_row_domain(r), opmap_row_op(r));
     if (opmap_row_since(r))
         printf("  since opset %" PRId64, opmap_row_since(r));
     printf("  %s\n", opmap_op_status_name(opmap_row_status(r)));
-    if (opmap_row_ascend_op(r)[0] || opmap_row_aclnn(r)[0] || opmap_row_api(r)[0] ||
-        opmap_row_engine(r)[0])
-        printf("  on Ascend:   %s%s%s%s%s%s%s%s\n", opmap_row_ascend_op(r),
-               opmap_row_engine(r)[0] ? " [" : "", opmap_row_engine(r),
-               opmap_row_engine(r)[0] ? "]" : "", opmap_row_aclnn(r)[0] ? "  aclnn " : "",
-               opmap_row_aclnn(r), opmap_row_api(r)[0] ? "  api " : "", opmap_row_api(r));
+    printf("  status:      %s", opmap_op_status_name(opmap_row_status(r)));
+    print_evidence(r, "status");
+    if (opmap_row_evidence(r, "ascend", NULL)) {
+        printf("  on Ascend:   ");
+        if (opmap_row_ascend_op_count(r)) {
+            for (i = 0; i < opmap_row_ascend_op_count(r); i++)
+                printf("%s%s", i ? ", " : "", opmap_row_ascend_ops(r, i));
+        } else {
+            printf("%s", opmap_row_ascend_op(r)[0] ? opmap_row_ascend_op(r)
+                         : opmap_row_aclnn(r)[0] ? opmap_row_aclnn(r)
+                         : opmap_row_api(r)[0] ? opmap_row_api(r)
+                         : opmap_row_ascend_how(r)[0] ? opmap_row_ascend_how(r) : "not published");
+        }
+        if (opmap_row_engine(r)[0])
+            printf(" [%s]", opmap_row_engine(r));
+        if (opmap_row_ascend_op(r)[0] && opmap_row_ascend_op_count(r))
+            printf("  CANN op %s", opmap_row_ascend_op(r));
+        if (opmap_row_aclnn(r)[0] && (opmap_row_ascend_op(r)[0] || opmap_row_ascend_op_count(r)))
+            printf("  aclnn %s", opmap_row_aclnn(r));
+        if (opmap_row_api(r)[0] && (opmap_row_ascend_op(r)[0] || opmap_row_aclnn(r)[0]))
+            printf("  api %s", opmap_row_api(r));
+        print_evidence(r, "ascend");
+        if (opmap_row_ascend_how(r)[0] && (opmap_row_ascend_op_count(r) || opmap_row_ascend_op(r)[0] ||
+                                           opmap_row_aclnn(r)[0] || opmap_row_api(r)[0]))
+            printf("               %s\n", opmap_row_ascend_how(r));
+    }
     if (opmap_row_torch_npu_min(r)[0] || opmap_row_torch_npu_max(r)[0])
         printf("  torch_npu:   %s .. %s\n",
                opmap_row_torch_npu_min(r)[0] ? opmap_row_torch_npu_min(r) : "?",
@@ -78,6 +105,18 @@ static void show_row(const opmap_table *t, const opmap_row *r)
         for (i = 0; i < opmap_row_overload_count(r); i++)
             printf("%s%s", i ? ", " : "", opmap_row_overload(r, i));
         printf("\n");
+    }
+    if (opmap_row_dtypes(r, "dtypes", dts, sizeof(dts))) {
+        printf("  dtypes:      input 0: %s", dts);
+        print_evidence(r, "dtypes");
+    }
+    for (i = 0; i < opmap_row_input_count(r); i++) {
+        snprintf(fact, sizeof(fact), "inputs.%u", opmap_row_input_index(r, i));
+        opmap_row_dtypes(r, fact, dts, sizeof(dts));
+        printf("  dtypes:      input %u%s%s%s: %s", opmap_row_input_index(r, i),
+               opmap_row_input_name(r, i)[0] ? " (" : "", opmap_row_input_name(r, i),
+               opmap_row_input_name(r, i)[0] ? ")" : "", dts);
+        print_evidence(r, fact);
     }
     for (i = 0; i < opmap_table_soc_count(t); i++) {
         const char *soc = opmap_table_soc(t, i), *note = "";
@@ -89,18 +128,31 @@ static void show_row(const opmap_table *t, const opmap_row *r)
         }
         if (j == opmap_row_soc_count(r))
             status = -2;
-        printf("  %-12s %s%s%s\n", soc,
+        printf("  %-12s %s%s%s", soc,
                status == -2 ? "no chip entry (the row's answer applies)"
-                            : status < 0 ? "unknown" : opmap_op_status_name(status),
+                            : status < 0 ? "unpublished" : opmap_op_status_name(status),
                note[0] ? ": " : "", note);
+        snprintf(fact, sizeof(fact), "socs.%s", soc);
+        if (status == -2) {
+            printf("\n");
+            continue;
+        }
+        if (opmap_row_dtypes(r, fact, dts, sizeof(dts)))
+            printf("; input 0: %s", dts);
+        print_evidence(r, fact);
     }
-    if (opmap_row_flags(r)) {
-        printf("  flags:       ");
-        print_flags(opmap_row_flags(r));
-        printf("\n");
+    for (i = 0; i < OPMAP_FLAG_COUNT; i++) {
+        snprintf(fact, sizeof(fact), "flags.%s", opmap_flag_name((unsigned)i));
+        if (!(opmap_row_flags(r) & (1u << i)))
+            continue;
+        printf("  flag:        %s", opmap_flag_name((unsigned)i));
+        print_evidence(r, fact);
     }
-    for (i = 0; i < opmap_row_constraint_count(r); i++)
-        printf("  constraint:  %s\n", opmap_row_constraint_message(r, i));
+    for (i = 0; i < opmap_row_constraint_count(r); i++) {
+        snprintf(fact, sizeof(fact), "constraints.%zu", i);
+        printf("  constraint:  %s", opmap_row_constraint_message(r, i));
+        print_evidence(r, fact);
+    }
     if (opmap_row_hint(r)[0])
         printf("  hint:        %s\n", opmap_row_hint(r));
     if (opmap_row_notes(r)[0])
@@ -114,8 +166,9 @@ static void show_row(const opmap_table *t, const opmap_row *r)
             opmap_source_info s;
             opmap_table_source(t, k, &s);
             if (strcmp(s.id, id) == 0) {
-                printf("  source:      %s  %s%s%s%s%s\n", id, s.repo, s.commit[0] ? "@" : "",
-                       s.commit, s.path[0] ? " " : "", s.path);
+                const char *g = opmap_table_source_grade(t, k);
+                printf("  source:      %s (%s)  %s%s%s%s%s\n", id, g[0] ? g : "no grade", s.repo,
+                       s.commit[0] ? "@" : "", s.commit, s.path[0] ? " " : "", s.path);
                 break;
             }
         }
@@ -249,14 +302,84 @@ static int stats(opmap_ctx *ctx, const char *path)
     return EXIT_CLEAN;
 }
 
+/* A fact without a source or a grade: printed as table:line: what (lint fails on any). */
+static int unproven(const opmap_table *t, const opmap_row *r, const char *fact, const char *what)
+{
+    size_t n = 0;
+    const char *grade = opmap_row_evidence(r, fact, &n);
+    if (grade && grade[0] && n)
+        return 0;
+    fprintf(stderr, "%s:%" PRIu32 ": %s::%s: %s has no %s\n", opmap_table_origin(t),
+            opmap_row_line(r), opmap_row_domain(r), opmap_row_op(r), what,
+            !grade || !n ? "source" : "grade");
+    return 1;
+}
+
+/*
+ * Every fact carries its source and grade: the status, what it becomes, each dtype list,
+ * flag, constraint and published chip answer. Unpublished chip answers are the absence of
+ * a fact and need neither.
+ */
+static uint64_t lint_evidence(const opmap_table *t)
+{
+    uint64_t bad = 0;
+    size_t i, j;
+    char fact[96];
+    for (i = 0; i < opmap_table_row_count(t); i++) {
+        const opmap_row *r = opmap_table_row(t, i);
+        bad += (uint64_t)unproven(t, r, "status", "the status");
+        if (opmap_row_evidence(r, "ascend", NULL))
+            bad += (uint64_t)unproven(t, r, "ascend", "what it becomes on Ascend");
+        if (opmap_row_evidence(r, "dtypes", NULL))
+            bad += (uint64_t)unproven(t, r, "dtypes", "the dtype list");
+        for (j = 0; j < opmap_row_input_count(r); j++) {
+            snprintf(fact, sizeof(fact), "inputs.%u", opmap_row_input_index(r, j));
+            bad += (uint64_t)unproven(t, r, fact, "an input's dtype list");
+        }
+        for (j = 0; j < OPMAP_FLAG_COUNT; j++)
+            if (opmap_row_flags(r) & (1u << j)) {
+                snprintf(fact, sizeof(fact), "flags.%s", opmap_flag_name((unsigned)j));
+                bad += (uint64_t)unproven(t, r, fact, "a flag");
+            }
+        for (j = 0; j < opmap_row_constraint_count(r); j++) {
+            snprintf(fact, sizeof(fact), "constraints.%zu", j);
+            bad += (uint64_t)unproven(t, r, fact, "a constraint");
+        }
+        for (j = 0; j < opmap_row_soc_count(r); j++) {
+            int st;
+            const char *soc = opmap_row_soc(r, j, &st, NULL);
+            if (st < 0)
+                continue;
+            snprintf(fact, sizeof(fact), "socs.%s", soc);
+            bad += (uint64_t)unproven(t, r, fact, "a chip answer");
+        }
+    }
+    for (i = 0; i < opmap_table_source_count(t); i++) {
+        opmap_source_info s;
+        opmap_table_source(t, i, &s);
+        if (!opmap_table_source_grade(t, i)[0]) {
+            fprintf(stderr, "%s: source %s has no grade\n", opmap_table_origin(t), s.id);
+            bad++;
+        }
+    }
+    return bad;
+}
+
 static int lint(opmap_ctx *ctx, const char *path)
 {
     opmap_table *t;
+    uint64_t bad;
     int rc = load(ctx, path, &t);
     if (rc)
         return rc;
-    printf("%s: ok, %zu rows, %zu sources\n", opmap_table_origin(t), opmap_table_row_count(t),
-           opmap_table_source_count(t));
+    if ((bad = lint_evidence(t))) {
+        fprintf(stderr, "%s: %" PRIu64 " fact%s without a source or grade (docs/table-format.md, "
+                "\"Evidence\")\n", opmap_table_origin(t), bad, bad == 1 ? "" : "s");
+        opmap_table_free(t);
+        return EXIT_FINDINGS;
+    }
+    printf("%s: ok, %zu rows, %zu sources, every fact with a source and a grade\n",
+           opmap_table_origin(t), opmap_table_row_count(t), opmap_table_source_count(t));
     opmap_table_free(t);
     return EXIT_CLEAN;
 }

@@ -28,7 +28,7 @@ int om_report_csv(const om_report_in *in, om_out *o)
     om_out_str(o, ",instances,effort_min,effort_expected,effort_max");
     if (in->day_rate > 0)
         om_out_str(o, ",cost_expected");
-    om_out_str(o, ",flags,ascend_op,engine,reasons,hint,first_node\r\n");
+    om_out_str(o, ",flags,unpublished,ascend_op,becomes,engine,reasons,hint,first_node\r\n");
     for (i = 0; i < in->count; i++) {
         const opmap_result *r = in->results[i];
         for (j = 0; j < r->n_ops; j++) {
@@ -46,8 +46,8 @@ int om_report_csv(const om_report_in *in, om_out *o)
                 om_out_printf(o, "%" PRId64, op->since);
             om_out_printf(o, ",%s", opmap_op_status_name(op->status));
             for (c = 0; c < r->n_chips; c++)
-                om_out_printf(o, ",%s%s", opmap_op_status_name(op->chip_status[c]),
-                              op->chip_unknown[c] ? " (unknown)" : "");
+                om_out_printf(o, ",%s", op->chip_unknown[c] ? "unpublished"
+                                                            : opmap_op_status_name(op->chip_status[c]));
             om_out_printf(o, ",%" PRIu64 ",", op->instances);
             days(o, op->effort.min);
             om_out_str(o, ",");
@@ -65,8 +65,10 @@ int om_report_csv(const om_report_in *in, om_out *o)
                     om_out_printf(o, "%s%s", first ? "" : " ", opmap_flag_name(f));
                     first = 0;
                 }
-            om_out_str(o, "\",");
+            om_out_printf(o, "\",%s,", op->unpublished ? "yes" : "no");
             om_out_csv(o, op->ascend_op);
+            om_out_str(o, ",");
+            om_out_csv(o, op->becomes);
             om_out_str(o, ",");
             om_out_csv(o, op->engine);
             om_out_str(o, ",\"");

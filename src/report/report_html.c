@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../scan/result_internal.h"
+#include "../table/table_internal.h"
 #include "escape.h"
 #include "report_internal.h"
 
@@ -102,6 +103,23 @@ static void cards(om_out *o, const om_report_in *in)
         om_format_amount(om_cost(in, s->effort_total.expected), amount, sizeof(amount));
         snprintf(buf, sizeof(buf), "%s %s", amount, in->currency);
         card(o, "Cost", buf, NULL);
+    }
+    {
+        uint64_t n = 0;
+        opmap_effort e = { 0, 0, 0 };
+        size_t i;
+        for (i = 0; i < in->count; i++) {
+            n += in->results[i]->unpublished_ops;
+            e.min += in->results[i]->unpublished_effort.min;
+            e.expected += in->results[i]->unpublished_effort.expected;
+            e.max += in->results[i]->unpublished_effort.max;
+        }
+        om_format_days(e.min, lo, sizeof(lo));
+        om_format_days(e.expected, ex, sizeof(ex));
+        om_format_days(e.max, hi, sizeof(hi));
+        snprintf(buf, sizeof(buf), "%" PRIu64 " (verifying %s d, %s to %s; not in the effort)", n,
+                 ex, lo, hi);
+        card(o, "Unpublished chip answers", buf, NULL);
     }
     card(o, "CI gate", opmap_verdict_passed(in->verdict) ? "PASS" : "FAIL",
          opmap_verdict_passed(in->verdict) ? "pass" : "fail");
@@ -199,6 +217,10 @@ static void op_details(om_out *o, const opmap_result *r, const opmap_op *op, int
             om_out_printf(o, "</code> <span class=\"muted\">(%" PRIu64 "&times;, e.g. ",
                           x->instances);
             om_out_html(o, x->example);
+            if (x->grade) {
+                om_out_printf(o, "; %s grade: ", om_grade_name(x->grade));
+                om_out_html(o, x->sources[0] ? x->sources : "no source");
+            }
             om_out_str(o, ")</span></li>");
         }
         om_out_str(o, "</ul>");
@@ -304,16 +326,17 @@ static void single_model_rows(om_out *o, const opmap_result *r)
         if (r->n_chips > 1)
             for (c = 0; c < r->n_chips; c++) {
                 om_out_str(o, "<td>");
-                status_badge(o, op->chip_status[c]);
                 if (op->chip_unknown[c])
-                    om_out_str(o, " <span class=\"muted\" title=\"no published answer\">?</span>");
+                    om_out_str(o, "<span class=\"muted\" title=\"nobody has published an answer "
+                                  "for this chip: counted apart, not estimated\">unpublished</span>");
+                else
+                    status_badge(o, op->chip_status[c]);
                 om_out_str(o, "</td>");
             }
         om_out_printf(o, "<td class=\"n\" data-v=\"%.3f\">", (double)op->effort.expected / 1000);
         days(o, op->effort.expected);
         om_out_str(o, "</td>");
-        ascend_cell(o, op->ascend_op[0] ? op->ascend_op : op->aclnn[0] ? op->aclnn : op->api,
-                    op->engine, op->status);
+        ascend_cell(o, op->becomes, op->engine, op->status);
         om_out_printf(o, "<td class=\"d\"><details><summary>%zu reason%s, %zu node%s</summary>",
                       op->n_reasons, op->n_reasons == 1 ? "" : "s", op->n_paths,
                       op->n_paths == 1 ? "" : "s");

@@ -40,6 +40,9 @@ double om_cost(const om_report_in *in, uint64_t milli);
 /* The ATC command converting an ONNX model for a chip (inputs and shapes from the model). */
 void om_atc_command(const opmap_result *r, const char *chip, char *buf, size_t size);
 
+/* What an operator ends as on Ascend, in one phrase (never empty). */
+#define om_becomes(op) ((op)->becomes)
+
 /* "12.5" for 12500 thousandths: at most three decimals, no trailing zeros. */
 void om_format_days(uint64_t milli, char *buf, size_t size);
 

@@ -3,10 +3,12 @@
  * docs/schema/opmap-report-2.schema.json), written as it is produced (jsonw.c): no tree,
  * so memory does not grow with the number of models, and person-days are exact decimals.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "../ir/ir.h"
 #include "../scan/result_internal.h"
+#include "../table/table_internal.h"
 #include "jsonw.h"
 #include "report_internal.h"
 
@@ -73,6 +75,20 @@ static void values(jsonw *w, const char *key, const ir_value *v, size_t n)
     jw_end_array(w);
 }
 
+/* "a, b" -> "a", "b" */
+static void source_ids(jsonw *w, const char *list)
+{
+    char id[256];
+    while (*list) {
+        size_t n = strcspn(list, ",");
+        snprintf(id, sizeof(id), "%.*s", (int)(n < 255 ? n : 255), list);
+        jw_string(w, id);
+        list += n;
+        while (*list == ',' || *list == ' ')
+            list++;
+    }
+}
+
 static void reasons(jsonw *w, const opmap_result *r, const opmap_op *op)
 {
     size_t i;
@@ -96,6 +112,15 @@ static void reasons(jsonw *w, const opmap_result *r, const opmap_op *op)
         chip_list(w, r, x->chips);
         jw_kuint(w, "instances", x->instances);
         jw_kstring(w, "example", x->example);
+        jw_key(w, "grade");
+        if (x->grade)
+            jw_string(w, om_grade_name(x->grade));
+        else
+            jw_null(w);
+        jw_key(w, "sources");
+        jw_array(w);
+        source_ids(w, x->sources);
+        jw_end_array(w);
         jw_end_object(w);
     }
     jw_end_array(w);
@@ -114,6 +139,9 @@ static void op_json(jsonw *w, const opmap_result *r, const opmap_op *op)
     else
         jw_null(w);
     jw_kstring(w, "status", opmap_op_status_name(op->status));
+    jw_kbool(w, "unpublished", op->unpublished);
+    if (op->exported_as[0])
+        jw_kstring(w, "exported_as", op->exported_as);
     jw_key(w, "chips");
     jw_object(w);
     for (i = 0; i < r->n_chips; i++) {
@@ -138,9 +166,12 @@ static void op_json(jsonw *w, const opmap_result *r, const opmap_op *op)
     if (op->reasons_dropped)
         jw_kuint(w, "reasons_dropped", op->reasons_dropped);
     effort(w, "effort", op->effort);
-    if (op->ascend_op[0] || op->aclnn[0] || op->api[0] || op->engine[0]) {
+    {
         jw_key(w, "ascend");
         jw_object(w);
+        jw_kstring(w, "becomes", op->becomes);
+        if (op->becomes_how[0])
+            jw_kstring(w, "how", op->becomes_how);
         if (op->ascend_op[0])
             jw_kstring(w, "op", op->ascend_op);
         if (op->aclnn[0])
@@ -332,6 +363,11 @@ static void model_json(jsonw *w, const opmap_result *r)
     by_status(w, r->summary.operators, r->summary.instances);
     jw_end_object(w);
     estimate(w, "estimate", &r->summary);
+    jw_key(w, "unpublished");
+    jw_object(w);
+    jw_kuint(w, "operators", r->unpublished_ops);
+    effort(w, "effort", r->unpublished_effort);
+    jw_end_object(w);
     segments(w, r);
     jw_key(w, "risks");
     jw_array(w);

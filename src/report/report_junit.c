@@ -106,6 +106,8 @@ int om_report_junit(const om_report_in *in, om_out *o)
         om_out_str(o, "  <testsuite name=\"");
         om_out_xml(o, r->model_name);
         om_out_printf(o, "\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\">\n", t, fl, sk);
+        om_out_printf(o, "    <properties><property name=\"unpublished_operators\" "
+                         "value=\"%" PRIu64 "\"/></properties>\n", r->unpublished_ops);
         for (j = 0; j < r->n_ops; j++)
             testcase(o, in->verdict, r->model_name, r->ops[j]);
         count(in->verdict, r->model_name, NULL, &fails, &waived);

@@ -70,8 +70,8 @@ int om_report_markdown(const om_report_in *in, om_out *o)
         om_out_str(o, " ");
         om_out_md(o, r0->table_version);
     }
-    om_out_str(o, "\n\n| Model | Operators | Unmapped | Rewrite | Partial | Effort, person-days |\n"
-                  "|---|---:|---:|---:|---:|---|\n");
+    om_out_str(o, "\n\n| Model | Operators | Unmapped | Rewrite | Partial | Effort, person-days "
+                  "| Unpublished |\n|---|---:|---:|---:|---:|---|---:|\n");
     for (i = 0; i < in->count; i++) {
         const opmap_summary *s = &in->results[i]->summary;
         om_out_str(o, "| ");
@@ -80,7 +80,15 @@ int om_report_markdown(const om_report_in *in, om_out *o)
                       s->operators_total, s->operators[OPMAP_OP_UNMAPPED],
                       s->operators[OPMAP_OP_REWRITE], s->operators[OPMAP_OP_PARTIAL]);
         effort(o, s->effort_total);
-        om_out_str(o, " |\n");
+        om_out_printf(o, " | %" PRIu64 " |\n", in->results[i]->unpublished_ops);
+    }
+    {
+        uint64_t n = 0;
+        for (i = 0; i < in->count; i++)
+            n += in->results[i]->unpublished_ops;
+        if (n)
+            om_out_printf(o, "\n%" PRIu64 " operator%s without a published answer for a chip "
+                          "scanned for: counted apart, not in the effort.\n", n, n == 1 ? "" : "s");
     }
     if (in->count > 1) {
         om_out_str(o, "\nAll models, each shared operator adapted once: **");

@@ -130,6 +130,16 @@ int om_report_sarif(const om_report_in *in, om_out *out)
         jw_end_object(&w);
     }
     jw_end_array(&w); /* results */
+    {
+        /* not findings of the gate: counted apart (docs/reports.md) */
+        uint64_t unpublished = 0;
+        for (i = 0; i < in->count; i++)
+            unpublished += in->results[i]->unpublished_ops;
+        jw_key(&w, "properties");
+        jw_object(&w);
+        jw_kuint(&w, "unpublishedOperators", unpublished);
+        jw_end_object(&w);
+    }
     jw_end_object(&w); /* run */
     jw_end_array(&w);  /* runs */
     jw_end_object(&w);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../scan/result_internal.h"
+#include "../table/table_internal.h"
 #include "report_internal.h"
 
 #define C_RESET "\033[0m"
@@ -145,8 +146,11 @@ static void reason_lines(om_out *o, const opmap_result *r, const opmap_op *op)
                     first = 0;
                 }
         }
-        om_out_printf(o, "; %llu instance%s]\n", (unsigned long long)x->instances,
+        om_out_printf(o, "; %llu instance%s", (unsigned long long)x->instances,
                       x->instances == 1 ? "" : "s");
+        if (x->grade)
+            om_out_printf(o, "; %s grade", om_grade_name(x->grade));
+        om_out_str(o, "]\n");
     }
     if (op->n_reasons > i)
         om_out_printf(o, "             ... %zu more reasons (see --format json)\n",
@@ -198,6 +202,16 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
                       st ? "," : "");
     om_out_str(o, "\n");
     effort_line(o, in, "effort:", s->effort_total);
+    if (r->unpublished_ops) {
+        char lo[64], ex[64], hi[64];
+        om_format_days(r->unpublished_effort.min, lo, sizeof(lo));
+        om_format_days(r->unpublished_effort.expected, ex, sizeof(ex));
+        om_format_days(r->unpublished_effort.max, hi, sizeof(hi));
+        om_out_printf(o, "  unpublished: %" PRIu64 " operator%s without a published answer for a "
+                      "chip scanned for (verifying: %s person-days, range %s to %s; not in the "
+                      "effort)\n", r->unpublished_ops, r->unpublished_ops == 1 ? "" : "s", ex, lo,
+                      hi);
+    }
     segments_lines(o, r);
     if (r->n_ext)
         om_out_printf(o, "  external data: %zu tensors in side files (not opened)\n", r->n_ext);
@@ -238,27 +252,24 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
             size_t c;
             for (c = 0; c < r->n_chips; c++) {
                 char cell[32];
-                snprintf(cell, sizeof(cell), "%s%s", opmap_op_status_name(op->chip_status[c]),
-                         op->chip_unknown[c] ? "?" : "");
+                snprintf(cell, sizeof(cell), "%s", op->chip_unknown[c]
+                                                       ? "unpublished"
+                                                       : opmap_op_status_name(op->chip_status[c]));
                 om_out_printf(o, "%-13s ", cell);
             }
         }
-        if (op->ascend_op[0])
-            om_out_term(o, op->ascend_op);
-        else if (op->aclnn[0])
-            om_out_term(o, op->aclnn);
-        else if (op->api[0])
-            om_out_term(o, op->api);
-        else if (op->status == OPMAP_OP_UNMAPPED)
-            om_out_str(o, "no row in the table");
-        else
-            om_out_str(o, "-");
+        om_out_term(o, om_becomes(op));
         if (op->engine[0]) {
             om_out_str(o, " (");
             om_out_term(o, op->engine);
             om_out_str(o, ")");
         }
         om_out_str(o, "\n");
+        if (op->exported_as[0]) {
+            om_out_str(o, "             exported as: ");
+            om_out_term(o, op->exported_as);
+            om_out_str(o, "\n");
+        }
         reason_lines(o, r, op);
         if (op->hint[0] && op->status >= OPMAP_OP_PARTIAL) {
             om_out_str(o, "             hint: ");

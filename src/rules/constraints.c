@@ -17,17 +17,33 @@ typedef struct val {
     const double *floats;
     const ir_bytes *strings;
     const om_value *list;   /* a table default that is a list */
+    uint8_t single;         /* a float32 the model stores (ONNX FLOAT/FLOATS attributes) */
 } val;
+
+/*
+ * The table's operand at the precision the model stores the value in: ONNX keeps float
+ * attributes as float32, so epsilon=1e-5 is 9.99999975e-06 in the file, and comparing it as
+ * a double against 1e-5 would call the default "less than 1e-5".
+ */
+static double operand(const val *a, double table_value)
+{
+    return a->single ? (double)(float)table_value : table_value;
+}
 
 static int from_attr(const ir_attr *a, val *v)
 {
     memset(v, 0, sizeof(*v));
     switch (a->type) {
     case IR_ATTR_INT: v->kind = OM_VAL_NUM; v->num = (double)a->i; return 1;
-    case IR_ATTR_FLOAT: v->kind = OM_VAL_NUM; v->num = a->f; return 1;
+    case IR_ATTR_FLOAT: v->kind = OM_VAL_NUM; v->num = a->f; v->single = 1; return 1;
     case IR_ATTR_STRING: v->kind = OM_VAL_STR; v->str = a->s.data ? a->s.data : ""; return 1;
     case IR_ATTR_INTS: v->kind = OM_VAL_LIST; v->n = a->n_ints; v->ints = a->ints; return 1;
-    case IR_ATTR_FLOATS: v->kind = OM_VAL_LIST; v->n = a->n_floats; v->floats = a->floats; return 1;
+    case IR_ATTR_FLOATS:
+        v->kind = OM_VAL_LIST;
+        v->n = a->n_floats;
+        v->floats = a->floats;
+        v->single = 1;
+        return 1;
     case IR_ATTR_STRINGS: v->kind = OM_VAL_LIST; v->n = a->n_strings; v->strings = a->strings; return 1;
     default: return 0;
     }
@@ -60,6 +76,7 @@ static val element(const val *v, size_t i)
     } else if (v->floats) {
         e.kind = OM_VAL_NUM;
         e.num = v->floats[i];
+        e.single = v->single;
     } else if (v->strings) {
         e.kind = OM_VAL_STR;
         e.str = v->strings[i].data;
@@ -73,9 +90,11 @@ static int scalar_eq(const val *a, const om_value *b)
 {
     if (a->kind == OM_VAL_STR)
         return b->kind == OM_VAL_STR && strcmp(a->str, b->str) == 0;
+    double y;
     if (b->kind != OM_VAL_NUM && b->kind != OM_VAL_BOOL)
         return 0;
-    return a->num == b->num || fabs(a->num - b->num) <= 1e-12 * fabs(b->num);
+    y = operand(a, b->num);
+    return a->num == y || fabs(a->num - y) <= 1e-12 * fabs(y);
 }
 
 static int eq(const val *a, const om_value *b)
@@ -131,10 +150,10 @@ static int compare(const val *a, int cmp, const om_value *b)
         return 0;
     default:
         if (a->kind == OM_VAL_NUM)
-            return order(a->num, cmp, b->num);
+            return order(a->num, cmp, operand(a, b->num));
         for (i = 0; a->kind == OM_VAL_LIST && i < a->n; i++) {
             val e = element(a, i);
-            if (e.kind == OM_VAL_NUM && order(e.num, cmp, b->num))
+            if (e.kind == OM_VAL_NUM && order(e.num, cmp, operand(&e, b->num)))
                 return 1;
         }
         return 0;
@@ -172,6 +191,20 @@ static void print_val(const val *v, char *buf, size_t size)
         snprintf(buf + used, size - used, "]");
 }
 
+static const ir_attr omitted;
+
+/* A TorchScript argument of `c`: by keyword, else by position; &omitted when not passed. */
+static const ir_attr *argument(const ir_node *n, const om_constraint *c)
+{
+    uint32_t i;
+    for (i = 0; i < n->n_args; i++)
+        if (n->args[i].name && strcmp(n->args[i].name, c->attr) == 0)
+            return &n->args[i];
+    if ((uint32_t)c->arg < n->n_args && !n->args[c->arg].name)
+        return &n->args[c->arg];
+    return &omitted;
+}
+
 static const ir_fact *tensor_fact(const om_constraint *c, const ir_node *n)
 {
     if (c->on_output)
@@ -181,7 +214,24 @@ static const ir_fact *tensor_fact(const om_constraint *c, const ir_node *n)
     return &n->in_facts[c->index];
 }
 
+static int holds_one(const om_constraint *c, const ir_node *n, char *actual, size_t size);
+
 int om_constraint_holds(const om_constraint *c, const ir_node *n, char *actual, size_t size)
+{
+    size_t i, used;
+    if (!holds_one(c, n, actual, size))
+        return 0;
+    for (i = 0; i < c->n_also; i++) {
+        used = strlen(actual);
+        if (used + 3 >= size || !holds_one(&c->also[i], n, actual + used + 2, size - used - 2))
+            return 0;
+        actual[used] = ';';
+        actual[used + 1] = ' ';
+    }
+    return 1;
+}
+
+static int holds_one(const om_constraint *c, const ir_node *n, char *actual, size_t size)
 {
     const ir_fact *f;
     char text[200];
@@ -189,6 +239,15 @@ int om_constraint_holds(const om_constraint *c, const ir_node *n, char *actual, 
     switch (c->subject) {
     case OM_SUBJ_ATTR: {
         const ir_attr *a = ir_node_attr(n, c->attr);
+        if (!a && c->arg >= 0 && n->args) {
+            /* TorchScript: the argument at its schema position (or passed by keyword) */
+            const ir_attr *x = argument(n, c);
+            if (x == &omitted)
+                x = NULL; /* not passed: the schema default applies */
+            else if (!x || x->type == IR_ATTR_UNDEFINED)
+                return 0; /* computed at run time: nothing to show */
+            a = x;
+        }
         if (a) {
             if (!from_attr(a, &v))
                 return 0;
@@ -233,6 +292,38 @@ int om_constraint_holds(const om_constraint *c, const ir_node *n, char *actual, 
         snprintf(actual, size, "dtype(%s %u)=%s", c->on_output ? "output" : "input", c->index,
                  v.str);
         return 1;
+    case OM_SUBJ_VALUE: {
+        /* the value of a small constant input: a scalar, or a list for longer tensors */
+        const ir_tensor *t;
+        if (c->has_default && (c->index >= n->n_inputs || !n->inputs[c->index][0])) {
+            /* an omitted optional input: the operator's default value */
+            from_value(&c->def, &v);
+            if (!compare(&v, c->cmp, &c->value))
+                return 0;
+            print_val(&v, text, sizeof(text));
+            snprintf(actual, size, "input %u=%s (default)", c->index, text);
+            return 1;
+        }
+        if (!(f = tensor_fact(c, n)) || !f->is_const || !(t = f->value) || !t->values ||
+            !t->n_values)
+            return 0;
+        memset(&v, 0, sizeof(v));
+        if (t->n_values == 1) {
+            v.kind = OM_VAL_NUM;
+            v.num = t->values[0];
+            v.single = t->dtype == IR_DT_FLOAT;
+        } else {
+            v.kind = OM_VAL_LIST;
+            v.n = t->n_values;
+            v.floats = t->values;
+            v.single = t->dtype == IR_DT_FLOAT;
+        }
+        if (!compare(&v, c->cmp, &c->value))
+            return 0;
+        print_val(&v, text, sizeof(text));
+        snprintf(actual, size, "input %u=%s", c->index, text);
+        return 1;
+    }
     default:
         return 0;
     }

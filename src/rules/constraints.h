@@ -15,8 +15,9 @@
 #include "../table/table_internal.h"
 
 /*
- * 1 when `c` holds for node `n`; then `actual` receives the value that made it hold, e.g.
- * "mode=cubic", "kernel_shape=[300, 300]", "input 1 not constant", "dtype(input 0)=float64".
+ * 1 when `c` holds for node `n` (each of its conditions, when `when` is a list); then
+ * `actual` receives the values that made it hold, e.g. "mode=cubic", "kernel_shape=[300,
+ * 300]", "input 1 not constant", "dtype(input 0)=float64", joined by "; ".
  */
 int om_constraint_holds(const om_constraint *c, const ir_node *n, char *actual, size_t size);
 

@@ -79,6 +79,7 @@ static void define(scope *s, const char *name, const ir_fact *f)
     if (s->facts[j].rank < 0)
         s->facts[j].rank = f->rank;
     s->facts[j].is_const |= f->is_const;
+    s->facts[j].is_shape |= f->is_shape;
     if (!s->facts[j].value)
         s->facts[j].value = f->value;
 }
@@ -120,6 +121,13 @@ static const char *const same_as_input0[] = {
     "ThresholdedRelu", "Tile", "TopK", "Transpose", "Trilu", "Unique", "Unsqueeze", "Upsample",
     "GridSample", "AffineGrid", "CenterCropPad", "Col2Im", "DFT", "STFT", NULL
 };
+
+/* Operators whose inputs all share the output's type. */
+static const char *const variadic[] = {
+    "Concat", "Max", "Mean", "Min", "Sum", NULL
+};
+
+static const char *const recurrent[] = { "GRU", "LSTM", "RNN", NULL };
 
 static const char *const gives_bool[] = {
     "And", "Equal", "Greater", "GreaterOrEqual", "IsInf", "IsNaN", "Less", "LessOrEqual",
@@ -179,13 +187,18 @@ int32_t om_values_rule_dtype(const ir_node *n, uint32_t out)
         return n->n_inputs > 2 && n->inputs[2][0] ? in_dtype(n, 2) : IR_DT_UINT8;
     if (strcmp(op, "DequantizeLinear") == 0)
         return in_dtype(n, 1) ? in_dtype(n, 1) : IR_DT_FLOAT;
-    if (in_list(op, same_as_input0)) {
+    if (in_list(op, recurrent))
+        return in_dtype(n, 0); /* Y, Y_h, Y_c: the type of X */
+    if (in_list(op, variadic)) {
         uint32_t i;
-        /* variadic ops (Concat, Sum, Max...): the first input whose type is known */
+        /* every input has the output's type: the first one whose type is known */
         for (i = 0; i < n->n_inputs; i++)
             if (in_dtype(n, i))
                 return in_dtype(n, i);
     }
+    /* input 0 only: the other inputs (axes, shape, indices, pads) have types of their own */
+    if (in_list(op, same_as_input0))
+        return in_dtype(n, 0);
     return 0;
 }
 
@@ -218,6 +231,39 @@ static void constant_fact(const ir_node *n, ir_fact *f)
             f->rank = a->name[12] == 's' ? 1 : 0;
         }
     }
+}
+
+/* ---- shape arithmetic ---- */
+
+/*
+ * Whether a node's outputs are shape arithmetic: Shape and Size read only a tensor's shape;
+ * any other ai.onnx node whose inputs are all shape arithmetic or constants computes a
+ * function of shapes and constants (pads from sizes, window indices...), which the graph
+ * engine folds at compile time for static shapes and runs on the host otherwise. Random
+ * operators and nodes with subgraphs never qualify.
+ */
+static int shape_arithmetic(const ir_node *n)
+{
+    uint32_t i, present = 0;
+    if (strcmp(n->domain, "ai.onnx") != 0 || !n->in_facts)
+        return 0;
+    if (strcmp(n->op, "Shape") == 0 || strcmp(n->op, "Size") == 0)
+        return 1;
+    if (strncmp(n->op, "Random", 6) == 0 || strcmp(n->op, "Bernoulli") == 0 ||
+        strcmp(n->op, "Multinomial") == 0 || strcmp(n->op, "Dropout") == 0)
+        return 0;
+    for (i = 0; i < n->n_attrs; i++)
+        if (n->attrs[i].n_graphs)
+            return 0; /* If, Loop, Scan: their bodies decide */
+    for (i = 0; i < n->n_inputs; i++) {
+        const ir_fact *f = &n->in_facts[i];
+        if (!n->inputs[i][0])
+            continue; /* an omitted optional input */
+        if (!f->is_shape && !f->is_const)
+            return 0;
+        present++;
+    }
+    return present > 0;
 }
 
 /* ---- graphs ---- */
@@ -258,6 +304,7 @@ static int infer_node(infer *in, ir_node *n, scope *s)
         }
         if (!o->dtype)
             o->dtype = om_values_rule_dtype(n, i);
+        o->is_shape = shape_arithmetic(n);
         if (declared) {
             if (declared->dtype)
                 o->dtype = declared->dtype;

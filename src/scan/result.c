@@ -3,6 +3,7 @@
  */
 #include <opmap/scan.h>
 
+#include "../table/table_internal.h"
 #include "result_internal.h"
 
 const char *opmap_result_model_name(const opmap_result *r) { return r->model_name; }
@@ -94,6 +95,28 @@ int opmap_op_reason(const opmap_op *op, size_t i, opmap_reason *out)
     out->instances = r->instances;
     out->example = r->example;
     return OPMAP_OK;
+}
+
+int opmap_op_reason_evidence(const opmap_op *op, size_t i, const char **grade,
+                             const char **sources)
+{
+    if (i >= op->n_reasons)
+        return OPMAP_EINVAL;
+    if (grade)
+        *grade = om_grade_name(op->reasons[i].grade);
+    if (sources)
+        *sources = op->reasons[i].sources;
+    return OPMAP_OK;
+}
+
+const char *opmap_op_exported_as(const opmap_op *op) { return op->exported_as; }
+int opmap_op_unpublished(const opmap_op *op) { return op->unpublished; }
+
+uint64_t opmap_result_unpublished(const opmap_result *r, opmap_effort *effort)
+{
+    if (effort)
+        *effort = r->unpublished_effort;
+    return r->unpublished_ops;
 }
 
 void opmap_result_segments(const opmap_result *r, opmap_segments *out)

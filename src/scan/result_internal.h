@@ -20,6 +20,8 @@ typedef struct om_reason {
     uint64_t chips;           /* bit i: the result's chip i */
     uint64_t instances;
     const char *example;      /* the first instance's node path */
+    uint8_t grade;            /* OM_GRADE_* of the fact behind it (0: none) */
+    const char *sources;      /* its source ids, comma-separated ("" when none) */
 } om_reason;
 
 #define OM_MAX_REASONS 64     /* distinct reasons kept per operator */
@@ -33,6 +35,8 @@ struct opmap_op {
     opmap_effort effort;
     const opmap_row *row;
     const char *notes, *hint, *ascend_op, *aclnn, *api, *engine;
+    const char *becomes;      /* what it ends as on Ascend, for reports (see new_op) */
+    const char *becomes_how;  /* the row's ascend.how, or "" */
     const char **sources;
     size_t n_sources;
     const char **paths;
@@ -40,6 +44,9 @@ struct opmap_op {
     size_t n_paths;
     int *chip_status;         /* per chip of the result */
     uint8_t *chip_unknown;    /* per chip: the table says nobody published an answer */
+    uint8_t unpublished;      /* some chip scanned for has no published answer */
+    uint8_t all_unknown;      /* ... and none has: the status is the row's general answer */
+    const char *exported_as;  /* "org.pytorch.aten::ATen" for an ATen fallback node, or "" */
     uint32_t dtypes_seen;     /* bit per dtype of input 0 over the instances (bit 0: unknown) */
     om_reason *reasons;
     size_t n_reasons;
@@ -98,6 +105,8 @@ struct opmap_result {
     opmap_op **ops;
     size_t n_ops;
     opmap_summary summary;
+    uint64_t unpublished_ops; /* distinct operators with an unpublished chip answer */
+    opmap_effort unpublished_effort; /* verifying them: counted apart from the estimate */
     om_vec diags;             /* om_diag */
     om_vec risks;             /* om_risk */
     uint64_t risks_dropped;

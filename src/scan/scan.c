@@ -31,6 +31,7 @@ typedef struct group {
     om_vec ops;               /* opmap_op* */
     opmap_op **index;         /* open addressing over (domain, op, opset) */
     size_t index_cap;
+    ir_interner names;        /* names of ATen fallback operators, for the index */
     opmap_error *err;
 } group;
 
@@ -84,21 +85,93 @@ static const om_soc_answer *soc_answer(const opmap_row *row, uint32_t soc)
     return NULL;
 }
 
+/*
+ * What the operator ends as on Ascend, in one phrase: the operators the table says it
+ * becomes (a parser expansion lists them all), else its CANN op, aclnn kernel or torch_npu
+ * API. Never a bare dash: rows that say nothing say "not published".
+ */
+static const char *becomes(om_arena *A, const opmap_row *row)
+{
+    size_t i, len = 1, used = 0;
+    char *s;
+    if (!row)
+        return om_arena_strdup(A, "no row in the table");
+    if (!row->n_ascend_ops) {
+        const char *one = row->ascend_op ? row->ascend_op : row->aclnn ? row->aclnn
+                          : row->api ? row->api : NULL;
+        if (one)
+            return om_arena_strdup(A, one);
+        if (row->ascend_how)
+            return om_arena_strdup(A, row->ascend_how);
+        return om_arena_strdup(A, row->status == OPMAP_OP_STRUCTURAL ? "none (graph plumbing)"
+                                  : row->status == OPMAP_OP_REWRITE ? "none (no Ascend implementation)"
+                                  : "not published");
+    }
+    for (i = 0; i < row->n_ascend_ops; i++)
+        len += strlen(row->ascend_ops[i]) + 2;
+    if (!(s = om_arena_alloc(A, len)))
+        return NULL;
+    s[0] = 0;
+    for (i = 0; i < row->n_ascend_ops; i++)
+        om_appendf(s, len, &used, "%s%s", i ? ", " : "", row->ascend_ops[i]);
+    return s;
+}
+
+/* What a node is answered as: usually its own (domain, name); see aten_fallback(). */
+typedef struct opkey {
+    const char *domain, *name;  /* interned */
+    int64_t opset;
+    const char *exported_as;    /* "" unless the node stands for another operator */
+} opkey;
+
+/*
+ * ONNX exports with operator_export_type=ONNX_ATEN_FALLBACK keep an ATen op the exporter
+ * could not translate as a node `ATen` (domain org.pytorch.aten, or the default domain in
+ * older exporters) whose `operator` attribute names it; ops of the org.pytorch.aten domain
+ * are ATen ops by name. Both are answered from the ATen rows, under their ATen name.
+ */
+static int aten_fallback(group *g, const ir_node *n, opkey *k)
+{
+    const ir_attr *a;
+    const char *name;
+    char as[300];
+    int is_domain = strcmp(n->domain, "org.pytorch.aten") == 0;
+    if (strcmp(n->op, "ATen") == 0 && (is_domain || strcmp(n->domain, "ai.onnx") == 0)) {
+        if (!(a = ir_node_attr(n, "operator")) || a->type != IR_ATTR_STRING || !a->s.data ||
+            !a->s.data[0] || strlen(a->s.data) != a->s.size)
+            return 0; /* no usable operator name: answered as written (unmapped) */
+        name = a->s.data;
+    } else if (is_domain) {
+        name = n->op;
+    } else {
+        return 0;
+    }
+    snprintf(as, sizeof(as), "%.100s::%.100s", n->domain, n->op);
+    if (!(k->domain = ir_intern(&g->names, "aten", 4)) ||
+        !(k->name = ir_intern(&g->names, name, strlen(name))) ||
+        !(k->exported_as = om_arena_strdup(&g->res->arena, as)))
+        return -1;
+    k->opset = 0;
+    return 1;
+}
+
 /* A new distinct operator: its table row and what each chip starts from. */
-static opmap_op *new_op(group *g, const ir_node *n, int64_t opset)
+static opmap_op *new_op(group *g, const opkey *key)
 {
     opmap_result *res = g->res;
     om_arena *A = &res->arena;
     opmap_op *op = om_arena_alloc(A, sizeof(*op));
     const opmap_row *row;
+    int64_t opset = key->opset;
     size_t c, k;
-    if (!op || !(op->domain = om_arena_strdup(A, n->domain)) ||
-        !(op->name = om_arena_strdup(A, n->op)) ||
+    if (!op || !(op->domain = om_arena_strdup(A, key->domain)) ||
+        !(op->name = om_arena_strdup(A, key->name)) ||
+        !(op->exported_as = om_arena_strdup(A, key->exported_as)) ||
         !(op->chip_status = om_arena_array(A, res->n_chips, sizeof(int))) ||
         !(op->chip_unknown = om_arena_array(A, res->n_chips, 1)))
         return NULL;
-    op->key_domain = n->domain;
-    op->key_op = n->op;
+    op->key_domain = key->domain;
+    op->key_op = key->name;
     op->opset = opset;
     om_vec_init(&op->path_vec, sizeof(const char *));
     om_vec_init(&op->loc_vec, sizeof(const char *));
@@ -112,13 +185,21 @@ static opmap_op *new_op(group *g, const ir_node *n, int64_t opset)
         op->chip_status[c] = !row ? OPMAP_OP_UNMAPPED
                              : a && a->status != OM_SOC_UNKNOWN ? a->status : row->status;
         op->chip_unknown[c] = a && a->status == OM_SOC_UNKNOWN;
+        op->unpublished |= op->chip_unknown[c];
     }
+    op->all_unknown = op->unpublished;
+    for (c = 0; c < res->n_chips; c++)
+        if (!op->chip_unknown[c])
+            op->all_unknown = 0;
     if (!(op->notes = dup_or_empty(A, row ? row->notes : NULL)) ||
         !(op->hint = dup_or_empty(A, row ? row->hint : NULL)) ||
         !(op->ascend_op = dup_or_empty(A, row ? row->ascend_op : NULL)) ||
         !(op->aclnn = dup_or_empty(A, row ? row->aclnn : NULL)) ||
         !(op->api = dup_or_empty(A, row ? row->api : NULL)) ||
         !(op->engine = dup_or_empty(A, row ? row->engine : NULL)))
+        return NULL;
+    if (!(op->becomes = becomes(A, row)) ||
+        !(op->becomes_how = dup_or_empty(A, row ? row->ascend_how : NULL)))
         return NULL;
     if (row && row->n_sources) {
         if (!(op->sources = om_arena_array(A, row->n_sources, sizeof(char *))))
@@ -131,8 +212,40 @@ static opmap_op *new_op(group *g, const ir_node *n, int64_t opset)
     return op;
 }
 
+/* The evidence behind a reason: its grade, and its source ids joined for the result. */
+typedef struct why {
+    uint8_t grade;
+    const char *const *sources;
+    size_t n_sources;
+} why;
+
+static const why no_evidence = { 0, NULL, 0 };
+
+static why from_evidence(const om_evidence *ev)
+{
+    why w;
+    w.grade = ev->grade;
+    w.sources = ev->sources;
+    w.n_sources = ev->n_sources;
+    return w;
+}
+
+static const char *join_sources(om_arena *A, const why *w)
+{
+    size_t i, len = 1, used = 0;
+    char *s;
+    for (i = 0; i < w->n_sources; i++)
+        len += strlen(w->sources[i]) + 2;
+    if (!(s = om_arena_alloc(A, len)))
+        return NULL;
+    s[0] = 0;
+    for (i = 0; i < w->n_sources; i++)
+        om_appendf(s, len, &used, "%s%s", i ? ", " : "", w->sources[i]);
+    return s;
+}
+
 static int add_reason(group *g, opmap_op *op, const char *message, const char *actual,
-                      int status, unsigned flag, uint64_t chips, const char *path)
+                      int status, unsigned flag, uint64_t chips, const char *path, const why *w)
 {
     om_reason *r;
     size_t i;
@@ -151,19 +264,134 @@ static int add_reason(group *g, opmap_op *op, const char *message, const char *a
     if (!(r = om_vec_push(&op->reason_vec, &g->res->mem)) ||
         !(r->message = om_arena_strdup(&g->res->arena, message)) ||
         !(r->actual = om_arena_strdup(&g->res->arena, actual)) ||
-        !(r->example = om_arena_strdup(&g->res->arena, path)))
+        !(r->example = om_arena_strdup(&g->res->arena, path)) ||
+        !(r->sources = join_sources(&g->res->arena, w)))
         return oom(g);
     r->status = status;
     r->flag = flag;
     r->chips = chips;
     r->instances = 1;
+    r->grade = w->grade;
+    return OPMAP_OK;
+}
+
+/*
+ * An instance whose inputs are all constants or shape arithmetic: the graph engine folds it
+ * at compile time (static shapes) or computes it on the host; no kernel sees its dtypes.
+ */
+static int folded(const ir_node *n)
+{
+    uint32_t i, present = 0;
+    if (!n->in_facts || !n->n_inputs)
+        return 0;
+    for (i = 0; i < n->n_inputs; i++) {
+        if (!n->inputs[i][0])
+            continue;
+        present++;
+        if (!n->in_facts[i].is_const && !n->in_facts[i].is_shape)
+            return 0;
+    }
+    return present > 0;
+}
+
+/*
+ * The dtypes the kernels take on input k for one chip, and the evidence for them: for
+ * input 0, the chip's own list, else the row's per-input list, else the row's `dtypes`;
+ * for other inputs, the row's per-input list. 0 when nothing is stated.
+ */
+static uint32_t kernel_dtypes(const opmap_row *row, const om_soc_answer *a, uint32_t k, why *w)
+{
+    size_t i;
+    if (k == 0 && a && a->dtypes) {
+        w->grade = a->grade;
+        w->sources = a->sources;
+        w->n_sources = a->n_sources;
+        return a->dtypes;
+    }
+    for (i = 0; i < row->n_inputs; i++)
+        if (row->inputs[i].index == k) {
+            *w = from_evidence(&row->inputs[i].ev);
+            return row->inputs[i].dtypes;
+        }
+    if (k == 0 && row->dtypes) {
+        *w = from_evidence(&row->ev_dtypes);
+        return row->dtypes;
+    }
+    return 0;
+}
+
+static int is_onnx(const char *domain)
+{
+    return strncmp(domain, "ai.onnx", 7) == 0;
+}
+
+/*
+ * Input dtypes against the kernels' lists, per chip. A dtype no kernel takes makes a full
+ * operator partial (a Cast is needed, or it runs elsewhere), with one exception: float32 on
+ * an ONNX operator whose kernels list float16 and not float32 is what ATC's default precision
+ * mode (force_fp16) computes in float16 anyway, so that is a precision note, not a partial.
+ */
+static int check_dtypes(group *g, opmap_op *op, const om_visit *v, int *inst)
+{
+    const opmap_result *res = g->res;
+    const opmap_row *row = op->row;
+    const ir_node *n = v->node;
+    uint32_t k, last = 0;
+    size_t i, c;
+    char message[400], actual[200];
+    int rc;
+    if (!row || !n->in_facts || folded(n))
+        return OPMAP_OK;
+    for (i = 0; i < row->n_inputs; i++)
+        if (row->inputs[i].index > last)
+            last = row->inputs[i].index;
+    for (k = 0; k < n->n_inputs && k <= last; k++) {
+        const ir_fact *f = &n->in_facts[k];
+        uint64_t partial = 0, note = 0;
+        why w = no_evidence, wc;
+        int dt = f->dtype;
+        if (!n->inputs[k][0] || dt <= 0 || dt >= 32 || f->is_shape)
+            continue;
+        for (c = 0; c < res->n_chips; c++) {
+            uint32_t mask = kernel_dtypes(row, soc_answer(row, g->chip_soc[c]), k, &wc);
+            /* structural ops need no kernel; rewrite/unmapped ones are worse already */
+            if (!mask || (mask & (1u << dt)) || inst[c] != OPMAP_OP_FULL)
+                continue;
+            w = wc;
+            if (dt == IR_DT_FLOAT && (mask & (1u << IR_DT_FLOAT16)) && is_onnx(row->domain)) {
+                note |= 1ull << c;
+            } else {
+                partial |= 1ull << c;
+                inst[c] = OPMAP_OP_PARTIAL;
+            }
+        }
+        snprintf(actual, sizeof(actual), "dtype(input %u)=%s", k, ir_dtype_name(dt));
+        if (partial) {
+            snprintf(message, sizeof(message),
+                     "input %u dtype %s is not among the dtypes the table lists for this chip's "
+                     "kernels: a Cast is needed, or it runs elsewhere", k, ir_dtype_name(dt));
+            if ((rc = add_reason(g, op, message, actual, OPMAP_OP_PARTIAL, 0, partial, v->path,
+                                 &w)))
+                return rc;
+        }
+        if (note) {
+            snprintf(message, sizeof(message),
+                     "the kernels listed for input %u take float16, not float32: under ATC's "
+                     "default --precision_mode (force_fp16) it computes in float16; with "
+                     "must_keep_origin_dtype it would fall back to AI CPU", k);
+            if ((rc = add_reason(g, op, message, actual, -1, 0, note, v->path, &w)))
+                return rc;
+        }
+    }
     return OPMAP_OK;
 }
 
 /*
  * One instance on every chip: the chip's answer, then each constraint that holds (worst
- * wins), then whether the chip's kernels take input 0's dtype. Returns the instance's worst
- * status over the chips.
+ * wins), then whether the kernels take its input dtypes. A chip whose answer nobody
+ * published is evaluated on the row's general answer like the others, but finish_ops()
+ * leaves it out of the operator's status: it is counted apart, never charged.
+ * Returns the instance's worst status over the chips.
  */
 static int evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *rc)
 {
@@ -173,6 +401,7 @@ static int evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *r
     size_t c, k;
     int worst = OPMAP_OP_STRUCTURAL;
     char actual[256];
+    int is_folded = folded(n);
 
     *rc = OPMAP_OK;
     for (c = 0; c < res->n_chips; c++) {
@@ -183,6 +412,10 @@ static int evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *r
     for (k = 0; row && k < row->n_constraints; k++) {
         const om_constraint *ct = &row->constraints[k];
         uint64_t chips = 0;
+        why w = from_evidence(&ct->ev);
+        /* kernel restrictions (rank, dtype) say nothing of an instance no kernel runs */
+        if ((ct->subject == OM_SUBJ_RANK || ct->subject == OM_SUBJ_DTYPE) && is_folded)
+            continue;
         for (c = 0; c < res->n_chips; c++)
             if (!ct->soc_mask || (ct->soc_mask & (1ull << g->chip_soc[c])))
                 chips |= 1ull << c;
@@ -193,33 +426,11 @@ static int evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *r
                 inst[c] = ct->then_status;
         op->flags |= ct->flag;
         if ((*rc = add_reason(g, op, ct->message, actual, ct->then_status, ct->flag, chips,
-                              v->path)))
+                              v->path, &w)))
             return worst;
     }
-    if (row && n->n_inputs && n->in_facts && n->in_facts[0].dtype > 0 &&
-        n->in_facts[0].dtype < 32) {
-        int dt = n->in_facts[0].dtype;
-        uint64_t chips = 0;
-        char message[300];
-        for (c = 0; c < res->n_chips; c++) {
-            const om_soc_answer *a = soc_answer(row, g->chip_soc[c]);
-            uint32_t mask = a && a->dtypes ? a->dtypes : row->dtypes;
-            /* structural ops need no kernel; rewrite/unmapped ones are worse already */
-            if (mask && !(mask & (1u << dt)) && inst[c] == OPMAP_OP_FULL) {
-                chips |= 1ull << c;
-                if (inst[c] < OPMAP_OP_PARTIAL)
-                    inst[c] = OPMAP_OP_PARTIAL;
-            }
-        }
-        if (chips) {
-            snprintf(message, sizeof(message),
-                     "input dtype %s is not among the dtypes the table lists for this chip's "
-                     "kernels: a Cast is needed, or it runs elsewhere", ir_dtype_name(dt));
-            snprintf(actual, sizeof(actual), "dtype(input 0)=%s", ir_dtype_name(dt));
-            if ((*rc = add_reason(g, op, message, actual, OPMAP_OP_PARTIAL, 0, chips, v->path)))
-                return worst;
-        }
-    }
+    if ((*rc = check_dtypes(g, op, v, inst)))
+        return worst;
     if (row) {
         /* a chip nobody has published an answer for: say so, never claim support */
         uint64_t unknown = 0;
@@ -234,14 +445,14 @@ static int evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *r
         if (unknown &&
             (*rc = add_reason(g, op, note ? note : "no public source states whether this chip "
                                                    "supports the operator",
-                              "chip answer unknown: the row's general answer is used", -1, 0,
-                              unknown, v->path)))
+                              "answer unpublished for this chip: counted apart, not estimated",
+                              -1, 0, unknown, v->path, &no_evidence)))
             return worst;
     }
     for (c = 0; c < res->n_chips; c++) {
         if (inst[c] > op->chip_status[c])
             op->chip_status[c] = inst[c];
-        if (inst[c] > worst)
+        if (inst[c] > worst && (!op->chip_unknown[c] || op->all_unknown))
             worst = inst[c];
     }
     return worst;
@@ -336,17 +547,25 @@ static int on_instance(void *payload, const om_visit *v)
     int inst[64], rc, worst;
     size_t j;
 
+    opkey key;
+
     if ((g->ops.len + 1) * 2 > g->index_cap && !grow_index(g))
         return oom(g);
-    j = key_hash(n->domain, n->op, v->opset) & (g->index_cap - 1);
+    key.domain = n->domain;
+    key.name = n->op;
+    key.opset = v->opset;
+    key.exported_as = "";
+    if (aten_fallback(g, n, &key) < 0)
+        return oom(g);
+    j = key_hash(key.domain, key.name, key.opset) & (g->index_cap - 1);
     while ((op = g->index[j])) {
-        if (op->key_domain == n->domain && op->key_op == n->op && op->opset == v->opset)
+        if (op->key_domain == key.domain && op->key_op == key.name && op->opset == key.opset)
             break;
         j = (j + 1) & (g->index_cap - 1);
     }
     if (!op) {
         opmap_op **p;
-        if (!(op = new_op(g, n, v->opset)) || !(p = om_vec_push(&g->ops, &res->mem)))
+        if (!(op = new_op(g, &key)) || !(p = om_vec_push(&g->ops, &res->mem)))
             return oom(g);
         *p = op;
         g->index[j] = op;
@@ -412,10 +631,18 @@ static int finish_ops(group *g)
     size_t i, c;
     for (i = 0; i < g->ops.len; i++) {
         opmap_op *op = OM_VEC_AT(&g->ops, opmap_op *, i);
+        /* chips whose answer is unpublished count apart; with no other chip, the row's
+         * general answer is all there is */
         op->status = OPMAP_OP_STRUCTURAL;
         for (c = 0; c < res->n_chips; c++)
-            if (op->chip_status[c] > op->status)
+            if (op->chip_status[c] > op->status && (!op->chip_unknown[c] || op->all_unknown))
                 op->status = op->chip_status[c];
+        if (op->unpublished && op->status != OPMAP_OP_STRUCTURAL) {
+            res->unpublished_ops++;
+            res->unpublished_effort.min += g->table->unpublished.min;
+            res->unpublished_effort.expected += g->table->unpublished.expected;
+            res->unpublished_effort.max += g->table->unpublished.max;
+        }
         op->effort = g->weights && (g->weights->set & (1u << op->status)) &&
                              op->status != OPMAP_OP_STRUCTURAL
                          ? g->weights->effort[op->status]
@@ -535,6 +762,7 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
     g.weights = opts ? opts->weights : NULL;
     g.err = err;
     om_vec_init(&g.ops, sizeof(opmap_op *));
+    ir_intern_init(&g.names, &res->mem, &res->arena);
 
     if ((rc = pick_chips(&g, table, opts ? opts->soc : NULL, err)))
         goto done;
@@ -575,6 +803,7 @@ done:
     om_vec_free(&g.ops, &res->mem);
     if (g.index)
         om_dealloc(&res->mem, g.index, g.index_cap * sizeof(*g.index));
+    ir_intern_free(&g.names);
     if (rc != OPMAP_OK) {
         opmap_result_free(res);
         return rc;

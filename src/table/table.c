@@ -1,6 +1,8 @@
 /*
  * table/table.c - opmap_table: loading (built-in, file, memory) and row accessors.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <opmap/table.h>
@@ -8,6 +10,7 @@
 #include "../api/ctx_internal.h"
 #include "../core/err.h"
 #include "../core/mapfile.h"
+#include "../ir/ir.h"
 #include "table_internal.h"
 
 static const char *const status_names[OPMAP_OP_STATUS_COUNT] = {
@@ -190,3 +193,121 @@ const char *opmap_row_overload(const opmap_row *r, size_t i)
 
 const char *opmap_row_torch_npu_min(const opmap_row *r) { return S(r->tnpu_min); }
 const char *opmap_row_torch_npu_max(const opmap_row *r) { return S(r->tnpu_max); }
+
+/* ---- evidence ---- */
+
+/* The evidence of a named fact, and its dtype mask when it is a dtype list. */
+static const om_evidence *find_fact(const opmap_row *r, const char *fact, uint32_t *dtypes,
+                                    om_evidence *tmp)
+{
+    size_t i;
+    char *end;
+    unsigned long k;
+    *dtypes = 0;
+    if (strcmp(fact, "status") == 0)
+        return &r->ev_status;
+    if (strcmp(fact, "ascend") == 0)
+        return r->ascend_op || r->aclnn || r->api || r->engine || r->n_ascend_ops ? &r->ev_ascend
+                                                                                : NULL;
+    if (strcmp(fact, "dtypes") == 0) {
+        *dtypes = r->dtypes;
+        return r->dtypes ? &r->ev_dtypes : NULL;
+    }
+    if (strncmp(fact, "flags.", 6) == 0) {
+        unsigned bit = om_flag_from_name(fact + 6), b = 0;
+        if (!bit || !(r->flags & bit))
+            return NULL;
+        while (!(bit & (1u << b)))
+            b++;
+        return &r->ev_flags[b];
+    }
+    if (strncmp(fact, "inputs.", 7) == 0 && fact[7] >= '0' && fact[7] <= '9') {
+        k = strtoul(fact + 7, &end, 10);
+        for (i = 0; !*end && i < r->n_inputs; i++)
+            if (r->inputs[i].index == k) {
+                *dtypes = r->inputs[i].dtypes;
+                return &r->inputs[i].ev;
+            }
+        return NULL;
+    }
+    if (strncmp(fact, "socs.", 5) == 0) {
+        for (i = 0; i < r->n_socs; i++)
+            if (strcmp(r->socs[i].name, fact + 5) == 0) {
+                tmp->grade = r->socs[i].grade;
+                tmp->sources = r->socs[i].sources;
+                tmp->n_sources = r->socs[i].n_sources;
+                *dtypes = r->socs[i].dtypes;
+                return tmp;
+            }
+        return NULL;
+    }
+    if (strncmp(fact, "constraints.", 12) == 0 && fact[12] >= '0' && fact[12] <= '9') {
+        k = strtoul(fact + 12, &end, 10);
+        return !*end && k < r->n_constraints ? &r->constraints[k].ev : NULL;
+    }
+    return NULL;
+}
+
+const char *opmap_row_evidence(const opmap_row *r, const char *fact, size_t *n_sources)
+{
+    om_evidence tmp;
+    uint32_t dt;
+    const om_evidence *ev = r && fact ? find_fact(r, fact, &dt, &tmp) : NULL;
+    if (n_sources)
+        *n_sources = ev ? ev->n_sources : 0;
+    return ev ? om_grade_name(ev->grade) : NULL;
+}
+
+const char *opmap_row_evidence_source(const opmap_row *r, const char *fact, size_t k)
+{
+    om_evidence tmp;
+    uint32_t dt;
+    const om_evidence *ev = r && fact ? find_fact(r, fact, &dt, &tmp) : NULL;
+    return ev && k < ev->n_sources ? ev->sources[k] : NULL;
+}
+
+size_t opmap_row_dtypes(const opmap_row *r, const char *fact, char *buf, size_t size)
+{
+    om_evidence tmp;
+    uint32_t dt = 0;
+    size_t n = 0, used = 0;
+    int d;
+    if (size)
+        buf[0] = 0;
+    if (!r || !fact || !find_fact(r, fact, &dt, &tmp))
+        return 0;
+    for (d = 1; d < 32; d++)
+        if (dt & (1u << d)) {
+            if (buf && size && used < size)
+                used += (size_t)snprintf(buf + used, size - used, "%s%s", n ? ", " : "",
+                                         ir_dtype_name(d));
+            n++;
+        }
+    return n;
+}
+
+size_t opmap_row_input_count(const opmap_row *r) { return r->n_inputs; }
+
+uint32_t opmap_row_input_index(const opmap_row *r, size_t i)
+{
+    return i < r->n_inputs ? r->inputs[i].index : 0;
+}
+
+const char *opmap_row_input_name(const opmap_row *r, size_t i)
+{
+    return i < r->n_inputs && r->inputs[i].name ? r->inputs[i].name : "";
+}
+
+size_t opmap_row_ascend_op_count(const opmap_row *r) { return r->n_ascend_ops; }
+
+const char *opmap_row_ascend_ops(const opmap_row *r, size_t i)
+{
+    return i < r->n_ascend_ops ? r->ascend_ops[i] : NULL;
+}
+
+const char *opmap_row_ascend_how(const opmap_row *r) { return S(r->ascend_how); }
+
+const char *opmap_table_source_grade(const opmap_table *t, size_t i)
+{
+    return i < t->n_sources ? om_grade_name(t->sources[i].grade) : NULL;
+}

@@ -32,6 +32,7 @@ int opmap_table_load_default(opmap_table **out, opmap_ctx *ctx, opmap_error *err
     t->default_soc = b->default_soc;
     for (x = 0; x < OPMAP_OP_STATUS_COUNT; x++)
         t->weights[x] = b->weights[x];
+    t->unpublished = b->unpublished;
     t->sources = b->sources;
     t->n_sources = b->n_sources;
     t->rows = b->rows;

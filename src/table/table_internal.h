@@ -14,6 +14,23 @@
 /* Per-chip status adds "unknown" (nobody published an answer) to the row statuses. */
 #define OM_SOC_UNKNOWN (-1)
 
+/*
+ * Evidence grades, weakest first (docs/table-format.md, "Evidence"): what kind of source a
+ * fact rests on. A fact of a lower grade never overrides one of a higher grade.
+ */
+enum { OM_GRADE_NONE = 0, OM_GRADE_PRACTICE, OM_GRADE_DERIVED, OM_GRADE_DOC, OM_GRADE_KERNEL,
+       OM_GRADE_COUNT };
+
+/* "kernel", "doc", "derived", "practice"; "" for OM_GRADE_NONE. */
+const char *om_grade_name(int grade);
+
+/* Where one fact comes from: its grade and the ids of the sources it rests on. */
+typedef struct om_evidence {
+    uint8_t grade;             /* OM_GRADE_*; NONE when the table does not say */
+    const char **sources;
+    size_t n_sources;
+} om_evidence;
+
 typedef struct om_value {
     uint8_t kind;              /* OM_VAL_* */
     double num;
@@ -24,7 +41,7 @@ typedef struct om_value {
 
 enum { OM_VAL_NUM = 1, OM_VAL_STR, OM_VAL_BOOL, OM_VAL_LIST };
 
-enum { OM_SUBJ_ATTR = 1, OM_SUBJ_CONST, OM_SUBJ_RANK, OM_SUBJ_DTYPE };
+enum { OM_SUBJ_ATTR = 1, OM_SUBJ_CONST, OM_SUBJ_RANK, OM_SUBJ_DTYPE, OM_SUBJ_VALUE };
 enum { OM_CMP_EQ = 1, OM_CMP_NE, OM_CMP_LT, OM_CMP_LE, OM_CMP_GT, OM_CMP_GE, OM_CMP_IN,
        OM_CMP_NOT_IN, OM_CMP_IS_CONST, OM_CMP_NOT_CONST };
 
@@ -42,7 +59,23 @@ typedef struct om_constraint {
     unsigned flag;             /* OPMAP_FLAG_* or 0 */
     const char *message;
     uint32_t line;
+    int32_t arg;               /* attribute conditions on ATen rows: the argument's position
+                                  in the ATen schema (TorchScript passes it as an input), or -1 */
+    uint8_t note_only;         /* then: note: an advisory that changes no status, adds no flag */
+    om_evidence ev;
+    /* `when` given as a list: the further conditions that must hold too (condition fields
+     * only: subject, cmp, index, attr, arg, value, def) */
+    struct om_constraint *also;
+    size_t n_also;
 } om_constraint;
+
+/* The dtypes one input of an operator takes (its kernels'), with their evidence. */
+typedef struct om_input_dtypes {
+    uint32_t index;            /* the operator's input position */
+    const char *name;          /* the input's name in the source, or NULL */
+    uint32_t dtypes;           /* bit per IR dtype */
+    om_evidence ev;
+} om_input_dtypes;
 
 typedef struct om_soc_answer {
     uint32_t soc;              /* index into about.socs */
@@ -52,6 +85,7 @@ typedef struct om_soc_answer {
     const char *note;
     const char **sources;
     size_t n_sources;
+    uint8_t grade;             /* OM_GRADE_* of the answer */
 } om_soc_answer;
 
 struct opmap_row {
@@ -61,6 +95,9 @@ struct opmap_row {
     unsigned flags;
     const char *notes, *hint, *curated;
     const char *ascend_op, *aclnn, *api, *engine;
+    const char **ascend_ops;   /* ascend.ops: the CANN/aclnn operators it ends as, in order */
+    size_t n_ascend_ops;
+    const char *ascend_how;    /* ascend.how: which of them when, in a few words */
     const char *tnpu_min, *tnpu_max;
     const char **overloads;
     size_t n_overloads;
@@ -72,11 +109,17 @@ struct opmap_row {
     om_constraint *constraints;
     size_t n_constraints;
     uint32_t line;
+    /* evidence of the row's facts (docs/table-format.md, "Evidence") */
+    om_evidence ev_status, ev_ascend, ev_dtypes;
+    om_evidence ev_flags[OPMAP_FLAG_COUNT];
+    om_input_dtypes *inputs;   /* per-input dtype lists (input 0 may also be `dtypes`) */
+    size_t n_inputs;
 };
 
 typedef struct om_source {
     const char *id, *title, *repo, *path, *commit, *license, *taken, *url;
     uint32_t line;
+    uint8_t grade;             /* OM_GRADE_* of what is taken from it */
 } om_source;
 
 /* (domain, op) -> its rows, sorted by since */
@@ -97,6 +140,8 @@ struct opmap_table {
     size_t n_socs;
     int default_soc;
     opmap_effort weights[OPMAP_OP_STATUS_COUNT];
+    opmap_effort unpublished;  /* weights.unpublished: verifying one operator on a chip whose
+                                  answer nobody published (counted apart from the estimate) */
     om_source *sources;
     size_t n_sources;
     opmap_row *rows;
@@ -123,6 +168,7 @@ typedef struct om_builtin {
     size_t n_socs;
     int default_soc;
     opmap_effort weights[OPMAP_OP_STATUS_COUNT];
+    opmap_effort unpublished;
     om_source *sources;
     size_t n_sources;
     opmap_row *rows;

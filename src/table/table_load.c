@@ -150,6 +150,112 @@ static int check_sources(ld *l, const yt_node *n, const char **ids, size_t count
     return OPMAP_OK;
 }
 
+/* ---- evidence ---- */
+
+static const char *const grade_names[OM_GRADE_COUNT] = { "", "practice", "derived", "doc",
+                                                         "kernel" };
+
+const char *om_grade_name(int grade)
+{
+    return grade > 0 && grade < OM_GRADE_COUNT ? grade_names[grade] : "";
+}
+
+static int parse_grade(ld *l, const yt_node *n, uint8_t *out)
+{
+    const char *s;
+    int i, rc = yr_str(&l->y, n, "grade", &s);
+    if (rc)
+        return rc;
+    for (i = 1; i < OM_GRADE_COUNT; i++)
+        if (strcmp(s, grade_names[i]) == 0) {
+            *out = (uint8_t)i;
+            return OPMAP_OK;
+        }
+    return yr_bad(&l->y, n, "unknown grade '%s' (expected kernel, doc, derived, practice)", s);
+}
+
+/* The best grade among sources (all known: check_sources ran). */
+static uint8_t best_grade(ld *l, const char **ids, size_t n)
+{
+    uint8_t best = OM_GRADE_NONE;
+    size_t i;
+    for (i = 0; i < n && l->by_id; i++) {
+        const om_source *const *s = bsearch(ids[i], l->by_id, l->t->n_sources, sizeof(*l->by_id),
+                                            id_key_cmp);
+        if (s && (*s)->grade > best)
+            best = (*s)->grade;
+    }
+    return best;
+}
+
+/*
+ * `grade` and `sources` of one fact, read from `map` (a fact's own mapping, or the
+ * constraint / chip answer they sit in). Without `grade`, the fact takes the best grade of
+ * its sources; a stated grade may be lower (an inference drawn from a kernel source is
+ * derived) but never higher than every source it cites.
+ */
+static int parse_evidence_keys(ld *l, const yt_node *map, om_evidence *ev)
+{
+    const yt_node *g = yt_get(map, "grade"), *s = yt_get(map, "sources");
+    uint8_t best;
+    int rc;
+    if (s && ((rc = yr_str_list(&l->y, s, "sources", &ev->sources, &ev->n_sources)) ||
+              (rc = check_sources(l, s, ev->sources, ev->n_sources))))
+        return rc;
+    best = best_grade(l, ev->sources, ev->n_sources);
+    if (!g) {
+        ev->grade = best;
+        return OPMAP_OK;
+    }
+    if ((rc = parse_grade(l, g, &ev->grade)))
+        return rc;
+    if (ev->n_sources && ev->grade > best)
+        return yr_bad(&l->y, g, "grade %s is higher than any cited source's (%s)",
+                      grade_names[ev->grade], best ? grade_names[best] : "none");
+    return OPMAP_OK;
+}
+
+static int parse_evidence(ld *l, const yt_node *map, om_evidence *ev, const char *what)
+{
+    static const char *const keys[] = { "grade", "sources", NULL };
+    int rc;
+    if ((rc = yr_kind(&l->y, map, YT_MAP, what)) || (rc = yr_keys(&l->y, map, keys, what)))
+        return rc;
+    return parse_evidence_keys(l, map, ev);
+}
+
+/* A row's `evidence:`: status, ascend, dtypes and flags.<flag>, each {grade, sources}. */
+static int parse_row_evidence(ld *l, const yt_node *map, opmap_row *row)
+{
+    size_t i;
+    int rc;
+    if ((rc = yr_kind(&l->y, map, YT_MAP, "evidence")))
+        return rc;
+    for (i = 0; i < map->n; i++) {
+        const yt_node *k = map->items[2 * i], *v = map->items[2 * i + 1];
+        om_evidence *ev = NULL;
+        unsigned bit;
+        if (strcmp(k->str, "status") == 0)
+            ev = &row->ev_status;
+        else if (strcmp(k->str, "ascend") == 0)
+            ev = &row->ev_ascend;
+        else if (strcmp(k->str, "dtypes") == 0)
+            ev = &row->ev_dtypes;
+        else if (strncmp(k->str, "flags.", 6) == 0 && (bit = om_flag_from_name(k->str + 6))) {
+            unsigned b = 0;
+            while (!(bit & (1u << b)))
+                b++;
+            ev = &row->ev_flags[b];
+        }
+        if (!ev)
+            return yr_bad(&l->y, k, "unknown evidence key '%s' (expected status, ascend, dtypes "
+                          "or flags.<flag>)", k->str);
+        if ((rc = parse_evidence(l, v, ev, "evidence")))
+            return rc;
+    }
+    return OPMAP_OK;
+}
+
 /* ---- top-level sections ---- */
 
 /* Chip ids are names users type after --soc (comma-separated, "all" for every one) and
@@ -204,7 +310,7 @@ static int parse_about(ld *l, const yt_node *about)
     }
     if ((n = yt_get(about, "default_soc"))) {
         const char *s;
-        uint32_t idx;
+        uint32_t idx = 0;
         if ((rc = yr_str(&l->y, n, "about.default_soc", &s)) || (rc = soc_index(l, n, s, &idx)))
             return rc;
         t->default_soc = (int)idx;
@@ -215,7 +321,7 @@ static int parse_about(ld *l, const yt_node *about)
 static int parse_sources(ld *l, const yt_node *s)
 {
     static const char *const keys[] = { "id", "title", "repo", "path", "commit", "license",
-                                        "taken", "url", NULL };
+                                        "taken", "url", "grade", NULL };
     size_t i, j;
     int rc;
     if ((rc = yr_kind(&l->y, s, YT_SEQ, "sources")))
@@ -241,6 +347,8 @@ static int parse_sources(ld *l, const yt_node *s)
         OPT("taken", taken);
         OPT("url", url);
 #undef OPT
+        if ((n = yt_get(e, "grade")) && (rc = parse_grade(l, n, &src->grade)))
+            return rc;
     }
     /* ids sorted once; the first id defined twice (in file order) is the error */
     if (s->n && !(l->by_id = om_arena_array(l->y.A, s->n, sizeof(*l->by_id))))
@@ -361,14 +469,22 @@ static int parse_when(ld *l, const yt_node *when, om_constraint *c)
     if ((rc = yr_kind(&l->y, when, YT_MAP, "when")))
         return rc;
     if ((n = yt_get(when, "attr"))) {
-        static const char *const keys[] = { "attr", "default", "eq", "ne", "lt", "le", "gt",
-                                            "ge", "in", "not_in", NULL };
-        const yt_node *d;
+        static const char *const keys[] = { "attr", "arg", "default", "eq", "ne", "lt", "le",
+                                            "gt", "ge", "in", "not_in", NULL };
+        const yt_node *d, *a;
         c->subject = OM_SUBJ_ATTR;
         if ((rc = yr_keys(&l->y, when, keys, "an attribute condition")) ||
             (rc = yr_str(&l->y, n, "attr", &c->attr)) ||
             (rc = find_cmp(l, when, c, "attribute condition")))
             return rc;
+        if ((a = yt_get(when, "arg"))) {
+            int64_t pos;
+            if ((rc = yr_int(&l->y, a, "arg", &pos)))
+                return rc;
+            if (pos < 0 || pos > 64)
+                return yr_bad(&l->y, a, "arg (the argument's position) must be 0 to 64");
+            c->arg = (int32_t)pos;
+        }
         if ((d = yt_get(when, "default"))) {
             c->has_default = 1;
             if ((rc = parse_value(l, d, &c->def)))
@@ -417,12 +533,58 @@ static int parse_when(ld *l, const yt_node *when, om_constraint *c)
         }
         return OPMAP_OK;
     }
-    return yr_bad(&l->y, when, "condition needs a subject: attr, is (constant input), rank or dtype");
+    if ((n = yt_get(when, "value"))) {
+        static const char *const keys[] = { "input", "value", "default", NULL };
+        static const char *const cmp_keys[] = { "eq", "ne", "lt", "le", "gt", "ge", "in",
+                                                "not_in", NULL };
+        const yt_node *d;
+        c->subject = OM_SUBJ_VALUE;
+        if ((d = yt_get(when, "default"))) {
+            c->has_default = 1;
+            if ((rc = parse_value(l, d, &c->def)))
+                return rc;
+        }
+        if ((rc = yr_keys(&l->y, when, keys, "a constant-value condition")) ||
+            (rc = parse_tensor_subject(l, when, c)) ||
+            (rc = yr_kind(&l->y, n, YT_MAP, "value")) ||
+            (rc = yr_keys(&l->y, n, cmp_keys, "value")) ||
+            (rc = find_cmp(l, n, c, "value condition")))
+            return rc;
+        if (c->on_output)
+            return yr_bad(&l->y, when, "a value condition is about a constant input, not an output");
+        return OPMAP_OK;
+    }
+    return yr_bad(&l->y, when, "condition needs a subject: attr, is (constant input), value, "
+                  "rank or dtype");
+}
+
+/* `when`: one condition, or a list of conditions that must all hold (at most 8). */
+static int parse_conditions(ld *l, const yt_node *when, om_constraint *c)
+{
+    size_t i;
+    int rc;
+    if (when->kind != YT_SEQ)
+        return parse_when(l, when, c);
+    if (when->n == 0 || when->n > 8)
+        return yr_bad(&l->y, when, "when: give 1 to 8 conditions");
+    if ((rc = parse_when(l, when->items[0], c)))
+        return rc;
+    c->n_also = when->n - 1;
+    if (c->n_also && !(c->also = om_arena_array(l->y.A, c->n_also, sizeof(om_constraint))))
+        return yr_oom(&l->y);
+    for (i = 1; i < when->n; i++) {
+        c->also[i - 1].arg = -1;
+        c->also[i - 1].then_status = -1;
+        if ((rc = parse_when(l, when->items[i], &c->also[i - 1])))
+            return rc;
+    }
+    return OPMAP_OK;
 }
 
 static int parse_constraints(ld *l, const yt_node *seq, opmap_row *row)
 {
-    static const char *const keys[] = { "when", "socs", "then", "flag", "message", NULL };
+    static const char *const keys[] = { "when", "socs", "then", "flag", "message", "grade",
+                                        "sources", NULL };
     size_t i;
     int rc;
     if ((rc = yr_kind(&l->y, seq, YT_SEQ, "constraints")))
@@ -434,20 +596,25 @@ static int parse_constraints(ld *l, const yt_node *seq, opmap_row *row)
         const yt_node *e = seq->items[i], *n;
         om_constraint *c = &row->constraints[i];
         c->then_status = -1;
+        c->arg = -1;
         c->line = e->line;
         if ((rc = yr_kind(&l->y, e, YT_MAP, "a constraint")) ||
             (rc = yr_keys(&l->y, e, keys, "a constraint")) ||
-            (rc = yr_require(&l->y, e, "when", "constraint", &n)) || (rc = parse_when(l, n, c)) ||
+            (rc = yr_require(&l->y, e, "when", "constraint", &n)) || (rc = parse_conditions(l, n, c)) ||
             (rc = yr_require(&l->y, e, "message", "constraint", &n)) ||
             (rc = yr_str(&l->y, n, "message", &c->message)))
             return rc;
         if ((n = yt_get(e, "then"))) {
             int st = 0;
-            if ((rc = parse_status(l, n, 0, 0, &st)))
-                return rc;
-            if (st != OPMAP_OP_PARTIAL && st != OPMAP_OP_REWRITE)
-                return yr_bad(&l->y, n, "'then' must be partial or rewrite");
-            c->then_status = st;
+            if (n->kind == YT_SCALAR && strcmp(n->str, "note") == 0) {
+                c->note_only = 1;
+            } else {
+                if ((rc = parse_status(l, n, 0, 0, &st)))
+                    return rc;
+                if (st != OPMAP_OP_PARTIAL && st != OPMAP_OP_REWRITE)
+                    return yr_bad(&l->y, n, "'then' must be partial, rewrite or note");
+                c->then_status = st;
+            }
         }
         if ((n = yt_get(e, "flag"))) {
             const char *s;
@@ -456,15 +623,19 @@ static int parse_constraints(ld *l, const yt_node *seq, opmap_row *row)
             if (!(c->flag = om_flag_from_name(s)))
                 return yr_bad(&l->y, n, "unknown flag '%s'", s);
         }
-        if (c->then_status < 0 && !c->flag)
+        if (c->note_only && c->flag)
+            return yr_bad(&l->y, e, "'then: note' changes nothing: it takes no 'flag'");
+        if (c->then_status < 0 && !c->flag && !c->note_only)
             return yr_bad(&l->y, e, "a constraint needs 'then', 'flag' or both");
+        if ((rc = parse_evidence_keys(l, e, &c->ev)))
+            return rc;
         if ((n = yt_get(e, "socs"))) {
             size_t j;
             if ((rc = yr_kind(&l->y, n, YT_SEQ, "constraint socs")))
                 return rc;
             for (j = 0; j < n->n; j++) {
                 const char *s;
-                uint32_t idx;
+                uint32_t idx = 0;
                 if ((rc = yr_str(&l->y, n->items[j], "SoC", &s)) ||
                     (rc = soc_index(l, n->items[j], s, &idx)))
                     return rc;
@@ -479,7 +650,7 @@ static int parse_constraints(ld *l, const yt_node *seq, opmap_row *row)
 
 static int parse_socs(ld *l, const yt_node *map, opmap_row *row)
 {
-    static const char *const keys[] = { "status", "dtypes", "note", "sources", NULL };
+    static const char *const keys[] = { "status", "dtypes", "note", "sources", "grade", NULL };
     size_t i;
     int rc;
     if ((rc = yr_kind(&l->y, map, YT_MAP, "socs")))
@@ -501,9 +672,49 @@ static int parse_socs(ld *l, const yt_node *map, opmap_row *row)
             return rc;
         if ((n = yt_get(e, "note")) && (rc = yr_str(&l->y, n, "note", &a->note)))
             return rc;
-        if ((n = yt_get(e, "sources")) &&
-            ((rc = yr_str_list(&l->y, n, "sources", &a->sources, &a->n_sources)) ||
-             (rc = check_sources(l, n, a->sources, a->n_sources))))
+        {
+            om_evidence ev;
+            memset(&ev, 0, sizeof(ev));
+            if ((rc = parse_evidence_keys(l, e, &ev)))
+                return rc;
+            a->sources = ev.sources;
+            a->n_sources = ev.n_sources;
+            a->grade = ev.grade;
+        }
+    }
+    return OPMAP_OK;
+}
+
+/* `inputs:`: per input, {index, name, dtypes, grade, sources}. */
+static int parse_inputs(ld *l, const yt_node *seq, opmap_row *row)
+{
+    static const char *const keys[] = { "index", "name", "dtypes", "grade", "sources", NULL };
+    size_t i, j;
+    int rc;
+    if ((rc = yr_kind(&l->y, seq, YT_SEQ, "inputs")))
+        return rc;
+    row->n_inputs = seq->n;
+    if (seq->n && !(row->inputs = om_arena_array(l->y.A, seq->n, sizeof(om_input_dtypes))))
+        return yr_oom(&l->y);
+    for (i = 0; i < seq->n; i++) {
+        const yt_node *e = seq->items[i], *n;
+        om_input_dtypes *in = &row->inputs[i];
+        int64_t idx;
+        if ((rc = yr_kind(&l->y, e, YT_MAP, "an input")) ||
+            (rc = yr_keys(&l->y, e, keys, "an input")) ||
+            (rc = yr_require(&l->y, e, "index", "input", &n)) ||
+            (rc = yr_int(&l->y, n, "index", &idx)))
+            return rc;
+        if (idx < 0 || idx > 1000000)
+            return yr_bad(&l->y, n, "input index out of range");
+        in->index = (uint32_t)idx;
+        for (j = 0; j < i; j++)
+            if (row->inputs[j].index == in->index)
+                return yr_bad(&l->y, n, "input %u listed twice", in->index);
+        if ((n = yt_get(e, "name")) && (rc = yr_str(&l->y, n, "name", &in->name)))
+            return rc;
+        if ((rc = yr_require(&l->y, e, "dtypes", "input", &n)) ||
+            (rc = parse_dtypes(l, n, &in->dtypes)) || (rc = parse_evidence_keys(l, e, &in->ev)))
             return rc;
     }
     return OPMAP_OK;
@@ -511,7 +722,7 @@ static int parse_socs(ld *l, const yt_node *map, opmap_row *row)
 
 static int parse_ascend(ld *l, const yt_node *map, opmap_row *row)
 {
-    static const char *const keys[] = { "op", "aclnn", "api", "engine", NULL };
+    static const char *const keys[] = { "op", "aclnn", "api", "engine", "ops", "how", NULL };
     static const char *const engines[] = { "ai_core", "ai_cpu", "host", "decomposed",
                                            "cpu_fallback", "dvpp", NULL };
     const yt_node *n;
@@ -523,6 +734,11 @@ static int parse_ascend(ld *l, const yt_node *map, opmap_row *row)
     if ((n = yt_get(map, "aclnn")) && (rc = yr_str(&l->y, n, "ascend.aclnn", &row->aclnn)))
         return rc;
     if ((n = yt_get(map, "api")) && (rc = yr_str(&l->y, n, "ascend.api", &row->api)))
+        return rc;
+    if ((n = yt_get(map, "ops")) &&
+        (rc = yr_str_list(&l->y, n, "ascend.ops", &row->ascend_ops, &row->n_ascend_ops)))
+        return rc;
+    if ((n = yt_get(map, "how")) && (rc = yr_str(&l->y, n, "ascend.how", &row->ascend_how)))
         return rc;
     if ((n = yt_get(map, "engine"))) {
         const char *const *e;
@@ -549,7 +765,7 @@ static int parse_row(ld *l, const yt_node *e, opmap_row *row)
     static const char *const keys[] = { "domain", "op", "since", "overloads", "torch_npu",
                                         "status", "ascend", "socs", "dtypes", "flags",
                                         "constraints", "hint", "notes", "sources", "curated",
-                                        NULL };
+                                        "evidence", "inputs", NULL };
     const yt_node *n;
     int rc;
     if ((rc = yr_kind(&l->y, e, YT_MAP, "an ops row")) || (rc = yr_keys(&l->y, e, keys, "a row")))
@@ -600,6 +816,8 @@ static int parse_row(ld *l, const yt_node *e, opmap_row *row)
         return rc;
     if ((n = yt_get(e, "constraints")) && (rc = parse_constraints(l, n, row)))
         return rc;
+    if ((n = yt_get(e, "inputs")) && (rc = parse_inputs(l, n, row)))
+        return rc;
     if ((n = yt_get(e, "hint")) && (rc = yr_str(&l->y, n, "hint", &row->hint)))
         return rc;
     if ((n = yt_get(e, "notes")) && (rc = yr_str(&l->y, n, "notes", &row->notes)))
@@ -613,6 +831,8 @@ static int parse_row(ld *l, const yt_node *e, opmap_row *row)
     if (!row->n_sources && !row->curated)
         return yr_bad(&l->y, e, "row %s %s: give 'sources' or, for our own judgement, 'curated' with "
                          "the reason", row->domain, row->op);
+    if ((n = yt_get(e, "evidence")) && (rc = parse_row_evidence(l, n, row)))
+        return rc;
     return OPMAP_OK;
 }
 
@@ -762,10 +982,12 @@ int om_table_parse(opmap_table *t, const unsigned char *data, size_t size,
     t->weights[OPMAP_OP_PARTIAL] = (opmap_effort){ 500, 800, 1000 };
     t->weights[OPMAP_OP_REWRITE] = (opmap_effort){ 2000, 2500, 3000 };
     t->weights[OPMAP_OP_UNMAPPED] = (opmap_effort){ 2000, 2500, 3000 };
+    t->unpublished = (opmap_effort){ 0, 200, 500 };
 
     if ((n = yt_get(root, "about")) && (rc = parse_about(&l, n)))
         return rc;
-    if ((n = yt_get(root, "weights")) && (rc = yr_weights(&l.y, n, t->weights, &weights_set)))
+    if ((n = yt_get(root, "weights")) &&
+        (rc = yr_weights(&l.y, n, t->weights, &weights_set, &t->unpublished)))
         return rc;
     if ((n = yt_get(root, "sources")) && (rc = parse_sources(&l, n)))
         return rc;

@@ -39,7 +39,7 @@ int opmap_weights_load_memory(opmap_weights *out, opmap_ctx *ctx, const void *da
                   ctx->limits.max_yaml_nodes, &root, err);
     if (rc == OPMAP_OK && !(rc = yr_kind(&y, root, YT_MAP, "a weights file")) &&
         !(rc = yr_keys(&y, root, keys, "a weights file")))
-        rc = yr_weights(&y, root, out->effort, &out->set);
+        rc = yr_weights(&y, root, out->effort, &out->set, NULL);
     om_arena_free(&arena);
     return rc;
 }

@@ -182,18 +182,25 @@ int yr_require(yr *l, const yt_node *map, const char *key, const char *what,
     return yr_bad(l, map, "%s: missing required key '%s'", what, key);
 }
 
-int yr_weights(yr *l, const yt_node *w, opmap_effort *effort, unsigned *set)
+int yr_weights(yr *l, const yt_node *w, opmap_effort *effort, unsigned *set,
+               opmap_effort *unpublished)
 {
-    static const char *const keys[] = { "full", "partial", "rewrite", "unmapped", NULL };
+    static const char *const keys[] = { "full", "partial", "rewrite", "unmapped", "unpublished",
+                                        NULL };
     static const char *const range_keys[] = { "min", "expected", "max", NULL };
     static const int status_of[] = { OPMAP_OP_FULL, OPMAP_OP_PARTIAL, OPMAP_OP_REWRITE,
-                                     OPMAP_OP_UNMAPPED };
+                                     OPMAP_OP_UNMAPPED, -1 };
     int rc, i;
-    if ((rc = yr_kind(l, w, YT_MAP, "weights")) || (rc = yr_keys(l, w, keys, "weights")))
+    if ((rc = yr_kind(l, w, YT_MAP, "weights")))
         return rc;
-    for (i = 0; i < 4; i++) {
+    if (!unpublished && yt_get(w, "unpublished"))
+        return yr_bad(l, yt_get(w, "unpublished"), "weights.unpublished belongs in a table's "
+                      "weights, not in a weights file");
+    if ((rc = yr_keys(l, w, keys, "weights")))
+        return rc;
+    for (i = 0; i < 5; i++) {
         const yt_node *r = yt_get(w, keys[i]), *n;
-        opmap_effort *e = &effort[status_of[i]];
+        opmap_effort *e = status_of[i] >= 0 ? &effort[status_of[i]] : unpublished;
         if (!r)
             continue;
         if ((rc = yr_kind(l, r, YT_MAP, "a weight")) ||
@@ -205,8 +212,8 @@ int yr_weights(yr *l, const yt_node *w, opmap_effort *effort, unsigned *set)
             return rc;
         if (e->min > e->expected || e->expected > e->max)
             return yr_bad(l, r, "weights.%s: need min <= expected <= max", keys[i]);
-        *set |= 1u << status_of[i];
+        if (status_of[i] >= 0)
+            *set |= 1u << status_of[i];
     }
     return OPMAP_OK;
 }
-

@@ -38,7 +38,9 @@ int yr_keys(yr *y, const yt_node *map, const char *const *allowed, const char *w
 int yr_require(yr *y, const yt_node *map, const char *key, const char *what, const yt_node **out);
 
 /* The `weights:` mapping (full/partial/rewrite/unmapped: {min, expected, max}) into
- * effort[status]; `set` gets a bit per status given. */
-int yr_weights(yr *y, const yt_node *w, opmap_effort *effort, unsigned *set);
+ * effort[status]; `set` gets a bit per status given. A table's weights may also give
+ * `unpublished` (into *unpublished); NULL refuses that key (weights files). */
+int yr_weights(yr *y, const yt_node *w, opmap_effort *effort, unsigned *set,
+               opmap_effort *unpublished);
 
 #endif /* OM_YAML_READ_H */

@@ -227,7 +227,8 @@ class Cli(unittest.TestCase):
         self.assertEqual([r["value"] for r in op_b["reasons"]], ["dtype(input 0)=float64"])
         self.assertEqual(op_b["reasons"][0]["chips"], ["ascend950"])
         text = run("scan", "--soc", "ascend950", m).stdout
-        self.assertIn("why: input dtype float64", text)
+        self.assertIn("why: input 0 dtype float64", text)
+        self.assertIn("kernel grade]", text)
         self.assertIn("for ascend950", text)
 
     def test_float64_is_reported_where_it_occurs(self):
@@ -373,10 +374,40 @@ class Cli(unittest.TestCase):
         proc = run("table", "lint")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("built-in: ok", proc.stdout)
+        self.assertIn("every fact with a source and a grade", proc.stdout)
         proc = run("table", "lint", SMALL_TABLE)
-        self.assertEqual(proc.returncode, 0)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
         t = self.write("t.yaml", "schema: 1\nops: [1]\n")
         self.assertInputError(run("table", "lint", t), t + ":2:7:")
+
+    def test_table_lint_wants_a_source_and_grade_for_every_fact(self):
+        head = ("schema: 1\nsources:\n  - {id: s, taken: t, grade: doc}\n  - {id: u, taken: t}\n"
+                "ops:\n")
+        row = "  - {domain: ai.onnx, op: Relu, since: 6, status: full, sources: [s]%s}\n"
+        good = ", evidence: {status: {sources: [s]}}"
+        cases = {
+            "no evidence for the status": row % "",
+            "a status citing a source without a grade":
+                row % ", evidence: {status: {sources: [u]}}",
+            "a constraint without a source":
+                row % (good + ", constraints: [{when: {attr: a, eq: 1}, then: partial, message: m}]"),
+            "a flag without evidence": row % (good + ", flags: [precision]"),
+            "a dtype list without evidence": row % (good + ", dtypes: [float16]"),
+            "a chip answer without a source": row % (good + ", socs: {ascend910b: {status: full}}"),
+        }
+        for what, text in cases.items():
+            t = self.write("t.yaml", head + text)
+            proc = run("table", "lint", t)
+            self.assertEqual(proc.returncode, 1, what)
+            self.assertIn("without a source or grade", proc.stderr, what)
+        t = self.write("t.yaml", head.replace("  - {id: u, taken: t}\n", "") + row % (
+            good + ", flags: [precision], evidence: {status: {sources: [s]}, "
+            "flags.precision: {grade: practice, sources: [s]}}").replace(good + ", flags", ", flags"))
+        proc = run("table", "lint", t)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        # a grade above every cited source's is refused by the loader itself
+        t = self.write("t.yaml", head + row % ", evidence: {status: {grade: kernel, sources: [s]}}")
+        self.assertInputError(run("table", "lint", t), "higher than any cited source")
 
 
 def current_umask():

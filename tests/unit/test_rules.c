@@ -55,7 +55,24 @@ static const char table_yaml[] =
     "  - {domain: ai.onnx, op: NonZero, since: 13, status: full, sources: [s],\n"
     "     ascend: {engine: ai_cpu}}\n"
     "  - {domain: ai.onnx, op: Loop, since: 16, status: full, sources: [s], ascend: {engine: host}}\n"
-    "  - {domain: ai.onnx, op: Dropout, since: 13, status: full, sources: [s], flags: [rng]}\n";
+    "  - {domain: ai.onnx, op: Dropout, since: 13, status: full, sources: [s], flags: [rng]}\n"
+    /* per-input lists: input 0 float, input 1 (the shape) int64 only */
+    "  - domain: ai.onnx\n    op: Expand\n    since: 13\n    status: full\n    sources: [s]\n"
+    "    inputs:\n"
+    "      - {index: 0, name: input, dtypes: [float16, float32]}\n"
+    "      - {index: 1, name: shape, dtypes: [int64], sources: [s]}\n"
+    "  - domain: ai.onnx\n    op: Mul\n    since: 14\n    status: full\n    sources: [s]\n"
+    "    inputs: [{index: 0, dtypes: [float16, float32]}, {index: 1, dtypes: [float16, float32]}]\n"
+    "  - {domain: ai.onnx, op: Gather, since: 13, status: full, sources: [s], dtypes: [float32]}\n"
+    "  - {domain: ai.onnx, op: Unsqueeze, since: 13, status: full, sources: [s], dtypes: [float32]}\n"
+    /* an advisory, and a condition list that must hold as a whole */
+    "  - domain: ai.onnx\n    op: Celu\n    since: 12\n    status: full\n    sources: [s]\n"
+    "    constraints:\n"
+    "      - {when: {attr: alpha, lt: 0.5}, then: note, message: small alpha reported}\n"
+    "      - {when: [{attr: alpha, lt: 0.5}, {input: 0, rank: {eq: 2}}], then: partial,\n"
+    "         message: small alpha on a matrix}\n"
+    /* ATen rows: TorchScript arguments by position; fallback exports */
+    "  - {domain: aten, op: fft_rfft, status: partial, sources: [s]}\n";
 
 typedef struct fixture {
     opmap_ctx *ctx;
@@ -304,19 +321,253 @@ static void test_rules__dtype_differs_by_chip(void **state)
     Onnx__GraphProto *g;
     opmap_result *res;
     const opmap_op *op;
+    opmap_reason r;
     int64_t d2[2] = { 2, 2 };
 
     mb_init(&b);
     g = mb_graph(&b, "g");
-    mb_input(&b, g, "x", 1, d2, NULL, 2); /* float32: chip_a takes it, chip_b does not */
+    mb_input(&b, g, "x", 1, d2, NULL, 2);  /* float32: chip_a takes it, chip_b only float16 */
+    mb_input(&b, g, "i", 3, d2, NULL, 2);  /* int8: neither takes it */
     mb_node(&b, g, "MatMul", NULL, "mm", (const char *const[]){ "x", "x", NULL }, NULL);
+    mb_node(&b, g, "MatMul", NULL, "mm_int8", (const char *const[]){ "i", "i", NULL }, NULL);
     res = scan_model(f, &b, model17(&b, g), "chip_a", NULL);
-    assert_int_equal(opmap_op_status(find_op(res, "MatMul")), OPMAP_OP_FULL);
+    op = find_op(res, "MatMul");
+    assert_int_equal(opmap_op_status(op), OPMAP_OP_PARTIAL); /* the int8 instance */
+    r = find_reason(op, "not among the dtypes");
+    assert_string_equal(r.value, "dtype(input 0)=int8");
+    assert_string_equal(r.example, "main/mm_int8");
     opmap_result_free(res);
+    /* ATC's default precision mode computes float32 in float16 where no float32 kernel is
+     * listed: a precision note on a supported operator, not a partial */
     res = scan_model(f, &b, model17(&b, g), "chip_b", NULL);
     op = find_op(res, "MatMul");
+    r = find_reason(op, "force_fp16");
+    assert_int_equal(r.status, -1);
+    assert_int_equal(r.flag, 0);
+    assert_string_equal(r.value, "dtype(input 0)=float32");
+    assert_string_equal(r.example, "main/mm");
+    assert_string_equal(find_reason(op, "not among the dtypes").value, "dtype(input 0)=int8");
+    opmap_result_free(res);
+    mb_free(&b);
+}
+
+/* A dtype list is about the input it names: Expand's int64 list is its shape's. */
+static void test_rules__dtypes_bound_to_their_input(void **state)
+{
+    fixture *f = *state;
+    mb b;
+    Onnx__GraphProto *g;
+    opmap_result *res;
+    const opmap_op *op;
+    opmap_reason r;
+    const char *grade, *sources;
+    int64_t d2[2] = { 2, 2 }, d1[1] = { 2 };
+
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    mb_input(&b, g, "x", 1, d2, NULL, 2);
+    mb_input(&b, g, "shape", 7, d1, NULL, 1);
+    mb_input(&b, g, "shape32", 6, d1, NULL, 1);
+    mb_input(&b, g, "y8", 3, d2, NULL, 2);
+    mb_node(&b, g, "Expand", NULL, "e", (const char *const[]){ "x", "shape", NULL }, NULL);
+    mb_node(&b, g, "Expand", NULL, "e32", (const char *const[]){ "x", "shape32", NULL }, NULL);
+    mb_node(&b, g, "Mul", NULL, "m", (const char *const[]){ "x", "y8", NULL }, NULL);
+    res = scan_model(f, &b, model17(&b, g), "chip_a", NULL);
+    op = find_op(res, "Expand");
+    assert_int_equal(opmap_op_reason_count(op), 1);  /* float32 data, int64 shape: fine */
+    r = find_reason(op, "input 1 dtype int32");
+    assert_string_equal(r.value, "dtype(input 1)=int32");
+    assert_string_equal(r.example, "main/e32");
+    assert_int_equal(opmap_op_reason_evidence(op, 0, &grade, &sources), OPMAP_OK);
+    assert_string_equal(sources, "s");
+    op = find_op(res, "Mul");
     assert_int_equal(opmap_op_status(op), OPMAP_OP_PARTIAL);
-    assert_string_equal(find_reason(op, "not among the dtypes").value, "dtype(input 0)=float32");
+    assert_string_equal(find_reason(op, "input 1 dtype int8").value, "dtype(input 1)=int8");
+    opmap_result_free(res);
+    mb_free(&b);
+}
+
+/*
+ * Integer shape arithmetic (Shape -> Gather -> Unsqueeze) is folded or computed on the host:
+ * the kernels' dtype lists do not apply. The same ops on int64 data do.
+ */
+static void test_rules__shape_arithmetic_is_not_partial(void **state)
+{
+    fixture *f = *state;
+    mb b;
+    Onnx__GraphProto *g;
+    opmap_result *res;
+    const opmap_op *op;
+    int64_t d2[2] = { 2, 2 }, d0[1] = { 1 };
+
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    mb_input(&b, g, "x", 1, d2, NULL, 2);
+    mb_input(&b, g, "ids", 7, d2, NULL, 2);
+    mb_initializer(&b, g, mb_tensor_raw(&b, "zero", d0, 0, 4));
+    mb_node(&b, g, "Shape", NULL, "sh", (const char *const[]){ "x", NULL },
+            (const char *const[]){ "s", NULL });
+    mb_node(&b, g, "Gather", NULL, "dim0", (const char *const[]){ "s", "zero", NULL },
+            (const char *const[]){ "n", NULL });
+    mb_node(&b, g, "Unsqueeze", NULL, "u", (const char *const[]){ "n", "zero", NULL },
+            (const char *const[]){ "n1", NULL });
+    mb_node(&b, g, "Gather", NULL, "lookup", (const char *const[]){ "ids", "zero", NULL },
+            (const char *const[]){ "g", NULL });
+    res = scan_model(f, &b, model17(&b, g), "chip_a", NULL);
+    assert_int_equal(opmap_op_status(find_op(res, "Unsqueeze")), OPMAP_OP_FULL);
+    op = find_op(res, "Gather");
+    assert_int_equal(opmap_op_status(op), OPMAP_OP_PARTIAL);
+    assert_int_equal(opmap_op_reason_count(op), 1);
+    assert_string_equal(find_reason(op, "not among").example, "main/lookup");
+    opmap_result_free(res);
+    mb_free(&b);
+}
+
+/* ONNX keeps float attributes as float32: epsilon=1e-5 is not "less than 1e-5". */
+static void test_rules__float_attributes_at_stored_precision(void **state)
+{
+    fixture *f = *state;
+    mb b;
+    Onnx__GraphProto *g;
+    Onnx__NodeProto *n;
+    opmap_result *res;
+    const opmap_op *op;
+    int64_t d2[2] = { 2, 2 };
+
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    mb_input(&b, g, "x", 1, d2, NULL, 2);
+    n = mb_node(&b, g, "LayerNormalization", NULL, "ln5", (const char *const[]){ "x", NULL }, NULL);
+    mb_attr_float(&b, n, "epsilon", 1e-5f);
+    n = mb_node(&b, g, "LayerNormalization", NULL, "ln_default", (const char *const[]){ "x", NULL },
+                NULL);
+    res = scan_model(f, &b, model17(&b, g), "chip_a", NULL);
+    op = find_op(res, "LayerNormalization");
+    assert_int_equal(opmap_op_status(op), OPMAP_OP_FULL);
+    assert_int_equal(opmap_op_reason_count(op), 0);
+    opmap_result_free(res);
+    n = mb_node(&b, g, "LayerNormalization", NULL, "ln6", (const char *const[]){ "x", NULL }, NULL);
+    mb_attr_float(&b, n, "epsilon", 1e-6f);
+    res = scan_model(f, &b, model17(&b, g), "chip_a", NULL);
+    op = find_op(res, "LayerNormalization");
+    assert_int_equal(opmap_op_status(op), OPMAP_OP_PARTIAL);
+    assert_string_equal(find_reason(op, "eps too small").value, "epsilon=1e-06");
+    assert_string_equal(find_reason(op, "eps too small").example, "main/ln6");
+    opmap_result_free(res);
+    mb_free(&b);
+}
+
+/* `then: note` changes nothing; a list of conditions holds only as a whole. */
+static void test_rules__advisory_and_condition_lists(void **state)
+{
+    fixture *f = *state;
+    mb b;
+    Onnx__GraphProto *g;
+    Onnx__NodeProto *n;
+    opmap_result *res;
+    const opmap_op *op;
+    opmap_reason r;
+    int64_t d2[2] = { 2, 2 }, d3[3] = { 2, 2, 2 };
+
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    mb_input(&b, g, "x3", 1, d3, NULL, 3);
+    n = mb_node(&b, g, "Celu", NULL, "c3", (const char *const[]){ "x3", NULL }, NULL);
+    mb_attr_float(&b, n, "alpha", 0.25f);
+    res = scan_model(f, &b, model17(&b, g), "chip_a", NULL);
+    op = find_op(res, "Celu");
+    assert_int_equal(opmap_op_status(op), OPMAP_OP_FULL);
+    r = find_reason(op, "small alpha reported");
+    assert_int_equal(r.status, -1);
+    assert_int_equal(r.flag, 0);
+    assert_int_equal(opmap_op_reason_count(op), 1); /* rank 3: the list does not hold */
+    opmap_result_free(res);
+    mb_input(&b, g, "x2", 1, d2, NULL, 2);
+    n = mb_node(&b, g, "Celu", NULL, "c2", (const char *const[]){ "x2", NULL }, NULL);
+    mb_attr_float(&b, n, "alpha", 0.25f);
+    res = scan_model(f, &b, model17(&b, g), "chip_a", NULL);
+    op = find_op(res, "Celu");
+    assert_int_equal(opmap_op_status(op), OPMAP_OP_PARTIAL);
+    r = find_reason(op, "small alpha on a matrix");
+    assert_string_equal(r.value, "alpha=0.25; rank(input 0)=2");
+    assert_string_equal(r.example, "main/c2");
+    opmap_result_free(res);
+    mb_free(&b);
+}
+
+/* A chip nobody published an answer for is shown and counted apart, never estimated. */
+static void test_rules__unpublished_chip_counted_apart(void **state)
+{
+    fixture *f = *state;
+    mb b;
+    Onnx__GraphProto *g;
+    opmap_result *res;
+    const opmap_op *op;
+    opmap_summary one, two;
+    opmap_effort e;
+    int64_t d2[2] = { 2, 2 };
+
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    mb_input(&b, g, "x", 1, d2, NULL, 2);
+    mb_input(&b, g, "i", 3, d2, NULL, 2);
+    mb_node(&b, g, "MatMul", NULL, "mm", (const char *const[]){ "i", "i", NULL }, NULL);
+    mb_node(&b, g, "Relu", NULL, "r", (const char *const[]){ "x", NULL }, NULL);
+    res = scan_model(f, &b, model17(&b, g), "chip_a", NULL);
+    opmap_result_summary(res, &one);
+    assert_int_equal(opmap_result_unpublished(res, &e), 0);
+    opmap_result_free(res);
+    res = scan_model(f, &b, model17(&b, g), "chip_a,chip_c", NULL);
+    opmap_result_summary(res, &two);
+    assert_int_equal(two.effort_total.expected, one.effort_total.expected);
+    assert_int_equal(two.effort_total.max, one.effort_total.max);
+    assert_int_equal(opmap_result_unpublished(res, &e), 1);
+    assert_int_equal(e.expected, 200); /* the table's default weights.unpublished */
+    op = find_op(res, "MatMul");
+    assert_true(opmap_op_unpublished(op));
+    assert_true(opmap_op_chip_unknown(op, 1));
+    assert_false(opmap_op_unpublished(find_op(res, "Relu")));
+    opmap_result_free(res);
+    /* with only the unpublished chip, the row's general answer is all there is */
+    res = scan_model(f, &b, model17(&b, g), "chip_c", NULL);
+    op = find_op(res, "MatMul");
+    assert_int_equal(opmap_op_status(op), OPMAP_OP_FULL); /* the row has no general dtypes */
+    assert_int_equal(opmap_result_unpublished(res, NULL), 1);
+    opmap_result_free(res);
+    mb_free(&b);
+}
+
+/* ONNX_ATEN_FALLBACK exports: an `ATen` node is answered as the ATen op it names. */
+static void test_rules__aten_fallback_answered_as_aten(void **state)
+{
+    fixture *f = *state;
+    mb b;
+    Onnx__GraphProto *g;
+    Onnx__NodeProto *n;
+    Onnx__ModelProto *m;
+    opmap_result *res;
+    const opmap_op *op;
+    int64_t d2[2] = { 2, 2 };
+
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    mb_input(&b, g, "x", 1, d2, NULL, 2);
+    n = mb_node(&b, g, "ATen", "org.pytorch.aten", "fft", (const char *const[]){ "x", NULL }, NULL);
+    mb_attr_string(&b, n, "operator", "fft_rfft");
+    n = mb_node(&b, g, "ATen", "org.pytorch.aten", "fft2", (const char *const[]){ "x", NULL }, NULL);
+    mb_attr_string(&b, n, "operator", "fft_rfft");
+    mb_node(&b, g, "ATen", "org.pytorch.aten", "nameless", (const char *const[]){ "x", NULL }, NULL);
+    m = model17(&b, g);
+    mb_opset(&b, m, "org.pytorch.aten", 1);
+    res = scan_model(f, &b, m, "chip_a", NULL);
+    op = find_op(res, "fft_rfft");
+    assert_string_equal(opmap_op_domain(op), "aten");
+    assert_string_equal(opmap_op_exported_as(op), "org.pytorch.aten::ATen");
+    assert_int_equal(opmap_op_status(op), OPMAP_OP_PARTIAL);
+    assert_int_equal(opmap_op_instances(op), 2);
+    op = find_op(res, "ATen"); /* no operator attribute: answered as written */
+    assert_int_equal(opmap_op_status(op), OPMAP_OP_UNMAPPED);
+    assert_string_equal(opmap_op_exported_as(op), "");
     opmap_result_free(res);
     mb_free(&b);
 }
@@ -481,6 +732,12 @@ int main(void)
         cmocka_unit_test(test_rules__list_attributes_and_ordering),
         cmocka_unit_test(test_rules__rank_and_dtype_from_inference),
         cmocka_unit_test(test_rules__dtype_differs_by_chip),
+        cmocka_unit_test(test_rules__dtypes_bound_to_their_input),
+        cmocka_unit_test(test_rules__shape_arithmetic_is_not_partial),
+        cmocka_unit_test(test_rules__float_attributes_at_stored_precision),
+        cmocka_unit_test(test_rules__advisory_and_condition_lists),
+        cmocka_unit_test(test_rules__unpublished_chip_counted_apart),
+        cmocka_unit_test(test_rules__aten_fallback_answered_as_aten),
         cmocka_unit_test(test_rules__dtype_inference_rules),
         cmocka_unit_test(test_rules__segments_split_at_breakers),
         cmocka_unit_test(test_rules__model_risks),

@@ -119,12 +119,18 @@ static void value_list(const om_value *list, size_t n, int id)
     fprintf(out, "};\n");
 }
 
-static void str_array(const char *prefix, size_t id, const char **a, size_t n)
+/* Array names: a prefix, the row, and a part number (chip answer, constraint, flag...). */
+static void name_of(char *buf, size_t size, const char *prefix, size_t row, size_t part)
+{
+    snprintf(buf, size, "%s%zu_%zu", prefix, row, part);
+}
+
+static void str_array(const char *name, const char **a, size_t n)
 {
     size_t i;
     if (!n)
         return;
-    fprintf(out, "static const char *%s%zu[] = {", prefix, id);
+    fprintf(out, "static const char *%s[] = {", name);
     for (i = 0; i < n; i++) {
         fprintf(out, i ? ", " : "");
         str(a[i]);
@@ -132,25 +138,98 @@ static void str_array(const char *prefix, size_t id, const char **a, size_t n)
     fprintf(out, "};\n");
 }
 
+static void evidence_prepare(const om_evidence *ev, size_t row, const char *what, size_t part)
+{
+    char name[64];
+    name_of(name, sizeof(name), what, row, part);
+    str_array(name, ev->sources, ev->n_sources);
+}
+
+static void evidence_init(const om_evidence *ev, size_t row, const char *what, size_t part)
+{
+    char name[64];
+    name_of(name, sizeof(name), what, row, part);
+    if (ev->n_sources)
+        fprintf(out, "{%u, (const char **)%s, %zu}", ev->grade, name, ev->n_sources);
+    else
+        fprintf(out, "{%u, 0, 0}", ev->grade);
+}
+
+/* The further conditions of a constraint whose `when` is a list (condition fields only). */
+static void also_prepare(const om_constraint *c, size_t row, size_t part)
+{
+    size_t k;
+    int *vid;
+    if (!c->n_also)
+        return;
+    vid = calloc(c->n_also * 2, sizeof(int));
+    for (k = 0; k < c->n_also; k++) {
+        vid[2 * k] = value_prepare(&c->also[k].value);
+        vid[2 * k + 1] = value_prepare(&c->also[k].def);
+    }
+    fprintf(out, "static const om_constraint X%zu_%zu[] = {", row, part);
+    for (k = 0; k < c->n_also; k++) {
+        const om_constraint *a = &c->also[k];
+        fprintf(out, "%s{.subject = %d, .cmp = %d, .on_output = %d, .has_default = %d, "
+                     ".index = %u, .attr = ", k ? ", " : "", a->subject, a->cmp, a->on_output,
+                a->has_default, a->index);
+        str(a->attr);
+        fprintf(out, ", .value = ");
+        value_init(&a->value, vid[2 * k]);
+        fprintf(out, ", .def = ");
+        value_init(&a->def, vid[2 * k + 1]);
+        fprintf(out, ", .then_status = -1, .arg = %d}", a->arg);
+    }
+    fprintf(out, "};\n");
+    free(vid);
+}
+
 static void row_parts(const opmap_row *r, size_t id)
 {
+    char name[64];
     size_t i;
-    str_array("S", id, r->sources, r->n_sources);
-    str_array("O", id, r->overloads, r->n_overloads);
-    for (i = 0; i < r->n_socs; i++)
-        str_array("A", id * 64 + i, r->socs[i].sources, r->socs[i].n_sources);
+    name_of(name, sizeof(name), "S", id, 0);
+    str_array(name, r->sources, r->n_sources);
+    name_of(name, sizeof(name), "O", id, 0);
+    str_array(name, r->overloads, r->n_overloads);
+    name_of(name, sizeof(name), "B", id, 0);
+    str_array(name, r->ascend_ops, r->n_ascend_ops);
+    evidence_prepare(&r->ev_status, id, "Es", 0);
+    evidence_prepare(&r->ev_ascend, id, "Ea", 0);
+    evidence_prepare(&r->ev_dtypes, id, "Ed", 0);
+    for (i = 0; i < OPMAP_FLAG_COUNT; i++)
+        evidence_prepare(&r->ev_flags[i], id, "Ef", i);
+    for (i = 0; i < r->n_socs; i++) {
+        name_of(name, sizeof(name), "A", id, i);
+        str_array(name, r->socs[i].sources, r->socs[i].n_sources);
+    }
     if (r->n_socs) {
         fprintf(out, "static const om_soc_answer C%zu[] = {", id);
         for (i = 0; i < r->n_socs; i++) {
             const om_soc_answer *a = &r->socs[i];
-            fprintf(out, "%s{%u, ", i ? ", " : "", a->soc);
+            fprintf(out, "%s{.soc = %u, .name = ", i ? ", " : "", a->soc);
             str(a->name);
-            fprintf(out, ", %d, %uu, ", a->status, a->dtypes);
+            fprintf(out, ", .status = %d, .dtypes = %uu, .note = ", a->status, a->dtypes);
             str(a->note);
+            name_of(name, sizeof(name), "A", id, i);
             if (a->n_sources)
-                fprintf(out, ", (const char **)A%zu, %zu}", id * 64 + i, a->n_sources);
-            else
-                fprintf(out, ", 0, 0}");
+                fprintf(out, ", .sources = (const char **)%s, .n_sources = %zu", name,
+                        a->n_sources);
+            fprintf(out, ", .grade = %u}", a->grade);
+        }
+        fprintf(out, "};\n");
+    }
+    for (i = 0; i < r->n_inputs; i++)
+        evidence_prepare(&r->inputs[i].ev, id, "Ei", i);
+    if (r->n_inputs) {
+        fprintf(out, "static const om_input_dtypes I%zu[] = {", id);
+        for (i = 0; i < r->n_inputs; i++) {
+            const om_input_dtypes *in = &r->inputs[i];
+            fprintf(out, "%s{%u, ", i ? ", " : "", in->index);
+            str(in->name);
+            fprintf(out, ", %uu, ", in->dtypes);
+            evidence_init(&in->ev, id, "Ei", i);
+            fprintf(out, "}");
         }
         fprintf(out, "};\n");
     }
@@ -159,21 +238,29 @@ static void row_parts(const opmap_row *r, size_t id)
         for (i = 0; i < r->n_constraints; i++) {
             vid[2 * i] = value_prepare(&r->constraints[i].value);
             vid[2 * i + 1] = value_prepare(&r->constraints[i].def);
+            evidence_prepare(&r->constraints[i].ev, id, "Ek", i);
+            also_prepare(&r->constraints[i], id, i);
         }
         fprintf(out, "static const om_constraint K%zu[] = {", id);
         for (i = 0; i < r->n_constraints; i++) {
             const om_constraint *c = &r->constraints[i];
-            fprintf(out, "%s{%d, %d, %d, %d, %u, ", i ? ",\n  " : "", c->subject, c->cmp,
+            fprintf(out, "%s{.subject = %d, .cmp = %d, .on_output = %d, .has_default = %d, "
+                         ".index = %u, .attr = ", i ? ",\n  " : "", c->subject, c->cmp,
                     c->on_output, c->has_default, c->index);
             str(c->attr);
-            fprintf(out, ", ");
+            fprintf(out, ", .value = ");
             value_init(&c->value, vid[2 * i]);
-            fprintf(out, ", ");
+            fprintf(out, ", .def = ");
             value_init(&c->def, vid[2 * i + 1]);
-            fprintf(out, ", %lluull, %d, %uu, ", (unsigned long long)c->soc_mask, c->then_status,
-                    c->flag);
+            fprintf(out, ", .soc_mask = %lluull, .then_status = %d, .flag = %uu, .message = ",
+                    (unsigned long long)c->soc_mask, c->then_status, c->flag);
             str(c->message);
-            fprintf(out, ", %u}", c->line);
+            fprintf(out, ", .line = %u, .arg = %d, .note_only = %u, .ev = ", c->line, c->arg,
+                    c->note_only);
+            evidence_init(&c->ev, id, "Ek", i);
+            if (c->n_also)
+                fprintf(out, ", .also = (om_constraint *)X%zu_%zu, .n_also = %zu", id, i, c->n_also);
+            fprintf(out, "}");
         }
         fprintf(out, "};\n");
         free(vid);
@@ -182,47 +269,61 @@ static void row_parts(const opmap_row *r, size_t id)
 
 static void row_init(const opmap_row *r, size_t id)
 {
-    fprintf(out, "{");
+    size_t i;
+    fprintf(out, "{.domain = ");
     str(r->domain);
-    fprintf(out, ", ");
+    fprintf(out, ", .op = ");
     str(r->op);
-    fprintf(out, ", %lld, %d, %uu,\n  ", (long long)r->since, r->status, r->flags);
+    fprintf(out, ", .since = %lld, .status = %d, .flags = %uu,\n  .notes = ", (long long)r->since,
+            r->status, r->flags);
     str(r->notes);
-    fprintf(out, ", ");
+    fprintf(out, ", .hint = ");
     str(r->hint);
-    fprintf(out, ", ");
+    fprintf(out, ", .curated = ");
     str(r->curated);
-    fprintf(out, ", ");
+    fprintf(out, ", .ascend_op = ");
     str(r->ascend_op);
-    fprintf(out, ", ");
+    fprintf(out, ", .aclnn = ");
     str(r->aclnn);
-    fprintf(out, ", ");
+    fprintf(out, ", .api = ");
     str(r->api);
-    fprintf(out, ", ");
+    fprintf(out, ", .engine = ");
     str(r->engine);
-    fprintf(out, ", ");
+    fprintf(out, ", .ascend_how = ");
+    str(r->ascend_how);
+    if (r->n_ascend_ops)
+        fprintf(out, ", .ascend_ops = (const char **)B%zu_0, .n_ascend_ops = %zu", id,
+                r->n_ascend_ops);
+    fprintf(out, ", .tnpu_min = ");
     str(r->tnpu_min);
-    fprintf(out, ", ");
+    fprintf(out, ", .tnpu_max = ");
     str(r->tnpu_max);
     fprintf(out, ",\n  ");
     if (r->n_overloads)
-        fprintf(out, "(const char **)O%zu, %zu, ", id, r->n_overloads);
-    else
-        fprintf(out, "0, 0, ");
+        fprintf(out, ".overloads = (const char **)O%zu_0, .n_overloads = %zu, ", id,
+                r->n_overloads);
     if (r->n_sources)
-        fprintf(out, "(const char **)S%zu, %zu, ", id, r->n_sources);
-    else
-        fprintf(out, "0, 0, ");
-    fprintf(out, "%uu, ", r->dtypes);
+        fprintf(out, ".sources = (const char **)S%zu_0, .n_sources = %zu, ", id, r->n_sources);
+    fprintf(out, ".dtypes = %uu, ", r->dtypes);
     if (r->n_socs)
-        fprintf(out, "(om_soc_answer *)C%zu, %zu, ", id, r->n_socs);
-    else
-        fprintf(out, "0, 0, ");
+        fprintf(out, ".socs = (om_soc_answer *)C%zu, .n_socs = %zu, ", id, r->n_socs);
     if (r->n_constraints)
-        fprintf(out, "(om_constraint *)K%zu, %zu, ", id, r->n_constraints);
-    else
-        fprintf(out, "0, 0, ");
-    fprintf(out, "%u}", r->line);
+        fprintf(out, ".constraints = (om_constraint *)K%zu, .n_constraints = %zu, ", id,
+                r->n_constraints);
+    if (r->n_inputs)
+        fprintf(out, ".inputs = (om_input_dtypes *)I%zu, .n_inputs = %zu, ", id, r->n_inputs);
+    fprintf(out, ".line = %u,\n  .ev_status = ", r->line);
+    evidence_init(&r->ev_status, id, "Es", 0);
+    fprintf(out, ", .ev_ascend = ");
+    evidence_init(&r->ev_ascend, id, "Ea", 0);
+    fprintf(out, ", .ev_dtypes = ");
+    evidence_init(&r->ev_dtypes, id, "Ed", 0);
+    fprintf(out, ", .ev_flags = {");
+    for (i = 0; i < OPMAP_FLAG_COUNT; i++) {
+        fprintf(out, i ? ", " : "");
+        evidence_init(&r->ev_flags[i], id, "Ef", i);
+    }
+    fprintf(out, "}}");
 }
 
 int main(int argc, char **argv)
@@ -270,7 +371,7 @@ int main(int argc, char **argv)
         str(s->license); fprintf(out, ", ");
         str(s->taken); fprintf(out, ", ");
         str(s->url);
-        fprintf(out, ", %u}", s->line);
+        fprintf(out, ", %u, %u}", s->line, s->grade);
     }
     fprintf(out, "%s\n};\n\nstatic const char *SOCS[] = {", t->n_sources ? "" : "{0}");
     for (i = 0; i < t->n_socs; i++) {
@@ -288,8 +389,9 @@ int main(int argc, char **argv)
         fprintf(out, "%s{%llu, %llu, %llu}", i ? ", " : "",
                 (unsigned long long)t->weights[i].min, (unsigned long long)t->weights[i].expected,
                 (unsigned long long)t->weights[i].max);
-    fprintf(out, "},\n  (om_source *)SOURCES, %zu, (opmap_row *)ROWS, %zu\n};\n", t->n_sources,
-            t->n_rows);
+    fprintf(out, "},\n  {%llu, %llu, %llu},\n  (om_source *)SOURCES, %zu, (opmap_row *)ROWS, %zu\n};\n",
+            (unsigned long long)t->unpublished.min, (unsigned long long)t->unpublished.expected,
+            (unsigned long long)t->unpublished.max, t->n_sources, t->n_rows);
     fclose(body);
 
     if (!(out = fopen(argv[2], "w"))) {

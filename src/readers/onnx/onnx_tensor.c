@@ -233,6 +233,7 @@ static void keep_small_values(rd *r, ir_tensor *t, const pb_field *raw, const pb
     if (!count)
         return;
     switch (t->dtype) {
+    case IR_DT_BOOL: case IR_DT_INT8: case IR_DT_UINT8: width = 1; break; /* flags: training_mode */
     case IR_DT_FLOAT: case IR_DT_INT32: width = 4; break;
     case IR_DT_INT64: case IR_DT_DOUBLE: width = 8; break;
     default: return;
@@ -261,6 +262,8 @@ static void keep_small_values(rd *r, ir_tensor *t, const pb_field *raw, const pb
                 t->values[i] = dv;
             } else if (t->dtype == IR_DT_INT32) {
                 t->values[i] = (double)(int32_t)(uint32_t)u;
+            } else if (width == 1) {
+                t->values[i] = t->dtype == IR_DT_INT8 ? (double)(int8_t)(uint8_t)u : (double)u;
             } else {
                 t->values[i] = (double)(int64_t)u;
             }
@@ -293,7 +296,7 @@ static void keep_small_values(rd *r, ir_tensor *t, const pb_field *raw, const pb
                 if ((typed->num != F_TENSOR_INT64_DATA && typed->num != F_TENSOR_INT32_DATA) ||
                     pb_varint(&pc, &v) < 0)
                     break;
-                t->values[i] = t->dtype == IR_DT_INT32 ? (double)(int32_t)v : (double)(int64_t)v;
+                t->values[i] = t->dtype == IR_DT_INT64 ? (double)(int64_t)v : (double)(int32_t)v;
             }
         }
         if (i < count || pc.pos != pc.end) {
