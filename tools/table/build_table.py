@@ -70,6 +70,10 @@ class Row:
         self.curated = []
         self.real_since = since
         self.no_registration = None   # (note, generic hint) of the "no ATC registration" verdict
+        self.inputs = {}              # input index -> {"name", "dtypes", "sources"}
+        # evidence per fact ("status", "ascend", "dtypes", "flags.<flag>"): a list of
+        # (grade cap or None, sources); the fact's grade is the best piece's
+        self.ev = {}
 
     @property
     def key(self):
@@ -79,9 +83,29 @@ class Row:
         if text and text not in self.notes:
             self.notes.append(text)
 
-    def worsen(self, status):
+    def cite(self, fact, *srcs, grade=None, replace=False):
+        """Record that `srcs` support `fact`; `grade` caps what they are taken as (an
+        inference drawn from a kernel source is derived)."""
+        srcs = frozenset(s for s in srcs if s)
+        if replace or fact not in self.ev:
+            self.ev[fact] = []
+        if srcs:
+            self.ev[fact].append((grade, srcs))
+        self.sources.update(srcs)
+
+    def set_status(self, status, *srcs, grade=None):
+        self.status = status
+        self.cite("status", *srcs, grade=grade, replace=True)
+
+    def worsen(self, status, *srcs, grade=None):
         if self.status is None or STATUS_RANK[status] > STATUS_RANK.get(self.status, 0):
-            self.status = status
+            self.set_status(status, *srcs, grade=grade)
+        elif status == self.status:
+            self.cite("status", *srcs, grade=grade)
+
+    def flag(self, name, *srcs, grade=None):
+        self.flags.add(name)
+        self.cite("flags." + name, *srcs, grade=grade)
 
 
 def ranges(nums):
@@ -103,6 +127,30 @@ def ranges(nums):
 
 def camel(name):
     return "".join(p[:1].upper() + p[1:] for p in name.strip("_").split("_"))
+
+
+# --------------------------------------------------------------------------- evidence
+GRADE_RANK = {"practice": 1, "derived": 2, "doc": 3, "kernel": 4}
+GRADES = {}        # source id -> grade, from sources.yaml (set in main)
+
+
+def grade_of(pieces):
+    """The grade of a fact: its best piece's, each piece capped by its stated grade."""
+    best = None
+    for cap, srcs in pieces:
+        g = max((GRADES[x] for x in srcs), key=GRADE_RANK.get)
+        if cap and GRADE_RANK[cap] < GRADE_RANK[g]:
+            g = cap
+        if best is None or GRADE_RANK[g] > GRADE_RANK[best]:
+            best = g
+    return best
+
+
+def evidence(pieces):
+    """{grade, sources} of a fact, or None when nothing supports it."""
+    if not pieces:
+        return None
+    return {"grade": grade_of(pieces), "sources": sorted(set().union(*(s for _, s in pieces)))}
 
 
 # --------------------------------------------------------------------------- build
@@ -128,10 +176,10 @@ class Builder:
         for v in schemas.values():
             versions[(v["domain"], v["op"])].append(v["since"])
         # registrations: (domain, op) -> opset -> cann_op -> set(source)
-        reg = collections.defaultdict(lambda: collections.defaultdict(lambda: collections.defaultdict(set)))
+        reg = collections.defaultdict(lambda: collections.defaultdict(lambda: collections.defaultdict(list)))
         imply = collections.defaultdict(set)
         for r in self.f["plugins"]["registrations"]:
-            reg[(r["domain"], r["op"])][r["opset"]][r["cann_op"]].add(r["source"])
+            reg[(r["domain"], r["op"])][r["opset"]][r["cann_op"]].append(r)
             if r["imply_type"]:
                 imply[(r["domain"], r["op"], r["cann_op"])].add(r["imply_type"])
         msit = collections.defaultdict(dict)
@@ -203,16 +251,15 @@ class Builder:
         plug = {o: reg[o] for o in span if o in reg}
         ms = {o: msit[o] for o in span if o in msit}
         covered = set(plug) | set(ms)
-        r.sources.update(PLUGIN_IDS)
-        r.sources.add("msit-onnx-map")
         if schema and schema.get("deprecated"):
-            r.flags.add("deprecated")
+            r.flag("deprecated", "onnx-registry")
             repl = ONNX_DEPRECATED_REPLACEMENT.get(op)
             r.hint = "Deprecated in ONNX since opset %d%s: re-export the model." % (
                 real_since, " (use %s)" % repl if repl else "")
-            r.sources.add("onnx-registry")
         if not covered:
-            r.status = "rewrite"
+            # the three plugin repos and msit's map are complete registries: absence is a fact
+            registries = PLUGIN_IDS + ["msit-onnx-map"]
+            r.set_status("rewrite", *registries)
             verdict = ("No ATC ONNX parser registration for %s at opset %s in the pinned hicann plugins "
                        "(ops-math, ops-nn, ops-cv) or in msit's onnx.yaml map; both are complete registries, "
                        "so ATC rejects this node." % (op if dom == "ai.onnx" else "%s::%s" % (dom, op),
@@ -223,7 +270,7 @@ class Builder:
             if other:
                 # the operator itself runs on Ascend: exporting the model at an opset ATC
                 # parses is the fix, work of the "partial" kind, not a rewrite of the model
-                r.status = "partial"
+                r.set_status("partial", *registries)
                 r.note("ATC does parse %s at opset %s." % (op, ranges(other)))
                 if not r.hint:
                     r.hint = "ATC registers %s at opset %s: re-export the model at one of those opsets." % (
@@ -241,33 +288,46 @@ class Builder:
                        "to the same CANN ONNX parser." % op)
                 r.sources.add("ort-cann-ep")
             return
-        r.status = "full"
-        # CANN op types over the covered opsets (plugins first, msit for the rest)
+        # CANN op types over the covered opsets (plugins first, msit for the rest), and what
+        # each registration's parser function builds
         canns = collections.Counter()
         plugin_srcs = set()
+        built, notes, expanded = [], [], set()
         for o in sorted(covered):
             if o in plug:
-                for c, srcs in plug[o].items():
+                for c, recs in plug[o].items():
                     canns[c] += 1
-                    plugin_srcs.update(srcs)
+                    for x in recs:
+                        plugin_srcs.add(x["source"])
+                        if x["expanded"]:
+                            expanded.add(c)
+                        for b in x["subgraph_ops"]:
+                            if b not in built:
+                                built.append(b)
+                        if x.get("subgraph_note") and x["subgraph_note"] not in notes:
+                            notes.append(x["subgraph_note"])
             else:
                 canns[ms[o]] += 1
-        r.sources -= set(PLUGIN_IDS)
-        r.sources |= plugin_srcs
+        status_srcs = set(plugin_srcs) | ({"msit-onnx-map"} if ms else set())
+        r.set_status("full", *status_srcs)
         if not plugin_srcs:
             r.note("Registered only in msit's onnx.yaml map; no pinned ATC parser plugin (hicann ops-math, "
                    "ops-nn, ops-cv) registers it at opset %s (the parser of a CANN release may carry plugins "
                    "outside these repos)." % ranges(covered))
-        if not ms:
-            r.sources.discard("msit-onnx-map")
-        else:
-            r.sources.add("msit-onnx-map")
         real = [c for c, _ in sorted(canns.items(), key=lambda x: (-x[1], x[0])) if c != "PartitionedCall"]
-        if not real:
+        if built:
+            r.ascend["ops"] = built
+            r.cite("ascend", *plugin_srcs)
+        if notes:
+            r.ascend["how"] = "; ".join(notes)
+        if not real or (expanded and set(real) <= expanded):
             r.ascend["engine"] = "decomposed"
-            r.note("ATC's parser expands this node into a subgraph of other CANN ops (PartitionedCall).")
-        else:
+            r.cite("ascend", *(plugin_srcs or {"msit-onnx-map"}))
+            r.note("ATC's parser replaces this node by a subgraph of CANN ops (%s)." % (
+                ", ".join(built) if built else "PartitionedCall; the pinned plugins do not show which"))
+        if real:
             r.ascend["op"] = real[0]
+            r.cite("ascend", *(plugin_srcs or {"msit-onnx-map"}))
             if len(real) > 1:
                 r.note("CANN op types used across the opsets: %s." % ", ".join(real))
             if "PartitionedCall" in canns:
@@ -285,7 +345,7 @@ class Builder:
         if ms and pl_only and min(pl_only) >= min(ms):
             r.note("Registered by the parser plugins but absent from msit's map at opset %s." % ranges(pl_only))
         # engine and per-SoC facts
-        if real:
+        if real and r.ascend.get("engine") != "decomposed":
             main = real[0]
             kinds = imply.get((dom, op, main), set())
             d, docs_id, support, unit = self._cann_info(main)
@@ -296,7 +356,7 @@ class Builder:
                 r.note("Handled by the graph engine on the host (GE local op: shape/metadata only).")
             elif unit == "ai_core" or (not unit and d and d["engine"] == "ai_core"):
                 r.ascend["engine"] = "ai_core"
-                r.sources.add(docs_id if unit else d["source"])
+                r.cite("ascend", docs_id if unit else d["source"])
             elif unit == "ai_cpu" or (d and d["engine"] == "ai_cpu"):
                 # the open-source repo only carries an AI CPU kernel for this op type; the
                 # AI Core kernels of a CANN release are not in any pinned source, so no claim
@@ -305,19 +365,29 @@ class Builder:
                        % ((docs_id or d["source"]).rsplit("-", 1)[0], main, d["dir"] if d else "op_list"))
                 r.sources.add(docs_id if unit else d["source"])
             if r.ascend.get("engine") == "ai_cpu":
-                r.worsen("partial")
-                r.flags.add("performance")
+                r.worsen("partial", *plugin_srcs)
+                r.flag("performance", *plugin_srcs)
                 r.note("Runs on AI CPU, not AI Core.")
             if d:
                 self._soc_from_def(r, d, docs_id, support, "CANN op %s" % main)
-        # old ATC spec: dtypes (and the op's presence)
+        # old ATC spec: the dtypes of each named input; a GE local (host) op moves no data
+        # through a kernel, so the spec's list for its TBE kernel does not apply
         dk = doc.get(op.lower())
-        if dom == "ai.onnx" and dk and since <= 13 and hi >= 8:
-            name, dd = dk
-            first = next(iter(dd["dtypes"].values()), None) if dd["dtypes"] else None
-            if first and not r.dtypes:
-                r.dtypes = first
+        if dom == "ai.onnx" and dk and since <= 13 and hi >= 8 and dk[1]["dtypes"]:
+            if r.ascend.get("engine") == "host":
+                r.note("The 2022 ATC operator spec lists input dtypes for a %s kernel; the parser registers "
+                       "it as a GE local op (host, metadata only), so no kernel dtype list applies." % op)
                 r.sources.add("torch-npu-onnx-doc")
+            else:
+                names = (schema or {}).get("inputs") or []
+                for k, (name, dts) in enumerate(dk[1]["dtypes"].items()):
+                    idx = next((i for i, n in enumerate(names) if n.lower() == name.lower()), None)
+                    if idx is None:
+                        idx = k if k < len(names) or not names else None
+                    if idx is None or idx in r.inputs:
+                        continue
+                    r.inputs[idx] = {"name": name, "dtypes": dts, "sources": ["torch-npu-onnx-doc"]}
+                    r.sources.add("torch-npu-onnx-doc")
         if dom == "ai.onnx" and op in ort and hi >= ATC_MIN_OPSET:
             r.sources.add("ort-cann-ep")
 
@@ -387,14 +457,22 @@ class Builder:
             r.note("No op-plugin kernel for torch_npu %s within that range." % ", ".join(gaps))
 
     def _aclnn(self, r, rec, base):
-        names = [n for n in rec["aclnn"] if re.match(r"aclnn[A-Z]\w*$", n)]
-        if not names:
-            return None
-        execs = sorted({ov["exec"] for ov in rec["overloads"].values() if ov.get("exec")})
-        pref = "aclnn" + camel(base)
-        best = next((n for n in execs if n in names), None) or (pref if pref in names else None) or \
-            next((n for n in names if not n.startswith("aclnnInplace")), names[0])
+        """The aclnn API the op_api kernel calls (op-plugin sources), else the old guess."""
+        best = rec.get("aclnn_main")
+        if not best:
+            names = [n for n in rec["aclnn"] if re.match(r"aclnn[A-Z]\w*$", n)]
+            if not names:
+                return None
+            execs = sorted({ov["exec"] for ov in rec["overloads"].values() if ov.get("exec")})
+            pref = "aclnn" + camel(base)
+            best = next((n for n in execs if n in names), None) or (pref if pref in names else None) or \
+                next((n for n in names if not n.startswith("aclnnInplace")), names[0])
+            r.note("aclnn API guessed from the names op-plugin's kernels use (no kernel body calls one).")
         r.ascend["aclnn"] = best
+        r.cite("ascend", "op-plugin-functions")
+        others = [n for n in rec.get("aclnn_calls", []) if n != best]
+        if others:
+            r.note("The op_api kernel also calls %s." % ", ".join(others))
         return best
 
     def _aclnn_socs(self, r, aclnn, kernel_paths):
@@ -434,40 +512,47 @@ class Builder:
         if not ovs and nf:
             ovs.update(nf["overloads"])
         r.overloads = sorted(ovs)
+        r.schema = self._schema(nf)
+        view = bool(nf) and any(o["view"] for o in nf["overloads"].values())
         if vs or tn:
-            r.status = "full"
+            srcs = (["op-plugin-functions"] if vs else []) + (["torch-npu-native"] if tn else [])
+            r.set_status("full", *srcs)
             if vs:
-                r.sources.add("op-plugin-functions")
                 self._set_range(r, vs, newest)
                 paths = " and ".join(sorted(kernel_paths))
                 r.note("op-plugin registers an NPU kernel (%s)." % paths)
             if tn:
-                r.sources.add("torch-npu-native")
                 r.note("Implemented inside torch_npu (npu_native_functions.yaml).")
-            if rec:
-                aclnn = self._aclnn(r, rec, base)
-                if aclnn:
-                    self._aclnn_socs(r, aclnn, kernel_paths)
+            aclnn = self._aclnn(r, rec, base) if rec else None
+            if aclnn:
+                self._aclnn_socs(r, aclnn, kernel_paths)
+            elif view:
+                r.ascend["how"] = "a view of its input: no kernel computes it"
+                r.cite("ascend", "pytorch-native-functions", *srcs)
+            elif rec and rec.get("aten_calls"):
+                r.ascend["how"] = "its kernel re-dispatches to %s" % ", ".join(rec["aten_calls"][:4])
+                r.cite("ascend", "op-plugin-functions")
         elif nf and any(o["composite_implicit"] or o["composite_explicit"] or
                         (o["structured_delegate"] and o["structured_delegate"].split(".")[0] != base)
                         for o in nf["overloads"].values()):
-            r.status = "full"
+            r.set_status("full", "pytorch-native-functions", "op-plugin-functions")
             r.ascend["engine"] = "decomposed"
-            r.sources.update({"pytorch-native-functions", "op-plugin-functions"})
+            r.ascend["how"] = ("a view of its input: no kernel computes it" if view else
+                               "decomposed by PyTorch into other ATen ops, each with its own NPU kernel")
+            r.cite("ascend", "pytorch-native-functions")
             kinds = sorted({k for o in nf["overloads"].values() for k, on in
                             (("CompositeImplicitAutograd", o["composite_implicit"]),
                              ("CompositeExplicitAutograd", o["composite_explicit"])) if on})
             r.note("No NPU kernel in op-plugin or torch_npu; PyTorch runs it as a decomposition (%s) into "
                    "other aten ops, which need NPU kernels themselves." % "/".join(kinds or ["structured delegate"]))
         elif nf and nf["tensor_free"]:
-            r.status = "structural"
-            r.sources.update({"pytorch-native-functions"})
+            r.set_status("structural", "pytorch-native-functions")
             r.note("Takes and returns no tensors (host-side utility op); nothing runs on the NPU.")
         elif nf:
-            r.status = "partial"
+            r.set_status("partial", "pytorch-native-functions", "op-plugin-functions", "torch-npu-native")
             r.ascend["engine"] = "cpu_fallback"
-            r.flags.add("performance")
-            r.sources.update({"pytorch-native-functions", "op-plugin-functions", "torch-npu-native"})
+            r.cite("ascend", "pytorch-native-functions", "op-plugin-functions", "torch-npu-native")
+            r.flag("performance", "pytorch-native-functions", "op-plugin-functions", "torch-npu-native")
             backends = sorted({b for o in nf["overloads"].values() for b in o["backends"]})
             r.note("No NPU kernel in op-plugin or torch_npu and no composite decomposition (PyTorch kernels: "
                    "%s): torch_npu falls back to the CPU with a warning (an error under "
@@ -475,18 +560,46 @@ class Builder:
             r.hint = "Keep it off the hot path or replace it with ops that have NPU kernels."
         else:
             # in the TorchScript kinds only: a JIT-registered interpreter op
-            r.status = "structural"
-            r.sources.update({"torch-kinds", "pytorch-native-functions"})
+            r.set_status("structural", "torch-kinds", "pytorch-native-functions")
             r.note("Not an ATen native function (TorchScript interpreter op on lists, scalars or strings); "
                    "it runs on the host.")
-        if nf:
-            if "nondeterministic_seeded" in nf["tags"]:
-                r.flags.add("rng")
-                r.sources.add("pytorch-native-functions")
+        rng = (nf and "nondeterministic_seeded" in nf["tags"]) or (rec and "nondeterministic_seeded" in rec["tags"])
+        if rng:
+            srcs = (["pytorch-native-functions"] if nf and "nondeterministic_seeded" in nf["tags"] else []) + \
+                   (["op-plugin-functions"] if rec and "nondeterministic_seeded" in rec["tags"] else [])
+            train, p = self._arg(r, "train"), self._arg(r, "p")
+            if train is not None and "bool" in train[1]:
+                # random only when training with p > 0: train=False (eval) or p=0 is an identity
+                when = [{"attr": "train", "arg": train[0], "eq": 1}]
+                if p is not None:
+                    when.append({"attr": "p", "arg": p[0], "gt": 0})
+                r.constraints.append({
+                    "when": when if len(when) > 1 else when[0], "flag": "rng",
+                    "message": "random in training mode (train=True): the NPU random stream differs "
+                               "from CPU/CUDA", "sources": srcs})
+                r.note("Random op (nondeterministic_seeded) when train=True; with train=False it "
+                       "returns its input.")
+            else:
+                r.flag("rng", *srcs)
                 r.note("Random op (nondeterministic_seeded): the NPU random stream differs from CPU/CUDA.")
-        if rec and "nondeterministic_seeded" in rec["tags"]:
-            r.flags.add("rng")
         self._api_facts(r, apis, rec)
+
+    @staticmethod
+    def _schema(nf):
+        """The arguments of the op's main overload (default, else the first), or []."""
+        if not nf:
+            return []
+        ovs = nf["overloads"]
+        main = ovs.get("default") or ovs[sorted(ovs)[0]]
+        return main["args"]
+
+    @staticmethod
+    def _arg(r, name):
+        """(position, type, default) of an argument in the row's ATen schema, or None."""
+        for i, a in enumerate(getattr(r, "schema", []) or []):
+            if a["name"] == name:
+                return i, a["type"], a["default"]
+        return None
 
     def _npu_row(self, base, rec, tn, newest):
         r = self.row("npu", base)
@@ -497,9 +610,9 @@ class Builder:
         if tn:
             ovs.update(tn["overloads"])
         r.overloads = sorted(ovs)
-        r.status = "full"
+        srcs = (["op-plugin-functions"] if rec else []) + (["torch-npu-native"] if tn else [])
+        r.set_status("full", *srcs)
         if vs:
-            r.sources.add("op-plugin-functions")
             self._set_range(r, vs, newest)
             self._aclnn(r, rec, base.replace("npu_", "", 1))
             kp = {p for ov in rec["overloads"].values() for p in ("acl_op", "op_api") if ov[p]}
@@ -507,30 +620,27 @@ class Builder:
                 self._aclnn_socs(r, r.ascend["aclnn"], kp)
             r.note("torch_npu custom op (op-plugin %s kernel)." % " and ".join(sorted(kp)))
         elif rec:
-            r.sources.add("op-plugin-functions")
             r.note("torch_npu custom op registered by op-plugin without an acl_op/op_api range (composite or "
                    "autograd-only registration).")
         if tn:
-            r.sources.add("torch-npu-native")
             r.note("Registered by torch_npu itself (npu_native_functions.yaml).")
         if rec and "nondeterministic_seeded" in rec["tags"]:
-            r.flags.add("rng")
+            r.flag("rng", "op-plugin-functions")
             r.note("Random op (nondeterministic_seeded).")
         if not rec and not tn:
-            r.status = "rewrite"
-            r.sources.update({"op-plugin-functions", "torch-npu-native"})
+            r.set_status("rewrite", "op-plugin-functions", "torch-npu-native")
             r.note("Not registered by the pinned op-plugin or torch_npu.")
         if base.startswith("npu_") and rec and not base.endswith("backward"):
             r.ascend["api"] = "torch_npu." + base
+            r.cite("ascend", "op-plugin-functions")
         dep = self.f["op_plugin"]["deprecated"]
         if base in dep:
-            r.flags.add("deprecated")
-            r.sources.add("op-plugin-deprecated")
+            r.flag("deprecated", "op-plugin-deprecated")
             repl = dep[base]
             r.hint = ("Deprecated in torch_npu: use %s." % repl) if repl else \
                 "Deprecated in torch_npu (no replacement named): move to standard torch ops."
             if r.status == "full":
-                r.status = "partial"
+                r.set_status("partial", "op-plugin-deprecated")
         else:
             dov = sorted(k.split(".", 1)[1] for k in dep if k.split(".", 1)[0] == base and "." in k)
             if dov:
@@ -590,19 +700,20 @@ class Builder:
             first = dts.get("input") or dts.get("self") or (next(iter(dts.values())) if dts else None)
             if first:
                 r.dtypes = first
+                r.cite("dtypes", "torch-npu-api-docs", replace=True)
             if d["cpu_fallback"]:
-                r.flags.add("performance")
-                r.worsen("partial")
+                r.flag("performance", "torch-npu-api-docs")
+                r.worsen("partial", "torch-npu-api-docs")
                 r.note("%s: may fall back to the CPU." % where)
             if d["inference_only"]:
-                r.worsen("partial")
+                r.worsen("partial", "torch-npu-api-docs")
                 r.note("%s: inference only, training not supported." % where)
             if d["other_notes"]:
                 r.note("%s lists further limitations." % where)
         mapi = next((a for _, a in apis if a in mstt["supported"]), None)
         if mapi and not r.dtypes and mstt["supported"][mapi]["dtypes"]:
             r.dtypes = mstt["supported"][mapi]["dtypes"]
-            r.sources.add("mstt-supported-ops")
+            r.cite("dtypes", "mstt-supported-ops", replace=True)
         elif mapi:
             r.sources.add("mstt-supported-ops")
         uapi = [a for _, a in apis if a in mstt["unsupported"]]
@@ -617,6 +728,11 @@ class Builder:
 
     # ---- op-plugin OpInfo skip list
     def _opinfo(self):
+        """What the NPU OpInfo skip list implies, test by test (import_op_plugin.TEST_MEANING):
+        a test_compare_cpu failure is a precision fact (derived: NPU and CPU results differ on
+        the dtype that test picks); harness tests (neg/conj views, out=, fake tensors) say
+        nothing about the kernel and give no fact; unclear ones are noted."""
+        meaning = import_op_plugin.TEST_MEANING
         unsup = self.f["op_plugin"]["unsupported"]
         for name, tests in sorted(unsup.items()):
             if name.startswith(("_refs.", "masked.", "sparse.", "__r")) or not tests:
@@ -631,24 +747,17 @@ class Builder:
             r = self.rows[("aten", n, None)]
             if r.status == "structural":
                 continue
-            r.sources.add("op-plugin-unsupported")
-            cmp = tests.get("test_compare_cpu") or []
-            if cmp:
-                r.flags.add("precision")
-                r.worsen("partial")
-                r.note("op-plugin's OpInfo skip list: NPU results differ from CPU (test_compare_cpu) for %s "
-                       "(OpInfo %s)." % (", ".join(cmp), name))
-            f64 = sorted(t for t, d in tests.items() if "float64" in d)
-            if f64:
-                c = {"when": {"input": 0, "dtype": {"in": ["float64"]}}, "then": "partial", "flag": "precision",
-                     "message": "float64 fails NPU OpInfo tests (%s) in op-plugin's skip list; float64 is "
-                                "largely unsupported on Ascend, keep float32" % ", ".join(f64)}
-                if c not in r.constraints:
-                    r.constraints.append(c)
-            other = sorted("%s[%s]" % (t, ",".join(d)) for t, d in tests.items()
-                           if t != "test_compare_cpu" and d and "float64" not in d)
-            if other:
-                r.note("OpInfo tests skipped on NPU (op-plugin, OpInfo %s): %s." % (name, "; ".join(other)))
+            for test, dts in sorted(tests.items()):
+                kind = meaning.get(test, ("unclear",))[0]
+                if kind == "precision":
+                    r.flag("precision", "op-plugin-unsupported", grade="derived")
+                    r.worsen("partial", "op-plugin-unsupported", grade="derived")
+                    r.note("op-plugin's OpInfo skip list: NPU results differ from CPU (%s) for %s "
+                           "(OpInfo %s)." % (test, ", ".join(dts), name))
+                elif kind == "unclear":
+                    r.sources.add("op-plugin-unsupported")
+                    r.note("OpInfo test %s is skipped on NPU for %s (OpInfo %s); what it implies for "
+                           "the kernel is unclear." % (test, ", ".join(dts) or "all dtypes", name))
 
     # ---- inf/nan, deterministic lists
     def _flags_from_docs(self, aten):
@@ -657,8 +766,7 @@ class Builder:
             for base, _ in self.api_candidates(api)[:1]:
                 r = self.rows.get(("aten", base, None))
                 if r:
-                    r.flags.add("inf_nan")
-                    r.sources.add("torch-npu-inf-nan")
+                    r.flag("inf_nan", "torch-npu-inf-nan")
                     r.note("inf/nan inputs are handled differently from native PyTorch (%s)." % api)
         for api, socs in sorted(docs["deterministic"].items()):
             backward = api.endswith(" (backward)")
@@ -667,8 +775,7 @@ class Builder:
             for base, _ in cands:
                 r = self.rows.get(("aten", base, None))
                 if r:
-                    r.flags.add("nondeterministic")
-                    r.sources.add("torch-npu-deterministic")
+                    r.flag("nondeterministic", "torch-npu-deterministic")
                     r.note("Nondeterministic%s on %s unless torch.use_deterministic_algorithms(True) (%s)."
                            % (" backward" if backward else "",
                               ", ".join(SOC_NAMES[s] for s in SOCS if s in socs), name))
@@ -686,20 +793,40 @@ class Builder:
 
     # ------------------------------------------------------------------ curated overlays
     def apply_curated(self, entries):
+        """Overlay data/curated/*.yaml. Each entry has a grade (its own or its file's):
+        its facts rest on its `sources` (our judgement, `curated`, when it names none) at
+        that grade. A lower grade never overrides a higher one: an entry's status replaces
+        the row's only when its grade is at least the status's (moving a row to structural,
+        which costs nothing, is always allowed); otherwise the disagreement is noted. An entry
+        marked `contradicted` (a current source says otherwise) becomes advice: its
+        constraints turn into `then: note`, its flags and status into notes."""
         defaults = self.f["onnx"]["versions"]
         knowledges = set(self.f["surgeon"]["knowledges"])
         advice = set(self.f["mstt"]["precision"])
-        for path, e in entries:
+        for path, e, file_grade in entries:
             where = "%s: %s" % (os.path.relpath(path, ROOT), e.get("match"))
             if "curated" not in e:
                 raise SystemExit("%s: entry without curated: reason" % where)
+            grade = e.get("grade", file_grade)
+            if grade not in GRADE_RANK:
+                raise SystemExit("%s: entry without a grade (kernel, doc, derived, practice)" % where)
             if e.get("knowledge") and e["knowledge"] not in knowledges:
                 raise SystemExit("%s: knowledge %s is not in the pinned msit snapshot" % (where, e["knowledge"]))
             if e.get("api") and e["api"] not in advice:
                 raise SystemExit("%s: api %s is not in the pinned precision advice" % (where, e["api"]))
-            for s in e.get("sources", []):
-                if s not in self.cfg:
-                    raise SystemExit("%s: unknown source id %s" % (where, s))
+            srcs = list(e.get("sources", []))
+            if grade == "practice" and "migration-guides" not in srcs:
+                srcs.append("migration-guides")
+            for x in srcs:
+                if x not in self.cfg:
+                    raise SystemExit("%s: unknown source id %s" % (where, x))
+            if not srcs:
+                srcs = ["curated"]
+            contra = e.get("contradicted")
+            if contra:
+                for x in contra.get("sources", []):
+                    if x not in self.cfg:
+                        raise SystemExit("%s: unknown source id %s in contradicted" % (where, x))
             m = e["match"]
             dom, op, since = m["domain"], m["op"], m.get("since")
             if op == "*":
@@ -714,58 +841,97 @@ class Builder:
                            if k[0] == dom and k[1] == op and (since is None or getattr(r, "real_since", k[2]) == since)]
                 if not targets and e.get("create"):
                     targets = [self.row(dom, op, since)]
-                    targets[0].status = e.get("status", "partial")
             if not targets:
                 raise SystemExit("%s: matches no row" % where)
             self.curated_used[os.path.basename(path)] += len(targets)
             for r in targets:
-                if e.get("status"):
-                    if r.no_registration and e["status"] != "rewrite":
-                        # our judgement overrules the generated "ATC rejects this node": keep the
-                        # fact (no registration) but drop the verdict and the generic rewrite hint
-                        verdict, generic_hint = r.no_registration
-                        fact = verdict.replace("; both are complete registries, so ATC rejects this node.",
-                                               " (the curated judgement below says why that is no obstacle).")
-                        r.notes = [fact if n == verdict else n for n in r.notes]
-                        if r.hint == generic_hint:
-                            r.hint = None
-                        r.no_registration = None
-                    r.status = e["status"]
-                if e.get("engine"):
-                    r.ascend["engine"] = e["engine"]
-                r.flags.update(e.get("flags", []))
-                for c in e.get("constraints", []):
-                    c = json.loads(json.dumps(c))
-                    w = c["when"]
-                    if "attr" in w and "default" not in w and r.since is not None:
-                        sch = defaults.get("%s|%s|%d" % (r.domain, r.op, getattr(r, "real_since", r.since)))
-                        if sch is None:       # newer op version: borrow the default of the newest known one
-                            older = sorted((v for v in defaults.values() if v["domain"] == r.domain and
-                                            v["op"] == r.op and v["defaults"]), key=lambda v: v["since"])
-                            sch = older[-1] if older else None
-                        if sch and w["attr"] in sch["defaults"]:
-                            d = sch["defaults"][w["attr"]]
-                            w = dict(w)
-                            w["default"] = d
-                            c["when"] = w
-                    if c not in r.constraints:
-                        r.constraints.append(c)
-                if e.get("hint"):
-                    # a hint derived from the sources (re-export at opset X, deprecation) stays first
-                    r.hint = e["hint"] if not r.hint or e["hint"] in r.hint else "%s %s" % (r.hint, e["hint"])
-                if e.get("notes"):
-                    r.note(e["notes"])
-                r.sources.update(e.get("sources", []))
-                if e["curated"] not in r.curated:
-                    r.curated.append(e["curated"])
+                self._apply_entry(r, e, grade, srcs, contra, defaults)
+
+    def _complete(self, r, w, defaults):
+        """A condition as the table needs it: ONNX attribute defaults from the schema, ATen
+        attributes with their position in the ATen schema (TorchScript passes them as
+        arguments)."""
+        w = dict(w)
+        if "attr" in w and "default" not in w and r.since is not None:
+            sch = defaults.get("%s|%s|%d" % (r.domain, r.op, getattr(r, "real_since", r.since)))
+            if sch is None:       # newer op version: borrow the default of the newest known one
+                older = sorted((v for v in defaults.values() if v["domain"] == r.domain and
+                                v["op"] == r.op and v["defaults"]), key=lambda v: v["since"])
+                sch = older[-1] if older else None
+            if sch and w["attr"] in sch["defaults"]:
+                w["default"] = sch["defaults"][w["attr"]]
+        if "attr" in w and r.since is None and r.domain == "aten" and "arg" not in w:
+            arg = self._arg(r, w["attr"])
+            if arg is None:
+                raise SystemExit("%s::%s: constraint on '%s', which is no argument of its ATen "
+                                 "schema" % (r.domain, r.op, w["attr"]))
+            w["arg"] = arg[0]
+        return w
+
+    def _apply_entry(self, r, e, grade, srcs, contra, defaults):
+        said = "%s (%s grade)" % (e["curated"], grade)
+        if contra:
+            why = "Not applied: %s" % contra["note"]
+            r.sources.update(contra.get("sources", []))
+        if e.get("status"):
+            cur = grade_of(r.ev.get("status", [])) if r.status else None
+            allowed = (cur is None or GRADE_RANK[grade] >= GRADE_RANK[cur] or e["status"] == "structural")
+            if contra:
+                r.note("Practice report: %s -> %s. %s" % (e["curated"], e["status"], why))
+            elif not allowed:
+                r.note("Disagreement: %s says %s; the %s-grade sources say %s, and a lower grade never "
+                       "overrides a higher one." % (said, e["status"], cur, r.status))
+            elif e["status"] != r.status or r.status is None:
+                if r.no_registration and e["status"] != "rewrite":
+                    # our judgement overrules the generated "ATC rejects this node": keep the
+                    # fact (no registration) but drop the verdict and the generic rewrite hint
+                    verdict, generic_hint = r.no_registration
+                    fact = verdict.replace("; both are complete registries, so ATC rejects this node.",
+                                           " (the curated judgement below says why that is no obstacle).")
+                    r.notes = [fact if n == verdict else n for n in r.notes]
+                    if r.hint == generic_hint:
+                        r.hint = None
+                    r.no_registration = None
+                r.set_status(e["status"], *srcs, grade=grade)
+        if e.get("engine"):
+            r.ascend["engine"] = e["engine"]
+            r.cite("ascend", *srcs, grade=grade)
+        for f in e.get("flags", []):
+            if contra:
+                r.note("Practice report: %s (flag %s). %s" % (e["curated"], f, why))
+            else:
+                r.flag(f, *srcs, grade=grade)
+        for c in e.get("constraints", []):
+            c = json.loads(json.dumps(c))
+            if isinstance(c["when"], list):
+                c["when"] = [self._complete(r, w, defaults) for w in c["when"]]
+            else:
+                c["when"] = self._complete(r, c["when"], defaults)
+            c["sources"] = srcs
+            c["grade"] = grade
+            if contra:
+                c.pop("then", None)
+                c.pop("flag", None)
+                c["then"] = "note"
+                c["message"] = "%s; %s" % (c["message"], contra["note"])
+            if c not in r.constraints:
+                r.constraints.append(c)
+        if e.get("hint") and not contra:
+            # a hint derived from the sources (re-export at opset X, deprecation) stays first
+            r.hint = e["hint"] if not r.hint or e["hint"] in r.hint else "%s %s" % (r.hint, e["hint"])
+        if e.get("notes"):
+            r.note(e["notes"])
+        r.sources.update(x for x in srcs if x != "curated")
+        if e["curated"] not in r.curated:
+            r.curated.append(e["curated"])
 
     # ------------------------------------------------------------------ finish
     def finish(self):
         for r in self.rows.values():
             if r.status is None:
-                r.status = "rewrite"
+                r.set_status("rewrite", "curated", grade="derived")
                 r.note("No pinned source lists this operator for Ascend.")
-                if not r.sources and not r.curated:
+                if not r.curated:
                     r.curated.append("no pinned source speaks for this operator; treated as needing a rewrite")
             if r.status == "structural":
                 r.socs = {}
@@ -777,7 +943,33 @@ class Builder:
                     if soc not in r.socs:
                         r.socs[soc] = {"status": "unknown", "note": "no pinned source speaks for this chip"}
             r.dtypes = [d for d in r.dtypes if d in TABLE_DTYPES]
+            for i in r.inputs.values():
+                i["dtypes"] = [d for d in i["dtypes"] if d in TABLE_DTYPES]
+            r.inputs = {k: v for k, v in r.inputs.items() if v["dtypes"]}
+            if not r.dtypes:
+                r.ev.pop("dtypes", None)
+            if not r.ascend:
+                r.ev.pop("ascend", None)
             r.sources.discard("curated")
+            self._check_evidence(r)
+
+    @staticmethod
+    def _check_evidence(r):
+        """Every fact the row states rests on a source with a grade (opmap table lint checks
+        the same on the written table)."""
+        missing = []
+        if not r.ev.get("status"):
+            missing.append("status")
+        if r.ascend and not r.ev.get("ascend"):
+            missing.append("ascend")
+        if r.dtypes and not r.ev.get("dtypes"):
+            missing.append("dtypes")
+        missing += ["flags.%s" % f for f in sorted(r.flags) if not r.ev.get("flags." + f)]
+        missing += ["constraint '%s'" % c["message"][:40] for c in r.constraints if not c.get("sources")]
+        missing += ["socs.%s" % k for k, e in r.socs.items() if e["status"] != "unknown" and not e.get("sources")]
+        if missing:
+            raise SystemExit("%s::%s%s: no evidence for %s" % (
+                r.domain, r.op, "" if r.since is None else " since %d" % r.since, ", ".join(missing)))
 
 
 # --------------------------------------------------------------------------- YAML output
@@ -804,7 +996,7 @@ def q(s):
     return json.dumps(s, ensure_ascii=False)
 
 
-WHEN_ORDER = ["attr", "input", "output", "default"]
+WHEN_ORDER = ["attr", "arg", "input", "output", "default", "grade", "index", "name"]
 
 
 def flow(v):
@@ -828,25 +1020,49 @@ def emit_row(r, out):
         w("    torch_npu: %s" % flow(r.torch_npu))
     w("    status: %s" % r.status)
     if r.ascend:
-        w("    ascend: %s" % flow({k: r.ascend[k] for k in ("op", "aclnn", "api", "engine") if k in r.ascend}))
+        w("    ascend: %s" % flow({k: r.ascend[k] for k in ("op", "aclnn", "api", "engine", "ops", "how")
+                                   if k in r.ascend}))
     if r.socs:
         w("    socs:")
         for soc in SOCS:
             if soc in r.socs:
-                e = r.socs[soc]
-                w("      %s: %s" % (soc, flow({k: e[k] for k in ("status", "dtypes", "note", "sources") if k in e})))
+                e = dict(r.socs[soc])
+                if e.get("sources") and e["status"] != "unknown":
+                    e["grade"] = grade_of([(None, frozenset(e["sources"]))])
+                w("      %s: %s" % (soc, flow({k: e[k] for k in ("status", "dtypes", "note", "grade", "sources")
+                                              if k in e})))
     if r.dtypes:
         w("    dtypes: %s" % flow(r.dtypes))
+    if r.inputs:
+        w("    inputs:")
+        for idx in sorted(r.inputs):
+            i = r.inputs[idx]
+            w("      - %s" % flow({"index": idx, "name": i["name"], "dtypes": i["dtypes"],
+                                  "grade": grade_of([(None, frozenset(i["sources"]))]),
+                                  "sources": sorted(i["sources"])}))
     if r.flags:
         w("    flags: %s" % flow([f for f in FLAGS if f in r.flags]))
     if r.constraints:
         w("    constraints:")
         for c in r.constraints:
             first = True
-            for k in ("when", "socs", "then", "flag", "message"):
+            c = dict(c)
+            c["grade"] = grade_of([(c.get("grade"), frozenset(c["sources"]))])
+            c["sources"] = sorted(set(c["sources"]))
+            for k in ("when", "socs", "then", "flag", "message", "grade", "sources"):
                 if k in c:
                     w("      %s %s: %s" % ("-" if first else " ", k, flow(c[k])))
                     first = False
+    ev = {}
+    for fact in ["status", "ascend", "dtypes"] + ["flags." + f for f in FLAGS]:
+        e = evidence(r.ev.get(fact))
+        if e and (fact == "status" or (fact == "ascend" and r.ascend) or (fact == "dtypes" and r.dtypes)
+                  or (fact.startswith("flags.") and fact[6:] in r.flags)):
+            ev[fact] = e
+    if ev:
+        w("    evidence:")
+        for fact, e in ev.items():
+            w("      %s: %s" % (fact, flow(e)))
     if r.hint:
         w("    hint: %s" % q(r.hint))
     if r.notes:
@@ -874,7 +1090,7 @@ def render(rows, cfg, facts, cited):
     w("  default_soc: ascend910b")
     w("weights:")
     for k, v in (("full", (0.1, 0.1, 0.1)), ("partial", (0.5, 0.8, 1.0)), ("rewrite", (2.0, 2.5, 3.0)),
-                 ("unmapped", (2.0, 2.5, 3.0))):
+                 ("unmapped", (2.0, 2.5, 3.0)), ("unpublished", (0.0, 0.2, 0.5))):
         w("  %s: {min: %s, expected: %s, max: %s}" % (k, q(v[0]), q(v[1]), q(v[2])))
     w("sources:")
     for sid in sorted(cfg):
@@ -887,8 +1103,10 @@ def render(rows, cfg, facts, cited):
         w("    commit: %s" % q(s.get("commit") or ("v%s" % s["version"] if s.get("version") else "working tree")))
         w("    license: %s" % q(s["license"]))
         w("    taken: %s" % q(s["taken"]))
+        w("    grade: %s" % s["grade"])
     w("  - id: curated")
     w("    taken: %s" % q("judgement of the opmap maintainers (data/curated/*.yaml), with the reason on each row"))
+    w("    grade: derived")
     w("ops:")
     for r in rows:
         emit_row(r, out)
@@ -906,16 +1124,16 @@ def render_sources_md(rows, cfg, counts, curated_counts, facts):
     w("")
     w("Rows citing a source are counted once per row.  Total rows: %d." % len(rows))
     w("")
-    w("| id | repo | path(s) | commit / version | licence | rows citing |")
-    w("|---|---|---|---|---|---|")
+    w("| id | grade | repo | path(s) | commit / version | licence | rows citing |")
+    w("|---|---|---|---|---|---|---|")
     for sid in sorted(cfg):
         s = cfg[sid]
         commit = s.get("commit") or ("v%s" % s["version"] if s.get("version") else "working tree")
         if s.get("commit"):
             commit = "`%s`" % commit
-        w("| `%s` | %s | %s | %s | %s | %d |" % (sid, s["repo"], "<br>".join("`%s`" % p for p in s.get("paths", [])),
+        w("| `%s` | %s | %s | %s | %s | %s | %d |" % (sid, s["grade"], s["repo"], "<br>".join("`%s`" % p for p in s.get("paths", [])),
                                                commit, s["license"], counts.get(sid, 0)))
-    w("| `curated` | data/curated/*.yaml (this repository) | %s | working tree | same as opmap | %d |"
+    w("| `curated` | derived | data/curated/*.yaml (this repository) | %s | working tree | same as opmap | %d |"
       % ("<br>".join("`data/curated/%s` (%d rows)" % (k, v) for k, v in sorted(curated_counts.items())),
          sum(1 for r in rows if r.curated)))
     w("")
@@ -923,7 +1141,9 @@ def render_sources_md(rows, cfg, counts, curated_counts, facts):
     w("")
     for sid in sorted(cfg):
         s = cfg[sid]
-        w("- `%s` (%s, read by `tools/table/%s`): %s." % (sid, s["repo"], s["importer"], s["taken"].rstrip(".")))
+        reader = ("read by `tools/table/%s`" % s["importer"]) if s["importer"].endswith(".py") else \
+            ("through %s" % s["importer"])
+        w("- `%s` (%s grade; %s, %s): %s." % (sid, s["grade"], s["repo"], reader, s["taken"].rstrip(".")))
     w("")
     w("## Snapshots")
     w("")
@@ -960,7 +1180,7 @@ def load_curated(directory):
         with open(path, encoding="utf-8") as f:
             doc = yaml.safe_load(f) or {}
         for e in doc.get("entries", []):
-            entries.append((path, e))
+            entries.append((path, e, doc.get("grade")))
     return entries
 
 
@@ -996,6 +1216,11 @@ def main(argv=None):
             args.kinds.append(fx)
     locations = dict(x.split("=", 1) for x in args.location)
     cfg = load_sources_config()
+    for sid, c in cfg.items():
+        if c.get("grade") not in GRADE_RANK:
+            raise SystemExit("tools/table/sources.yaml: source %s has no grade" % sid)
+        GRADES[sid] = c["grade"]
+    GRADES["curated"] = "derived"
     facts = load_facts(locations)
     b = Builder(facts, cfg, read_kinds(args.kinds))
     b.build_onnx()

@@ -16,9 +16,15 @@ Per base op (name before the first '.'), per overload:
   * tags (nondeterministic_seeded = random op), and whether the schema
     mentions Tensor at all.
 
+  * the schema's arguments in order (TorchScript passes every argument of the
+    matched schema by position, keyword-only ones included), with their types and
+    defaults, and whether it returns a view of an input (`-> Tensor(a)` with an
+    input `Tensor(a)`: an alias, no kernel runs).
+
 Facts:
   ops: {base: {"overloads": {ov: {"composite_implicit", "composite_explicit",
-                                   "backends", "structured_delegate"}},
+                                   "backends", "structured_delegate",
+                                   "args": [{"name", "type", "default"}], "view": bool}},
                "tags": [..], "tensor_free": bool}}
 """
 import re
@@ -28,6 +34,54 @@ import yaml
 from _common import importer_main, open_source
 
 COMPOSITE_EXPLICIT = {"CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional"}
+
+
+def split_args(text):
+    """Top-level comma split of a schema's argument list."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def arg_list(func):
+    """The text between the schema's outer parentheses (annotations may hold '->')."""
+    start, depth = func.index("("), 0
+    for i in range(start, len(func)):
+        depth += {"(": 1, ")": -1}.get(func[i], 0)
+        if depth == 0:
+            return func[start + 1:i], func[i + 1:]
+    raise ValueError("unbalanced schema: %s" % func)
+
+
+def schema_args(func):
+    """[{name, type, default}] in order; the keyword-only marker '*' is dropped."""
+    inner = arg_list(func)[0]
+    args = []
+    for a in split_args(inner):
+        if a == "*":
+            continue
+        decl, _, default = a.partition("=")
+        typ, _, name = decl.strip().rpartition(" ")
+        args.append({"name": name, "type": typ.strip(), "default": default.strip() or None})
+    return args
+
+
+def returns_view(func):
+    """`-> Tensor(a)` where an input is `Tensor(a)` (not `Tensor(a!)`): an alias."""
+    args, ret = arg_list(func)
+    m = re.search(r"Tensor\((\w)\)", ret)
+    return bool(m) and ("Tensor(%s) " % m.group(1)) in args
 
 
 def load(locations=None):
@@ -50,6 +104,8 @@ def load(locations=None):
             "composite_explicit": bool(keys & COMPOSITE_EXPLICIT),
             "backends": sorted(keys - COMPOSITE_EXPLICIT - {"CompositeImplicitAutograd"}),
             "structured_delegate": e.get("structured_delegate"),
+            "args": schema_args(func),
+            "view": returns_view(func),
         }
         tags = e.get("tags") or []
         rec["tags"].update([tags] if isinstance(tags, str) else tags)

@@ -14,6 +14,7 @@ Sources:
 Facts:
   versions: {"domain|op|since": {"domain", "op", "since", "deprecated",
                                   "defaults": {attr: value}, "function": bool,
+                                  "inputs": [formal input names],
                                   "origin"}}
             (function: ONNX defines a function body for this version, so the
              node can be expanded into primitive ops)
@@ -66,6 +67,7 @@ def load_registry():
         out["%s|%s|%d" % (domain, s.name, s.since_version)] = {
             "domain": domain, "op": s.name, "since": s.since_version,
             "deprecated": bool(s.deprecated), "defaults": defaults,
+            "inputs": [i.name for i in s.inputs],
             "function": bool(getattr(s, "has_function", False)
                              or getattr(s, "has_context_dependent_function", False)),
             "origin": "onnx-registry",
@@ -100,7 +102,7 @@ def load(locations=None):
     for key, v in log.items():
         if key not in versions:
             versions[key] = dict(v, deprecated=False, defaults={}, function=False,
-                                 origin="onnx-changelog")
+                                 inputs=[], origin="onnx-changelog")
             added += 1
     opset_max = {"ai.onnx": ONNX_OPSET_MAX}
     ml = [v["since"] for v in versions.values() if v["domain"] == "ai.onnx.ml"]
