@@ -449,13 +449,13 @@ static void list_arg(em *E, og_val *v, og_node *l, const og_const *t, ir_attr *a
     }
     if (kind == 1) {
         a->type = IR_ATTR_INTS;
-        a->ints = E->ibuf + *nv;
+        a->ints = n ? E->ibuf + *nv : NULL; /* an empty list may have no buffer at all */
         a->n_ints = n;
         for (i = 0; i < n; i++)
             a->ints[i] = (l ? og_cval(l->in[i]) : t->el[i])->i;
     } else {
         a->type = IR_ATTR_FLOATS;
-        a->floats = E->fbuf + *nv;
+        a->floats = n ? E->fbuf + *nv : NULL;
         a->n_floats = n;
         for (i = 0; i < n; i++)
             a->floats[i] = (l ? og_cval(l->in[i]) : t->el[i])->f;
