@@ -186,6 +186,25 @@ OPMAP_API void opmap_result_summary(const opmap_result *res, opmap_summary *out)
  */
 OPMAP_API uint64_t opmap_result_unpublished(const opmap_result *res, opmap_effort *effort);
 
+/**
+ * Advice (docs/table-format.md, "Advice"): an ATC flag or graph edit that Ascend's engineers
+ * used in their conversions for a pattern this model has (a dynamic batch, shape arithmetic
+ * onnx-simplifier folds, GELU's implementation mode...). ONNX models only; counted apart
+ * from the estimate and not a finding of the gate.
+ */
+OPMAP_API size_t opmap_result_advice_count(const opmap_result *res);
+/** Advice i: its id, what and why, the flag or edit to apply, what matched and the first
+ *  place it matched (any pointer may be NULL; strings borrowed).
+ *  @return OPMAP_OK or OPMAP_EINVAL when i is out of range. */
+OPMAP_API int opmap_result_advice(const opmap_result *res, size_t i, const char **id,
+                                  const char **message, const char **action,
+                                  const char **value, const char **where);
+/** Advice i's evidence: its grade, source ids (comma-separated) and the recipes that did it
+ *  ("; "-separated). @return OPMAP_OK or OPMAP_EINVAL. */
+OPMAP_API int opmap_result_advice_evidence(const opmap_result *res, size_t i,
+                                           const char **grade, const char **sources,
+                                           const char **recipes);
+
 /** Diagnostic levels: things the scan noticed that are not operator findings. */
 typedef enum opmap_diag_level {
     OPMAP_DIAG_INFO = 0,

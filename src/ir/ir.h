@@ -129,6 +129,8 @@ typedef struct ir_fact {
      * constants, so the graph engine folds it at compile time or runs it on the host. */
     uint8_t is_shape;
     const ir_tensor *value;   /* the constant's tensor (values only when small), or NULL */
+    const struct ir_node *def;/* the node of the same graph computing it, or NULL (an input,
+                                 an initializer, a value of an enclosing graph) */
 } ir_fact;
 
 typedef struct ir_node {

@@ -423,6 +423,25 @@ static void model_section(om_out *o, const opmap_result *r)
         }
         om_out_str(o, "</ul></details>");
     }
+    if (r->advice.len) {
+        om_out_printf(o, "<details open><summary>Advice (%zu): what Ascend's engineers did for "
+                         "these patterns; not in the effort</summary><ul>", r->advice.len);
+        for (i = 0; i < r->advice.len; i++) {
+            const om_advice *a = &OM_VEC_AT(&r->advice, om_advice, i);
+            om_out_str(o, "<li><b>");
+            om_out_html(o, a->id);
+            om_out_str(o, "</b>: ");
+            om_out_html(o, a->message);
+            om_out_str(o, " <code>");
+            om_out_html(o, a->value[0] ? a->value : a->where);
+            om_out_str(o, "</code><br>Do: <code>");
+            om_out_html(o, a->action);
+            om_out_printf(o, "</code> <span class=\"muted\">(%s grade; ", om_grade_name(a->grade));
+            om_out_html(o, a->recipes[0] ? a->recipes : a->sources);
+            om_out_str(o, ")</span></li>");
+        }
+        om_out_str(o, "</ul></details>");
+    }
     if (r->format == OPMAP_FORMAT_ONNX) {
         size_t c;
         om_out_str(o, "<details><summary>ATC command line</summary>");

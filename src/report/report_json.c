@@ -383,6 +383,31 @@ static void model_json(jsonw *w, const opmap_result *r)
     jw_end_array(w);
     if (r->risks_dropped)
         jw_kuint(w, "risks_dropped", r->risks_dropped);
+    jw_key(w, "advice");
+    jw_array(w);
+    for (i = 0; i < r->advice.len; i++) {
+        const om_advice *a = &OM_VEC_AT(&r->advice, om_advice, i);
+        jw_object(w);
+        jw_kstring(w, "id", a->id);
+        jw_kstring(w, "kind", a->optional ? "optional" : "required");
+        jw_kstring(w, "message", a->message);
+        jw_kstring(w, "action", a->action);
+        jw_kstring(w, "value", a->value);
+        jw_kstring(w, "where", a->where);
+        jw_kuint(w, "count", a->count);
+        jw_key(w, "grade");
+        if (a->grade)
+            jw_string(w, om_grade_name(a->grade));
+        else
+            jw_null(w);
+        jw_key(w, "sources");
+        jw_array(w);
+        source_ids(w, a->sources);
+        jw_end_array(w);
+        jw_kstring(w, "recipes", a->recipes);
+        jw_end_object(w);
+    }
+    jw_end_array(w);
     jw_key(w, "diagnostics");
     jw_array(w);
     for (i = 0; i < r->diags.len; i++) {

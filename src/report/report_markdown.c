@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../scan/result_internal.h"
+#include "../table/table_internal.h"
 #include "../core/err.h"
 #include "escape.h"
 #include "report_internal.h"
@@ -143,6 +144,27 @@ int om_report_markdown(const om_report_in *in, om_out *o)
     }
     if (!listed)
         om_out_str(o, "| – | none | | | | |\n");
+    {
+        size_t shown = 0;
+        for (i = 0; i < in->count; i++) {
+            const opmap_result *r = in->results[i];
+            for (j = 0; j < r->advice.len; j++) {
+                const om_advice *a = &OM_VEC_AT(&r->advice, om_advice, j);
+                if (!shown++)
+                    om_out_str(o, "\n### Advice (not in the effort)\n\n"
+                                  "| Advice | Model | Where | Do |\n|---|---|---|---|\n");
+                om_out_str(o, "| ");
+                om_out_md(o, a->message);
+                om_out_str(o, " | ");
+                om_out_md(o, r->model_name);
+                om_out_str(o, " | ");
+                om_out_md(o, a->value[0] ? a->value : a->where);
+                om_out_str(o, " | ");
+                om_out_md(o, a->action);
+                om_out_str(o, " |\n");
+            }
+        }
+    }
     om_out_printf(o, "\n%" PRIu64 " operators run as they are (full), %" PRIu64
                      " are graph plumbing (structural).\n",
                   p->summary.operators[OPMAP_OP_FULL], p->summary.operators[OPMAP_OP_STRUCTURAL]);

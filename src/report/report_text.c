@@ -127,6 +127,28 @@ static void risk_lines(om_out *o, const opmap_result *r)
         om_out_str(o, "\n");
 }
 
+/* Advice: what Ascend's engineers did for patterns this model has (not in the estimate). */
+static void advice_lines(om_out *o, const opmap_result *r)
+{
+    size_t i;
+    for (i = 0; i < r->advice.len; i++) {
+        const om_advice *a = &OM_VEC_AT(&r->advice, om_advice, i);
+        om_out_str(o, a->optional ? "  advice, optional (" : "  advice (");
+        om_out_term(o, a->id);
+        om_out_str(o, "): ");
+        om_out_term(o, a->message);
+        om_out_str(o, " [");
+        om_out_term(o, a->value[0] ? a->value : a->where);
+        if (a->count > 1)
+            om_out_printf(o, "; %llu places", (unsigned long long)a->count);
+        if (a->grade)
+            om_out_printf(o, "; %s grade", om_grade_name(a->grade));
+        om_out_str(o, "]\n           do: ");
+        om_out_term(o, a->action);
+        om_out_str(o, "\n");
+    }
+}
+
 static void reason_lines(om_out *o, const opmap_result *r, const opmap_op *op)
 {
     size_t i;
@@ -224,6 +246,7 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
         om_out_str(o, "\n");
     }
     risk_lines(o, r);
+    advice_lines(o, r);
     if (!r->n_ops) {
         om_out_str(o, "  (no operators)\n\n");
         return;

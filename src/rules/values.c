@@ -82,6 +82,8 @@ static void define(scope *s, const char *name, const ir_fact *f)
     s->facts[j].is_shape |= f->is_shape;
     if (!s->facts[j].value)
         s->facts[j].value = f->value;
+    if (!s->facts[j].def)
+        s->facts[j].def = f->def;
 }
 
 static ir_fact from_type(const ir_type *t)
@@ -305,6 +307,7 @@ static int infer_node(infer *in, ir_node *n, scope *s)
         if (!o->dtype)
             o->dtype = om_values_rule_dtype(n, i);
         o->is_shape = shape_arithmetic(n);
+        o->def = n;
         if (declared) {
             if (declared->dtype)
                 o->dtype = declared->dtype;

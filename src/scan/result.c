@@ -161,3 +161,41 @@ int opmap_result_risk(const opmap_result *r, size_t i, const char **kind, const 
         *where = k->where;
     return k->level;
 }
+
+size_t opmap_result_advice_count(const opmap_result *r) { return r->advice.len; }
+
+int opmap_result_advice(const opmap_result *r, size_t i, const char **id, const char **message,
+                        const char **action, const char **value, const char **where)
+{
+    const om_advice *a;
+    if (i >= r->advice.len)
+        return OPMAP_EINVAL;
+    a = &OM_VEC_AT(&r->advice, om_advice, i);
+    if (id)
+        *id = a->id;
+    if (message)
+        *message = a->message;
+    if (action)
+        *action = a->action;
+    if (value)
+        *value = a->value;
+    if (where)
+        *where = a->where;
+    return OPMAP_OK;
+}
+
+int opmap_result_advice_evidence(const opmap_result *r, size_t i, const char **grade,
+                                 const char **sources, const char **recipes)
+{
+    const om_advice *a;
+    if (i >= r->advice.len)
+        return OPMAP_EINVAL;
+    a = &OM_VEC_AT(&r->advice, om_advice, i);
+    if (grade)
+        *grade = om_grade_name(a->grade);
+    if (sources)
+        *sources = a->sources;
+    if (recipes)
+        *recipes = a->recipes;
+    return OPMAP_OK;
+}

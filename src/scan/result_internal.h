@@ -74,6 +74,18 @@ typedef struct om_risk {
 
 #define OM_MAX_RISKS 200
 
+/* Advice that applies to the model (docs/table-format.md, "Advice"). */
+typedef struct om_advice {
+    const char *id, *message, *action;
+    const char *value;        /* what matched */
+    const char *where;        /* the first match's node path */
+    uint64_t count;
+    uint8_t grade;
+    uint8_t optional;         /* a performance/precision option, not needed to convert */
+    const char *sources;      /* source ids, comma-separated */
+    const char *recipes;      /* recipe paths, "; "-separated */
+} om_advice;
+
 typedef struct om_ext_ref {
     const char *tensor, *location;
     uint64_t offset, length;
@@ -109,6 +121,7 @@ struct opmap_result {
     opmap_effort unpublished_effort; /* verifying them: counted apart from the estimate */
     om_vec diags;             /* om_diag */
     om_vec risks;             /* om_risk */
+    om_vec advice;            /* om_advice */
     uint64_t risks_dropped;
     om_segments segments;
 };

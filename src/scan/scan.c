@@ -17,6 +17,7 @@
 #include "../core/err.h"
 #include "../core/text.h"
 #include "../estimate/estimate.h"
+#include "../rules/advice.h"
 #include "../rules/constraints.h"
 #include "../table/table_internal.h"
 #include "../walker/walker.h"
@@ -32,6 +33,7 @@ typedef struct group {
     opmap_op **index;         /* open addressing over (domain, op, opset) */
     size_t index_cap;
     ir_interner names;        /* names of ATen fallback operators, for the index */
+    om_advice_state *advice;  /* per table advice entry (ONNX models only), or NULL */
     opmap_error *err;
 } group;
 
@@ -465,11 +467,17 @@ static int integer_dtype(int dt)
            dt == IR_DT_UINT64 || dt == IR_DT_BOOL;
 }
 
-/* Operators that read a tensor's shape, never its data. */
+/*
+ * Operators that read a tensor's shape, never its data, or only relabel it: GE runs its
+ * local Reshape/Squeeze/Unsqueeze on the tensor description, and the data stays on the
+ * device.
+ */
 static int reads_metadata_only(const ir_node *n)
 {
     if (strcmp(n->domain, "ai.onnx") == 0)
-        return strcmp(n->op, "Shape") == 0 || strcmp(n->op, "Size") == 0;
+        return strcmp(n->op, "Shape") == 0 || strcmp(n->op, "Size") == 0 ||
+               strcmp(n->op, "Reshape") == 0 || strcmp(n->op, "Squeeze") == 0 ||
+               strcmp(n->op, "Unsqueeze") == 0 || strcmp(n->op, "Flatten") == 0;
     if (strcmp(n->domain, "aten") == 0)
         return strcmp(n->op, "size") == 0 || strcmp(n->op, "dim") == 0 ||
                strcmp(n->op, "numel") == 0;
@@ -592,6 +600,8 @@ static int on_instance(void *payload, const om_visit *v)
     worst = evaluate(g, op, v, inst, &rc);
     if (rc)
         return rc;
+    for (j = 0; g->advice && j < g->table->n_advice; j++)
+        om_advice_visit(g->table->advice[j].detector, &g->advice[j], v);
     if ((rc = om_risks_instance(res, op, v)))
         return rc == OPMAP_ENOMEM ? oom(g) : rc;
     return segment(g, op, v, worst);
@@ -605,6 +615,39 @@ static int on_note(void *payload, const char *message, const char *path)
         !(d->where = om_arena_strdup(&g->res->arena, path)))
         return oom(g);
     d->level = OPMAP_DIAG_WARNING;
+    return OPMAP_OK;
+}
+
+/* The advice that applies, once the walk has seen every instance. */
+static int finish_advice(group *g)
+{
+    opmap_result *res = g->res;
+    om_arena *A = &res->arena;
+    size_t i, k;
+    for (i = 0; g->advice && i < g->table->n_advice; i++) {
+        const om_advice_rule *rule = &g->table->advice[i];
+        om_advice_state *st = &g->advice[i];
+        om_advice *a;
+        char recipes[1024];
+        size_t used = 0;
+        why w;
+        if (!om_advice_finish(rule->detector, st, res->inputs, res->n_inputs))
+            continue;
+        recipes[0] = 0;
+        for (k = 0; k < rule->n_recipes; k++)
+            om_appendf(recipes, sizeof(recipes), &used, "%s%s", k ? "; " : "", rule->recipes[k]);
+        w = from_evidence(&rule->ev);
+        if (!(a = om_vec_push(&res->advice, &res->mem)) || !(a->id = om_arena_strdup(A, rule->id)) ||
+            !(a->message = om_arena_strdup(A, rule->message)) ||
+            !(a->action = om_arena_strdup(A, rule->action)) ||
+            !(a->value = om_arena_strdup(A, st->value)) ||
+            !(a->where = om_arena_strdup(A, st->where)) ||
+            !(a->sources = join_sources(A, &w)) || !(a->recipes = om_arena_strdup(A, recipes)))
+            return oom(g);
+        a->count = st->count;
+        a->grade = rule->ev.grade;
+        a->optional = rule->optional;
+    }
     return OPMAP_OK;
 }
 
@@ -754,6 +797,7 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
     om_arena_init(&res->arena, &res->mem, 0);
     om_vec_init(&res->diags, sizeof(om_diag));
     om_vec_init(&res->risks, sizeof(om_risk));
+    om_vec_init(&res->advice, sizeof(om_advice));
     om_segments_init(&res->segments);
 
     memset(&g, 0, sizeof(g));
@@ -777,9 +821,16 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
         rc = om_fail_mem(err, &res->mem, model->ir.name);
         goto done;
     }
+    if (table->n_advice && model->ir.format == OPMAP_FORMAT_ONNX &&
+        !(g.advice = om_calloc(&res->mem, table->n_advice, sizeof(*g.advice)))) {
+        rc = om_fail_mem(err, &res->mem, model->ir.name);
+        goto done;
+    }
     rc = om_walk(&model->ir, &ctx->limits, &res->mem, on_instance, on_note, &g, err);
     if (rc == OPMAP_OK)
         rc = finish_ops(&g);
+    if (rc == OPMAP_OK)
+        rc = finish_advice(&g);
     if (rc == OPMAP_OK && g.ops.len) {
         if (!(res->ops = om_arena_array(&res->arena, g.ops.len, sizeof(opmap_op *)))) {
             rc = oom(&g);
@@ -804,6 +855,8 @@ done:
     if (g.index)
         om_dealloc(&res->mem, g.index, g.index_cap * sizeof(*g.index));
     ir_intern_free(&g.names);
+    if (g.advice)
+        om_dealloc(&res->mem, g.advice, table->n_advice * sizeof(*g.advice));
     if (rc != OPMAP_OK) {
         opmap_result_free(res);
         return rc;
@@ -818,6 +871,7 @@ void opmap_result_free(opmap_result *res)
         return;
     om_vec_free(&res->diags, &res->mem);
     om_vec_free(&res->risks, &res->mem);
+    om_vec_free(&res->advice, &res->mem);
     om_segments_free(&res->segments, &res->mem);
     om_arena_free(&res->arena);
     om_ctx_release(res->ctx, res);

@@ -37,6 +37,8 @@ int opmap_table_load_default(opmap_table **out, opmap_ctx *ctx, opmap_error *err
     t->n_sources = b->n_sources;
     t->rows = b->rows;
     t->n_rows = b->n_rows;
+    t->advice = b->advice;
+    t->n_advice = b->n_advice;
     if ((rc = om_table_index(t, &x, &y)) != OPMAP_OK) {
         opmap_table_free(t);
         if (rc == OPMAP_ENOMEM)

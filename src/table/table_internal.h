@@ -88,6 +88,30 @@ typedef struct om_soc_answer {
     uint8_t grade;             /* OM_GRADE_* of the answer */
 } om_soc_answer;
 
+/*
+ * Advice (docs/table-format.md, "Advice"): what Ascend's engineers changed beyond operators
+ * (ATC flags, graph edits), given when its detector (rules/advice.c) finds the pattern.
+ */
+enum { OM_DET_DYNAMIC_BATCH = 1, OM_DET_SHAPE_ARITHMETIC, OM_DET_SMALL_CHANNEL, OM_DET_IMAGE_INPUT,
+       OM_DET_GELU, OM_DET_VARIANCE, OM_DET_TOKEN_PADDING, OM_DET_COUNT };
+
+/* The detector for a name ("dynamic_batch", ...), or 0. */
+int om_detector_from_name(const char *name);
+const char *om_detector_name(int detector);
+
+typedef struct om_advice_rule {
+    const char *id;            /* unique within the table */
+    int detector;              /* OM_DET_* */
+    const char *message;       /* what and why */
+    const char *action;        /* the ATC flag or graph edit to apply */
+    const char *notes;
+    uint8_t optional;          /* kind: optional (performance/precision) vs required (to convert) */
+    const char **recipes;      /* where Ascend's engineers did it (repository paths) */
+    size_t n_recipes;
+    om_evidence ev;
+    uint32_t line;
+} om_advice_rule;
+
 struct opmap_row {
     const char *domain, *op;
     int64_t since;             /* 0 when unversioned */
@@ -146,6 +170,8 @@ struct opmap_table {
     size_t n_sources;
     opmap_row *rows;
     size_t n_rows;
+    om_advice_rule *advice;
+    size_t n_advice;
     om_key_slot *index;
     size_t index_cap;
 };
@@ -173,6 +199,8 @@ typedef struct om_builtin {
     size_t n_sources;
     opmap_row *rows;
     size_t n_rows;
+    om_advice_rule *advice;
+    size_t n_advice;
 } om_builtin;
 
 extern const om_builtin om_builtin_table;

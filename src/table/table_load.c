@@ -256,6 +256,83 @@ static int parse_row_evidence(ld *l, const yt_node *map, opmap_row *row)
     return OPMAP_OK;
 }
 
+/* ---- advice ---- */
+
+static const char *const detector_names[OM_DET_COUNT] = {
+    "", "dynamic_batch", "shape_arithmetic", "small_channel_input", "image_input", "gelu",
+    "variance_in_fp16", "token_count_not_16"
+};
+
+int om_detector_from_name(const char *name)
+{
+    int i;
+    for (i = 1; i < OM_DET_COUNT; i++)
+        if (strcmp(detector_names[i], name) == 0)
+            return i;
+    return 0;
+}
+
+const char *om_detector_name(int detector)
+{
+    return detector > 0 && detector < OM_DET_COUNT ? detector_names[detector] : "";
+}
+
+static int parse_advice(ld *l, const yt_node *seq)
+{
+    static const char *const keys[] = { "id", "detector", "kind", "message", "action", "notes",
+                                        "recipes", "grade", "sources", NULL };
+    size_t i, j;
+    int rc;
+    if ((rc = yr_kind(&l->y, seq, YT_SEQ, "advice")))
+        return rc;
+    if (seq->n > 256)
+        return yr_bad(&l->y, seq, "advice: at most 256 entries");
+    if (seq->n && !(l->t->advice = om_arena_array(l->y.A, seq->n, sizeof(om_advice_rule))))
+        return yr_oom(&l->y);
+    l->t->n_advice = seq->n;
+    for (i = 0; i < seq->n; i++) {
+        const yt_node *e = seq->items[i], *n;
+        om_advice_rule *a = &l->t->advice[i];
+        const char *det;
+        a->line = e->line;
+        if ((rc = yr_kind(&l->y, e, YT_MAP, "an advice entry")) ||
+            (rc = yr_keys(&l->y, e, keys, "an advice entry")) ||
+            (rc = yr_require(&l->y, e, "id", "advice", &n)) || (rc = yr_str(&l->y, n, "id", &a->id)) ||
+            (rc = yr_require(&l->y, e, "detector", "advice", &n)) ||
+            (rc = yr_str(&l->y, n, "detector", &det)))
+            return rc;
+        if (!(a->detector = om_detector_from_name(det)))
+            return yr_bad(&l->y, n, "unknown detector '%s' (see docs/table-format.md, \"Advice\")", det);
+        for (j = 0; j < i; j++)
+            if (strcmp(l->t->advice[j].id, a->id) == 0)
+                return yr_bad(&l->y, e, "advice id '%s' given twice", a->id);
+        if ((rc = yr_require(&l->y, e, "message", "advice", &n)) ||
+            (rc = yr_str(&l->y, n, "message", &a->message)) ||
+            (rc = yr_require(&l->y, e, "action", "advice", &n)) ||
+            (rc = yr_str(&l->y, n, "action", &a->action)))
+            return rc;
+        if ((n = yt_get(e, "notes")) && (rc = yr_str(&l->y, n, "notes", &a->notes)))
+            return rc;
+        if ((n = yt_get(e, "kind"))) {
+            const char *k;
+            if ((rc = yr_str(&l->y, n, "kind", &k)))
+                return rc;
+            if (strcmp(k, "optional") != 0 && strcmp(k, "required") != 0)
+                return yr_bad(&l->y, n, "advice kind '%s': required or optional", k);
+            a->optional = k[0] == 'o';
+        }
+        if ((n = yt_get(e, "recipes")) &&
+            (rc = yr_str_list(&l->y, n, "recipes", &a->recipes, &a->n_recipes)))
+            return rc;
+        if ((rc = parse_evidence_keys(l, e, &a->ev)))
+            return rc;
+        /* advice is new in the table: strict from the start */
+        if (!a->ev.n_sources || !a->ev.grade)
+            return yr_bad(&l->y, e, "advice '%s' needs sources with a grade", a->id);
+    }
+    return OPMAP_OK;
+}
+
 /* ---- top-level sections ---- */
 
 /* Chip ids are names users type after --soc (comma-separated, "all" for every one) and
@@ -944,7 +1021,8 @@ const opmap_row *opmap_table_lookup(const opmap_table *t, const char *domain, co
 int om_table_parse(opmap_table *t, const unsigned char *data, size_t size,
                    const opmap_limits *lim, opmap_error *err)
 {
-    static const char *const keys[] = { "schema", "about", "weights", "sources", "ops", NULL };
+    static const char *const keys[] = { "schema", "about", "weights", "sources", "ops", "advice",
+                                        NULL };
     ld l;
     yt_node *root;
     const yt_node *n, *ops;
@@ -990,6 +1068,8 @@ int om_table_parse(opmap_table *t, const unsigned char *data, size_t size,
         (rc = yr_weights(&l.y, n, t->weights, &weights_set, &t->unpublished)))
         return rc;
     if ((n = yt_get(root, "sources")) && (rc = parse_sources(&l, n)))
+        return rc;
+    if ((n = yt_get(root, "advice")) && (rc = parse_advice(&l, n)))
         return rc;
     if ((rc = yr_require(&l.y, root, "ops", "table", &ops)) ||
         (rc = yr_kind(&l.y, ops, YT_SEQ, "ops")))

@@ -326,6 +326,38 @@ static void row_init(const opmap_row *r, size_t id)
     fprintf(out, "}}");
 }
 
+/* The table's advice entries, as ADVICE[] (nothing when it has none). */
+static void advice(const opmap_table *t)
+{
+    char name[64];
+    size_t i;
+    for (i = 0; i < t->n_advice; i++) {
+        name_of(name, sizeof(name), "AR", i, 0);
+        str_array(name, t->advice[i].recipes, t->advice[i].n_recipes);
+        evidence_prepare(&t->advice[i].ev, i, "AE", 0);
+    }
+    if (!t->n_advice)
+        return;
+    fprintf(out, "static const om_advice_rule ADVICE[] = {\n");
+    for (i = 0; i < t->n_advice; i++) {
+        const om_advice_rule *a = &t->advice[i];
+        fprintf(out, "%s{.id = ", i ? ",\n" : "");
+        str(a->id);
+        fprintf(out, ", .detector = %d, .optional = %u, .message = ", a->detector, a->optional);
+        str(a->message);
+        fprintf(out, ", .action = ");
+        str(a->action);
+        fprintf(out, ", .notes = ");
+        str(a->notes);
+        if (a->n_recipes)
+            fprintf(out, ", .recipes = (const char **)AR%zu_0, .n_recipes = %zu", i, a->n_recipes);
+        fprintf(out, ", .ev = ");
+        evidence_init(&a->ev, i, "AE", 0);
+        fprintf(out, ", .line = %u}", a->line);
+    }
+    fprintf(out, "\n};\n\n");
+}
+
 int main(int argc, char **argv)
 {
     opmap_ctx *ctx;
@@ -373,7 +405,9 @@ int main(int argc, char **argv)
         str(s->url);
         fprintf(out, ", %u, %u}", s->line, s->grade);
     }
-    fprintf(out, "%s\n};\n\nstatic const char *SOCS[] = {", t->n_sources ? "" : "{0}");
+    fprintf(out, "%s\n};\n\n", t->n_sources ? "" : "{0}");
+    advice(t);
+    fprintf(out, "static const char *SOCS[] = {");
     for (i = 0; i < t->n_socs; i++) {
         fprintf(out, i ? ", " : "");
         str(t->socs[i]);
@@ -389,9 +423,11 @@ int main(int argc, char **argv)
         fprintf(out, "%s{%llu, %llu, %llu}", i ? ", " : "",
                 (unsigned long long)t->weights[i].min, (unsigned long long)t->weights[i].expected,
                 (unsigned long long)t->weights[i].max);
-    fprintf(out, "},\n  {%llu, %llu, %llu},\n  (om_source *)SOURCES, %zu, (opmap_row *)ROWS, %zu\n};\n",
+    fprintf(out, "},\n  {%llu, %llu, %llu},\n  (om_source *)SOURCES, %zu, (opmap_row *)ROWS, %zu,\n"
+                 "  %s, %zu\n};\n",
             (unsigned long long)t->unpublished.min, (unsigned long long)t->unpublished.expected,
-            (unsigned long long)t->unpublished.max, t->n_sources, t->n_rows);
+            (unsigned long long)t->unpublished.max, t->n_sources, t->n_rows,
+            t->n_advice ? "(om_advice_rule *)ADVICE" : "0", t->n_advice);
     fclose(body);
 
     if (!(out = fopen(argv[2], "w"))) {

@@ -1,0 +1,228 @@
+/*
+ * rules/advice.c - the advice detectors (see advice.h).
+ *
+ * Each looks at one instance at a time, or at the model's inputs at the end; none recurses
+ * and none allocates. A value chain is followed through ir_fact.def at most CHAIN_MAX steps.
+ */
+#include "advice.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/text.h"
+#include "../table/table_internal.h"
+
+#define CHAIN_MAX 16
+
+static int onnx_op(const ir_node *n, const char *op)
+{
+    return strcmp(n->domain, "ai.onnx") == 0 && strcmp(n->op, op) == 0;
+}
+
+/* Counts a match and keeps the first one's path. */
+static void hit(om_advice_state *st, const om_visit *v)
+{
+    if (!st->count++)
+        snprintf(st->where, sizeof(st->where), "%s", v->path);
+}
+
+/* Adds an operator name to st->value once ("Shape, Gather, Unsqueeze"), six at most. */
+static void note_op(om_advice_state *st, const char *op)
+{
+    char probe[80];
+    size_t n = 0;
+    const char *p;
+    snprintf(probe, sizeof(probe), "%s", op);
+    for (p = st->value; *p; p++)
+        n += *p == ',';
+    if (strstr(st->value, probe) || n >= 5)
+        return;
+    om_appendf(st->value, sizeof(st->value), &st->value_len, "%s%s", st->value_len ? ", " : "",
+               op);
+}
+
+static int const_scalar(const ir_fact *f, double *out)
+{
+    if (!f->is_const || !f->value || !f->value->values || f->value->n_values != 1)
+        return 0;
+    *out = f->value->values[0];
+    return 1;
+}
+
+static int any_shape_input(const ir_node *n)
+{
+    uint32_t i;
+    for (i = 0; i < n->n_inputs; i++)
+        if (n->inputs[i][0] && n->in_facts[i].is_shape)
+            return 1;
+    return 0;
+}
+
+/* The ops from the graph input to a value, following input 0 (outermost first). */
+static void chain_to_input(const ir_fact *f, char *buf, size_t size)
+{
+    const ir_node *seen[CHAIN_MAX];
+    size_t n = 0, used = 0, i;
+    buf[0] = 0;
+    while (f && f->def && n < CHAIN_MAX) {
+        const ir_node *d = f->def;
+        seen[n++] = d;
+        if (!d->n_inputs || !d->in_facts)
+            return; /* starts at a constant: not preprocessing of an input */
+        f = &d->in_facts[0];
+    }
+    if (!f || f->def || f->is_const || !n)
+        return;
+    for (i = n; i-- > 0;)
+        om_appendf(buf, size, &used, "%s%s", i + 1 == n ? "" : " -> ", seen[i]->op);
+}
+
+void om_advice_visit(int detector, om_advice_state *st, const om_visit *v)
+{
+    const ir_node *n = v->node;
+    uint32_t k;
+    double x;
+    if (v->depth != 0 || strcmp(n->domain, "ai.onnx") != 0 || !n->in_facts)
+        return;
+    switch (detector) {
+    case OM_DET_SHAPE_ARITHMETIC:
+        /* computing from shapes: Shape/Size, or shape arithmetic with a shape input (nodes
+         * over constants alone, such as Identity of a weight, are constant folding's) */
+        if (n->n_outputs && n->out_facts && n->out_facts[0].is_shape &&
+            (onnx_op(n, "Shape") || onnx_op(n, "Size") || any_shape_input(n))) {
+            hit(st, v);
+            note_op(st, n->op);
+        }
+        break;
+    case OM_DET_SMALL_CHANNEL:
+    case OM_DET_IMAGE_INPUT:
+        if (!onnx_op(n, "Conv"))
+            break;
+        st->convs++;
+        if (!st->seen_conv && n->n_inputs) {
+            st->seen_conv = 1;
+            chain_to_input(&n->in_facts[0], st->chain, sizeof(st->chain));
+            snprintf(st->where, sizeof(st->where), "%s", v->path);
+        }
+        break;
+    case OM_DET_GELU:
+        if (onnx_op(n, "Erf") || onnx_op(n, "Gelu"))
+            hit(st, v);
+        break;
+    case OM_DET_VARIANCE:
+        /* ReduceMean(Pow(x, 2)): the variance of a LayerNorm written out of primitives */
+        if (onnx_op(n, "ReduceMean") && n->n_inputs && n->in_facts[0].def &&
+            onnx_op(n->in_facts[0].def, "Pow") && n->in_facts[0].def->n_inputs > 1 &&
+            n->in_facts[0].def->in_facts && const_scalar(&n->in_facts[0].def->in_facts[1], &x) &&
+            x == 2.0)
+            hit(st, v);
+        break;
+    case OM_DET_TOKEN_PADDING:
+        /* x + pos_embedding with a [1, N, D] constant: N tokens, D a multiple of 16 */
+        if (!onnx_op(n, "Add"))
+            break;
+        for (k = 0; k < n->n_inputs && k < 2; k++) {
+            const ir_tensor *t = n->in_facts[k].is_const ? n->in_facts[k].value : NULL;
+            if (t && t->ndims == 3 && t->dims[0] == 1 && t->dims[1] > 16 && t->dims[1] % 16 &&
+                t->dims[2] > 0 && t->dims[2] % 16 == 0) {
+                if (!st->count)
+                    snprintf(st->value, sizeof(st->value), "%lld tokens (pad to %lld)",
+                             (long long)t->dims[1], (long long)((t->dims[1] + 15) / 16 * 16));
+                hit(st, v);
+                break;
+            }
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+/* "[batch, 3, 224, 224]" */
+static void dims_text(const ir_type *t, char *buf, size_t size)
+{
+    size_t used = 0;
+    int32_t d;
+    buf[0] = 0;
+    om_appendf(buf, size, &used, "[");
+    for (d = 0; d < t->rank && d < 8; d++) {
+        const ir_dim *x = &t->dims[d];
+        if (x->param)
+            om_appendf(buf, size, &used, "%s%.40s", d ? ", " : "", x->param);
+        else if (x->value >= 0)
+            om_appendf(buf, size, &used, "%s%lld", d ? ", " : "", (long long)x->value);
+        else
+            om_appendf(buf, size, &used, "%s?", d ? ", " : "");
+    }
+    om_appendf(buf, size, &used, "%s]", d < t->rank ? ", ..." : "");
+}
+
+/* An image-like input: NCHW with 1 to 4 channels. */
+static const ir_value *image_input(const ir_value *inputs, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const ir_type *t = &inputs[i].type;
+        if (t->kind == IR_TYPE_TENSOR && t->rank == 4 && t->dims && t->dims[1].value >= 1 &&
+            t->dims[1].value <= 4 && !t->dims[1].param)
+            return &inputs[i];
+    }
+    return NULL;
+}
+
+int om_advice_finish(int detector, om_advice_state *st, const ir_value *inputs, size_t n_inputs)
+{
+    const ir_value *img;
+    char dims[160];
+    size_t i;
+    switch (detector) {
+    case OM_DET_DYNAMIC_BATCH:
+        for (i = 0; i < n_inputs; i++) {
+            const ir_type *t = &inputs[i].type;
+            if (t->kind != IR_TYPE_TENSOR || t->rank < 1 || !t->dims ||
+                (!t->dims[0].param && t->dims[0].value >= 0))
+                continue;
+            if (!st->count++) {
+                dims_text(t, dims, sizeof(dims));
+                snprintf(st->value, sizeof(st->value), "input '%.60s' %s", inputs[i].name, dims);
+                snprintf(st->where, sizeof(st->where), "main/inputs/%.200s", inputs[i].name);
+            }
+        }
+        return st->count > 0;
+    case OM_DET_SMALL_CHANNEL:
+        if (!st->convs || !(img = image_input(inputs, n_inputs)))
+            return 0;
+        snprintf(st->value, sizeof(st->value), "input '%.60s' has %lld channels", img->name,
+                 (long long)img->type.dims[1].value);
+        snprintf(st->where, sizeof(st->where), "main/inputs/%.200s", img->name);
+        st->count = 1;
+        return 1;
+    case OM_DET_IMAGE_INPUT:
+        if (!(img = image_input(inputs, n_inputs)))
+            return 0;
+        dims_text(&img->type, dims, sizeof(dims));
+        st->value_len = 0;
+        om_appendf(st->value, sizeof(st->value), &st->value_len, "input '%.60s' %s", img->name,
+                   dims);
+        if (st->chain[0])
+            om_appendf(st->value, sizeof(st->value), &st->value_len,
+                       "; before the first Conv: %s", st->chain);
+        if (!st->chain[0])
+            snprintf(st->where, sizeof(st->where), "main/inputs/%.200s", img->name);
+        st->count = 1;
+        return 1;
+    case OM_DET_SHAPE_ARITHMETIC:
+        /* with a dynamic input, fixing it at ATC time (--input_shape) lets the graph engine
+         * fold the shapes itself; onnx-simplifier is for graphs static already */
+        for (i = 0; i < n_inputs; i++) {
+            const ir_type *t = &inputs[i].type;
+            int32_t d;
+            for (d = 0; t->kind == IR_TYPE_TENSOR && t->dims && d < t->rank; d++)
+                if (t->dims[d].param || t->dims[d].value < 0)
+                    return 0;
+        }
+        return st->count > 0;
+    default:
+        return st->count > 0;
+    }
+}

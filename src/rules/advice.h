@@ -1,0 +1,32 @@
+/*
+ * rules/advice.h - the detectors behind the table's advice (docs/table-format.md, "Advice"):
+ * patterns in an ONNX model that Ascend's engineers met with an ATC flag or a graph edit.
+ *
+ * A scan keeps one state per advice entry: om_advice_visit() sees every instance of the main
+ * graph, om_advice_finish() decides with the model's inputs whether the advice applies.
+ */
+#ifndef OM_ADVICE_H
+#define OM_ADVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../ir/ir.h"
+#include "../walker/walker.h"
+
+typedef struct om_advice_state {
+    uint64_t count;           /* matches: instances or inputs */
+    char value[240];          /* what matched, e.g. "input [batch, 3, 224, 224]" */
+    char where[300];          /* the first match's node path */
+    size_t value_len;
+    uint64_t convs;           /* Conv instances seen */
+    int seen_conv;            /* the first Conv of the main graph was looked at */
+    char chain[200];          /* ops between the graph input and that Conv */
+} om_advice_state;
+
+void om_advice_visit(int detector, om_advice_state *st, const om_visit *v);
+
+/* 1 when the advice applies (st->value and st->where then say where). */
+int om_advice_finish(int detector, om_advice_state *st, const ir_value *inputs, size_t n_inputs);
+
+#endif /* OM_ADVICE_H */
