@@ -284,6 +284,9 @@ class Builder:
                 generic_hint = r.hint = ("Replace %s with operators ATC supports, or add a CANN custom "
                                          "operator with an ATC ONNX parser plugin." % op)
             r.no_registration = (verdict, generic_hint)
+            r.ascend["how"] = ("nothing at opset %s: ATC parses %s at opset %s only" % (ranges(span), op, ranges(other))
+                               if other else "nothing: no ATC parser registration")
+            r.cite("ascend", *registries)
             if dom == "ai.onnx" and op in ort and hi >= ATC_MIN_OPSET:
                 r.note("ORT's CANN execution provider lists %s (by name, no opset), but it hands the node "
                        "to the same CANN ONNX parser." % op)
@@ -326,6 +329,8 @@ class Builder:
             r.cite("ascend", *(plugin_srcs or {"msit-onnx-map"}))
             r.note("ATC's parser replaces this node by a subgraph of CANN ops (%s)." % (
                 ", ".join(built) if built else "PartitionedCall; the pinned plugins do not show which"))
+            if not built:
+                r.ascend["how"] = "a subgraph ATC's parser builds (PartitionedCall); no pinned plugin shows of what"
         if real:
             r.ascend["op"] = real[0]
             r.cite("ascend", *(plugin_srcs or {"msit-onnx-map"}))
@@ -533,6 +538,13 @@ class Builder:
             elif rec and rec.get("aten_calls"):
                 r.ascend["how"] = "its kernel re-dispatches to %s" % ", ".join(rec["aten_calls"][:4])
                 r.cite("ascend", "op-plugin-functions")
+            elif rec:
+                r.ascend["how"] = ("op-plugin's %s kernel, which calls no aclnn API" % " and ".join(sorted(kernel_paths))
+                                   if kernel_paths else "an op-plugin registration without a kernel range")
+                r.cite("ascend", "op-plugin-functions")
+            else:
+                r.ascend["how"] = "a kernel inside torch_npu itself"
+                r.cite("ascend", "torch-npu-native")
         elif nf and any(o["composite_implicit"] or o["composite_explicit"] or
                         (o["structured_delegate"] and o["structured_delegate"].split(".")[0] != base)
                         for o in nf["overloads"].values()):
@@ -552,6 +564,7 @@ class Builder:
         elif nf:
             r.set_status("partial", "pytorch-native-functions", "op-plugin-functions", "torch-npu-native")
             r.ascend["engine"] = "cpu_fallback"
+            r.ascend["how"] = "the host CPU, through torch_npu's fallback (no NPU kernel)"
             r.cite("ascend", "pytorch-native-functions", "op-plugin-functions", "torch-npu-native")
             r.flag("performance", "pytorch-native-functions", "op-plugin-functions", "torch-npu-native")
             backends = sorted({b for o in nf["overloads"].values() for b in o["backends"]})
@@ -634,6 +647,10 @@ class Builder:
         if base.startswith("npu_") and rec and not base.endswith("backward"):
             r.ascend["api"] = "torch_npu." + base
             r.cite("ascend", "op-plugin-functions")
+        if not r.ascend and (rec or tn):
+            r.ascend["how"] = ("a torch_npu custom kernel (op-plugin), no aclnn API named" if rec
+                               else "a kernel inside torch_npu itself")
+            r.cite("ascend", "op-plugin-functions" if rec else "torch-npu-native")
         dep = self.f["op_plugin"]["deprecated"]
         if base in dep:
             r.flag("deprecated", "op-plugin-deprecated")
@@ -936,6 +953,8 @@ class Builder:
                     r.curated.append("no pinned source speaks for this operator; treated as needing a rewrite")
             if r.status == "structural":
                 r.socs = {}
+            if r.ascend.get("engine") == "cpu_fallback" and not r.ascend.get("how"):
+                r.ascend["how"] = "the host CPU, through torch_npu's fallback (no NPU kernel)"
             if r.status in ("partial", "rewrite") and not r.hint and r.ascend.get("engine") == "cpu_fallback":
                 r.hint = "Keep it off the hot path or replace it with ops that have NPU kernels."
             # main chips no source speaks for (only on rows that carry some chip facts)
