@@ -380,6 +380,57 @@ class Cli(unittest.TestCase):
         t = self.write("t.yaml", "schema: 1\nops: [1]\n")
         self.assertInputError(run("table", "lint", t), t + ":2:7:")
 
+    def test_table_show_every_fact_with_its_grade(self):
+        proc = run("table", "show", "aten::add")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        out = proc.stdout
+        # op-plugin's skip list runs test_neg_view only in float64: no float64 partial from it
+        self.assertNotIn("float64 fails", out)
+        self.assertNotIn("constraint:", out)
+        self.assertIn("status:      full  [kernel: op-plugin-functions]", out)
+        self.assertIn("on Ascend:   aclnnAdd  [kernel: op-plugin-functions]", out)
+        self.assertRegex(out, r"dtypes:      input 0: .*float64.*\[doc: torch-npu-api-docs\]")
+        self.assertRegex(out, r"ascend910b   full  \[doc: torch-npu-api-docs\]")
+        proc = run("table", "show", "aten::threshold")
+        self.assertNotIn("flag:", proc.stdout)  # the guide's boundary claim: advisory only
+        self.assertIn("Practice report", proc.stdout)
+        self.assertIn("aclnnThreshold documents PyTorch's exact rule", proc.stdout)
+        # what each operator becomes, read from the parser plugin
+        proc = run("table", "show", "ai.onnx::Conv")
+        self.assertIn("Conv2D", proc.stdout)
+        self.assertIn("Conv3D", proc.stdout)
+        proc = run("table", "show", "aten::native_layer_norm")
+        self.assertIn("aclnnLayerNorm", proc.stdout)
+        self.assertNotIn("on Ascend:   aclnnFastLayerNorm", proc.stdout)
+
+    def test_unpublished_apart_in_every_format(self):
+        m = model("test_slice")
+        proc, one = scan_json("--soc", "ascend950", m)
+        proc, all_ = scan_json("--soc", "all", m)
+        n = all_["models"][0]["unpublished"]["operators"]
+        self.assertGreater(n, 0)
+        op = all_["models"][0]["operators"][0]
+        self.assertTrue(op["unpublished"])
+        self.assertIn(False, [c["published"] for c in op["chips"].values()])
+        # chips without a published answer never move the estimate
+        self.assertEqual(one["models"][0]["estimate"], all_["models"][0]["estimate"])
+        out = os.path.join(self.tmp, "r")
+        proc = run("scan", "--soc", "all", "--format", "text,json,html,markdown,csv,sarif,junit",
+                   "-o", out, m)
+        self.assertIn(proc.returncode, (0, 1), proc.stderr)
+
+        def read(ext):
+            with open(os.path.join(out, "opmap-report." + ext), encoding="utf-8") as f:
+                return f.read()
+        self.assertIn("unpublished: %d operator" % n, read("txt"))
+        self.assertIn('"unpublished"', read("json"))
+        self.assertIn("Unpublished chip answers", read("html"))
+        self.assertIn("| Unpublished |", read("md"))
+        self.assertIn(",unpublished,", read("csv").splitlines()[0])
+        self.assertIn("unpublished", read("csv").splitlines()[1])
+        self.assertIn('"unpublishedOperators": %d' % n, read("sarif"))
+        self.assertIn('name="unpublished_operators" value="%d"' % n, read("xml"))
+
     def test_table_lint_wants_a_source_and_grade_for_every_fact(self):
         head = ("schema: 1\nsources:\n  - {id: s, taken: t, grade: doc}\n  - {id: u, taken: t}\n"
                 "ops:\n")

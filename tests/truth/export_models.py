@@ -5,7 +5,7 @@ exported one. Nothing is downloaded.
 
     export_models.py RECIPES_DIR CACHE_DIR [NAME...]
 
-Writes CACHE_DIR/<name>.onnx, skipping files already exported for the same recipe file and
+Writes CACHE_DIR/<name>.onnx, skipping files already exported for the same recipe, script and
 torch version (CACHE_DIR/<name>.stamp), and prints one line per model.
 """
 import hashlib
@@ -93,14 +93,30 @@ def export(recipe, path):
                       do_constant_folding=True)
 
 
-def stamp_of(recipe_path):
+def stamp_of(recipe_text):
     import torch
     import torchvision
-    with open(recipe_path, "rb") as f:
-        digest = hashlib.sha256(f.read()).hexdigest()
+    digest = hashlib.sha256(recipe_text.encode()).hexdigest()
     with open(__file__, "rb") as f:
         digest += hashlib.sha256(f.read()).hexdigest()
     return "%s torch %s torchvision %s\n" % (digest, torch.__version__, torchvision.__version__)
+
+
+def export_cached(recipe, cache):
+    """CACHE/<name>.onnx for a recipe (a dict shaped like a recipe file), exported unless the
+    cache holds it for the same recipe, script and torch; returns (path, what was done)."""
+    name = recipe["name"]
+    out = os.path.join(cache, name + ".onnx")
+    stamp = os.path.join(cache, name + ".stamp")
+    want = stamp_of(yaml.safe_dump(recipe, sort_keys=True))
+    if os.path.exists(out) and os.path.exists(stamp) and open(stamp).read() == want:
+        return out, "cached"
+    t = time.time()
+    export(recipe, out + ".part")
+    os.replace(out + ".part", out)
+    with open(stamp, "w") as f:
+        f.write(want)
+    return out, "exported at opset %s in %.1f s" % (recipe["export"].get("opset"), time.time() - t)
 
 
 def main(argv):
@@ -111,22 +127,9 @@ def main(argv):
     os.makedirs(cache, exist_ok=True)
     names = argv[3:] or sorted(f[:-5] for f in os.listdir(recipes) if f.endswith(".yaml"))
     for name in names:
-        rpath = os.path.join(recipes, name + ".yaml")
-        with open(rpath, encoding="utf-8") as f:
+        with open(os.path.join(recipes, name + ".yaml"), encoding="utf-8") as f:
             recipe = yaml.safe_load(f)
-        out = os.path.join(cache, name + ".onnx")
-        stamp = os.path.join(cache, name + ".stamp")
-        want = stamp_of(rpath)
-        if os.path.exists(out) and os.path.exists(stamp) and open(stamp).read() == want:
-            print("%-22s cached" % name)
-            continue
-        t = time.time()
-        export(recipe, out + ".part")
-        os.replace(out + ".part", out)
-        with open(stamp, "w") as f:
-            f.write(want)
-        print("%-22s exported at opset %s in %.1f s" % (name, recipe["export"].get("opset"),
-                                                         time.time() - t))
+        print("%-22s %s" % (name, export_cached(recipe, cache)[1]))
         sys.stdout.flush()
     return 0
 
