@@ -11,9 +11,10 @@ the cases too big to commit (make_hostile.RUNTIME_CASES, generated into a tempor
                   bytes in it;
   expect "valid"  exit 0 or 1 (the gate); the JSON report holds a diagnostic containing
                   `diag` when the manifest gives one;
-  every case      finishes within 1 s (2 s when OPMAP_HOSTILE_SLOW=1, e.g. under ASan; the
-                  budget is per run of the program, so it covers reading, scanning and the
-                  report); with -o FILE and an error, no FILE and no temporary file is left.
+  every case      finishes (a 60 s timeout detects a hang; no duration is asserted: the
+                  slowest case is printed, and quadratic blow-ups such as many_sources.yaml
+                  would take minutes); with -o FILE and an error, no FILE and no temporary
+                  file is left.
 
 Archives (`container`: zip and pickle cases) are TorchScript input: without the TorchScript
 reader they are "unsupported input", with it a format error naming the entry or offset;
@@ -30,8 +31,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = os.path.join(HERE, "cases")
 TESTDATA = os.environ.get("OPMAP_TESTDATA", "/usr/share/libonnx-testdata/data")
-SLOW = os.environ.get("OPMAP_HOSTILE_SLOW") == "1"
-BUDGET = 2.0 if SLOW else 1.0
+HANG = 60  # seconds: a hang detector, not a performance budget
 # a small real model to scan when the case is a table
 SMALL_MODEL = os.path.join(TESTDATA, "node", "test_relu", "model.onnx")
 
@@ -45,14 +45,10 @@ def run(opmap, case, path, tmp):
     out = os.path.join(tmp, "report.json")
     args = [opmap, "scan", "-q", "--format", "json", "-o", out]
     args += ["--table", path, SMALL_MODEL] if case.get("table") else [path]
-    start = time.monotonic()
     try:
-        proc = subprocess.run(args, capture_output=True, timeout=60)
+        proc = subprocess.run(args, capture_output=True, timeout=HANG)
     except subprocess.TimeoutExpired:
-        return [f"still running after 60 s (budget {BUDGET} s)"]
-    took = time.monotonic() - start
-    if took > BUDGET:
-        problems.append(f"took {took:.2f} s, budget {BUDGET} s")
+        return [f"still running after {HANG} s (a hang or a quadratic blow-up)"]
     if proc.returncode < 0 or proc.returncode >= 70:
         problems.append(f"crashed or failed internally: exit {proc.returncode}")
     stderr = proc.stderr.decode("utf-8", "replace")
@@ -141,7 +137,7 @@ def main():
                 for p in problems:
                     print("     " + p)
     print(f"run_hostile: {ran} cases, {failed} failed; slowest {slowest[1]} "
-          f"({slowest[0]:.2f} s, budget {BUDGET} s)")
+          f"({slowest[0]:.2f} s, for information)")
     return 1 if failed else 0
 
 

@@ -112,10 +112,12 @@ def export_cached(recipe, cache):
     if os.path.exists(out) and os.path.exists(stamp) and open(stamp).read() == want:
         return out, "cached"
     t = time.time()
-    export(recipe, out + ".part")
-    os.replace(out + ".part", out)
-    with open(stamp, "w") as f:
+    part = "%s.%d.part" % (out, os.getpid())   # another run may export the same model at once
+    export(recipe, part)
+    os.replace(part, out)
+    with open(stamp + ".%d" % os.getpid(), "w") as f:
         f.write(want)
+    os.replace(stamp + ".%d" % os.getpid(), stamp)
     return out, "exported at opset %s in %.1f s" % (recipe["export"].get("opset"), time.time() - t)
 
 
