@@ -87,6 +87,21 @@ static const om_soc_answer *soc_answer(const opmap_row *row, uint32_t soc)
     return NULL;
 }
 
+/* items joined by sep into one arena string ("" for none); NULL when memory ran out. */
+static const char *join_list(om_arena *A, const char *const *items, size_t n, const char *sep)
+{
+    size_t i, len = 1, used = 0;
+    char *s;
+    for (i = 0; i < n; i++)
+        len += strlen(items[i]) + strlen(sep);
+    if (!(s = om_arena_alloc(A, len)))
+        return NULL;
+    s[0] = 0;
+    for (i = 0; i < n; i++)
+        om_appendf(s, len, &used, "%s%s", i ? sep : "", items[i]);
+    return s;
+}
+
 /*
  * What the operator ends as on Ascend, in one phrase: the operators the table says it
  * becomes (a parser expansion lists them all), else its CANN op, aclnn kernel or torch_npu
@@ -94,8 +109,6 @@ static const om_soc_answer *soc_answer(const opmap_row *row, uint32_t soc)
  */
 static const char *becomes(om_arena *A, const opmap_row *row)
 {
-    size_t i, len = 1, used = 0;
-    char *s;
     if (!row)
         return om_arena_strdup(A, "no row in the table");
     if (!row->n_ascend_ops) {
@@ -109,14 +122,7 @@ static const char *becomes(om_arena *A, const opmap_row *row)
                                   : row->status == OPMAP_OP_REWRITE ? "none (no Ascend implementation)"
                                   : "not published");
     }
-    for (i = 0; i < row->n_ascend_ops; i++)
-        len += strlen(row->ascend_ops[i]) + 2;
-    if (!(s = om_arena_alloc(A, len)))
-        return NULL;
-    s[0] = 0;
-    for (i = 0; i < row->n_ascend_ops; i++)
-        om_appendf(s, len, &used, "%s%s", i ? ", " : "", row->ascend_ops[i]);
-    return s;
+    return join_list(A, row->ascend_ops, row->n_ascend_ops, ", ");
 }
 
 /* What a node is answered as: usually its own (domain, name); see aten_fallback(). */
@@ -234,16 +240,7 @@ static why from_evidence(const om_evidence *ev)
 
 static const char *join_sources(om_arena *A, const why *w)
 {
-    size_t i, len = 1, used = 0;
-    char *s;
-    for (i = 0; i < w->n_sources; i++)
-        len += strlen(w->sources[i]) + 2;
-    if (!(s = om_arena_alloc(A, len)))
-        return NULL;
-    s[0] = 0;
-    for (i = 0; i < w->n_sources; i++)
-        om_appendf(s, len, &used, "%s%s", i ? ", " : "", w->sources[i]);
-    return s;
+    return join_list(A, w->sources, w->n_sources, ", ");
 }
 
 static int add_reason(group *g, opmap_op *op, const char *message, const char *actual,
@@ -623,26 +620,22 @@ static int finish_advice(group *g)
 {
     opmap_result *res = g->res;
     om_arena *A = &res->arena;
-    size_t i, k;
+    size_t i;
     for (i = 0; g->advice && i < g->table->n_advice; i++) {
         const om_advice_rule *rule = &g->table->advice[i];
         om_advice_state *st = &g->advice[i];
         om_advice *a;
-        char recipes[1024];
-        size_t used = 0;
         why w;
         if (!om_advice_finish(rule->detector, st, res->inputs, res->n_inputs))
             continue;
-        recipes[0] = 0;
-        for (k = 0; k < rule->n_recipes; k++)
-            om_appendf(recipes, sizeof(recipes), &used, "%s%s", k ? "; " : "", rule->recipes[k]);
         w = from_evidence(&rule->ev);
         if (!(a = om_vec_push(&res->advice, &res->mem)) || !(a->id = om_arena_strdup(A, rule->id)) ||
             !(a->message = om_arena_strdup(A, rule->message)) ||
             !(a->action = om_arena_strdup(A, rule->action)) ||
             !(a->value = om_arena_strdup(A, st->value)) ||
             !(a->where = om_arena_strdup(A, st->where)) ||
-            !(a->sources = join_sources(A, &w)) || !(a->recipes = om_arena_strdup(A, recipes)))
+            !(a->sources = join_sources(A, &w)) ||
+            !(a->recipes = join_list(A, rule->recipes, rule->n_recipes, "; ")))
             return oom(g);
         a->count = st->count;
         a->grade = rule->ev.grade;

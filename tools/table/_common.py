@@ -121,6 +121,25 @@ class Source:
             return f.read()
 
 
+def split_top(text, opening="([{<", closing=")]}>"):
+    """Split at the commas outside any bracket pair (C++ parameter lists, ATen schemas);
+    empty trailing text is dropped, the parts are not stripped."""
+    parts, depth, cur = [], 0, []
+    for c in text:
+        if c in opening:
+            depth += 1
+        elif c in closing:
+            depth -= 1
+        if c == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(c)
+    if "".join(cur).strip():
+        parts.append("".join(cur))
+    return parts
+
+
 def strip_c_comments(text):
     """Remove // and /* */ comments, keeping string literals intact (CRLF -> LF)."""
     text = text.replace("\r\n", "\n")

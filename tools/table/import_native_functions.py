@@ -31,27 +31,9 @@ import re
 
 import yaml
 
-from _common import importer_main, open_source
+from _common import importer_main, open_source, split_top
 
 COMPOSITE_EXPLICIT = {"CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional"}
-
-
-def split_args(text):
-    """Top-level comma split of a schema's argument list."""
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        out.append(cur.strip())
-    return out
 
 
 def arg_list(func):
@@ -68,7 +50,7 @@ def schema_args(func):
     """[{name, type, default}] in order; the keyword-only marker '*' is dropped."""
     inner = arg_list(func)[0]
     args = []
-    for a in split_args(inner):
+    for a in (x.strip() for x in split_top(inner, "([", ")]")):
         if a == "*":
             continue
         decl, _, default = a.partition("=")

@@ -69,7 +69,7 @@ import re
 
 import yaml
 
-from _common import HERE, importer_main, open_source, strip_c_comments, version_key
+from _common import HERE, importer_main, open_source, strip_c_comments, version_key, split_top
 
 FUNCS = "op_plugin/config/op_plugin_functions.yaml"
 DEPRECATED = "op_plugin/config/deprecated.yaml"
@@ -351,23 +351,6 @@ def _match_brace(text, i):
     return len(text) - 1
 
 
-def _split_top(s):
-    parts, depth, cur = [], 0, []
-    for c in s:
-        if c in "(<[{":
-            depth += 1
-        elif c in ")>]}":
-            depth -= 1
-        if c == "," and depth == 0:
-            parts.append("".join(cur))
-            cur = []
-        else:
-            cur.append(c)
-    if "".join(cur).strip():
-        parts.append("".join(cur))
-    return parts
-
-
 def scan_defs(text, path, all_versions):
     """C++ function definitions of one file: name, qual, ns, params, min/max arity, body, versions."""
     text, snaps = _preprocess(strip_c_comments(text))
@@ -394,7 +377,7 @@ def scan_defs(text, path, all_versions):
             else:
                 end = _match_brace(text, i)
                 if m_fn and m_fn.group(2) not in CPP_KEYWORDS:
-                    params = [p.strip() for p in _split_top(m_fn.group(3)) if p.strip() and p.strip() != "void"]
+                    params = [p.strip() for p in split_top(m_fn.group(3)) if p.strip() and p.strip() != "void"]
                     guard = snaps[bisect.bisect_right(snap_pos, i) - 1][1]
                     defs.append({
                         "name": m_fn.group(2), "qual": re.sub(r"\s+", "", m_fn.group(1)).rstrip(":"),
@@ -440,7 +423,7 @@ def schema_arguments(func):
     head = func.split("->")[0]
     inner = head[head.index("(") + 1:head.rindex(")")]
     args, kw = [], False
-    for a in _split_top(inner.replace("[", "<").replace("]", ">")):
+    for a in split_top(inner.replace("[", "<").replace("]", ">")):
         a = a.strip().replace("<", "[").replace(">", "]")
         if a == "*":
             kw = True
