@@ -770,6 +770,8 @@ static int parse_inputs(ld *l, const yt_node *seq, opmap_row *row)
     int rc;
     if ((rc = yr_kind(&l->y, seq, YT_SEQ, "inputs")))
         return rc;
+    if (seq->n > 64) /* duplicates are looked for pairwise */
+        return yr_bad(&l->y, seq, "inputs: at most 64 entries");
     row->n_inputs = seq->n;
     if (seq->n && !(row->inputs = om_arena_array(l->y.A, seq->n, sizeof(om_input_dtypes))))
         return yr_oom(&l->y);
