@@ -29,13 +29,18 @@ static void hit(om_advice_state *st, const om_visit *v)
 /* Adds an operator name to st->value once ("Shape, Gather, Unsqueeze"), six at most. */
 static void note_op(om_advice_state *st, const char *op)
 {
-    char probe[80];
-    size_t n = 0;
-    const char *p;
-    snprintf(probe, sizeof(probe), "%s", op);
-    for (p = st->value; *p; p++)
-        n += *p == ',';
-    if (strstr(st->value, probe) || n >= 5)
+    const char *p = st->value;
+    size_t n = 0, len = strlen(op);
+    while (*p) {
+        size_t item = strcspn(p, ",");
+        if (item == len && strncmp(p, op, len) == 0)
+            return; /* named already */
+        n++;
+        p += item;
+        while (*p == ',' || *p == ' ')
+            p++;
+    }
+    if (n >= 6)
         return;
     om_appendf(st->value, sizeof(st->value), &st->value_len, "%s%s", st->value_len ? ", " : "",
                op);
@@ -67,8 +72,8 @@ static void chain_to_input(const ir_fact *f, char *buf, size_t size)
     while (f && f->def && n < CHAIN_MAX) {
         const ir_node *d = f->def;
         seen[n++] = d;
-        if (!d->n_inputs || !d->in_facts)
-            return; /* starts at a constant: not preprocessing of an input */
+        if (!d->n_inputs || !d->in_facts || !d->inputs[0][0])
+            return; /* starts at a constant or an omitted input: not an input's preprocessing */
         f = &d->in_facts[0];
     }
     if (!f || f->def || f->is_const || !n)
@@ -123,8 +128,10 @@ void om_advice_visit(int detector, om_advice_state *st, const om_visit *v)
             break;
         for (k = 0; k < n->n_inputs && k < 2; k++) {
             const ir_tensor *t = n->in_facts[k].is_const ? n->in_facts[k].value : NULL;
-            if (t && t->ndims == 3 && t->dims[0] == 1 && t->dims[1] > 16 && t->dims[1] % 16 &&
-                t->dims[2] > 0 && t->dims[2] % 16 == 0) {
+            /* dims come from the model: bounded before any arithmetic on them */
+            if (t && t->ndims == 3 && t->dims[0] == 1 && t->dims[1] > 16 &&
+                t->dims[1] < ((int64_t)1 << 40) && t->dims[1] % 16 && t->dims[2] > 0 &&
+                t->dims[2] % 16 == 0) {
                 if (!st->count)
                     snprintf(st->value, sizeof(st->value), "%lld tokens (pad to %lld)",
                              (long long)t->dims[1], (long long)((t->dims[1] + 15) / 16 * 16));

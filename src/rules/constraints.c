@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/text.h"
+
 /* An attribute value as the comparisons see it. */
 typedef struct val {
     int kind;               /* OM_VAL_NUM, OM_VAL_STR or OM_VAL_LIST */
@@ -185,10 +187,12 @@ static void print_val(const val *v, char *buf, size_t size)
             print_scalar(&e, buf + used, size - used);
         used = strlen(buf);
     }
-    if (i < v->n && used + 5 < size)
+    if (i < v->n && used + 6 < size)
         used += (size_t)snprintf(buf + used, size - used, ", ...");
     if (used + 2 <= size)
         snprintf(buf + used, size - used, "]");
+    else if (size >= 2)
+        buf[size - 2] = ']'; /* cut short: still a closed list */
 }
 
 static const ir_attr omitted;
@@ -218,15 +222,18 @@ static int holds_one(const om_constraint *c, const ir_node *n, char *actual, siz
 
 int om_constraint_holds(const om_constraint *c, const ir_node *n, char *actual, size_t size)
 {
+    char part[200];
     size_t i, used;
+    /* whether it holds never depends on how long the text of the values is */
     if (!holds_one(c, n, actual, size))
         return 0;
-    for (i = 0; i < c->n_also; i++) {
-        used = strlen(actual);
-        if (used + 3 >= size || !holds_one(&c->also[i], n, actual + used + 2, size - used - 2))
+    for (i = 0; i < c->n_also; i++)
+        if (!holds_one(&c->also[i], n, part, sizeof(part)))
             return 0;
-        actual[used] = ';';
-        actual[used + 1] = ' ';
+    used = strlen(actual);
+    for (i = 0; i < c->n_also; i++) {
+        holds_one(&c->also[i], n, part, sizeof(part));
+        om_appendf(actual, size, &used, "; %s", part);
     }
     return 1;
 }
@@ -251,6 +258,8 @@ static int holds_one(const om_constraint *c, const ir_node *n, char *actual, siz
         if (a) {
             if (!from_attr(a, &v))
                 return 0;
+            if (a != ir_node_attr(n, c->attr))
+                v.single = 0; /* TorchScript arguments are doubles */
         } else if (c->has_default) {
             from_value(&c->def, &v);
         } else {

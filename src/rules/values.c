@@ -276,6 +276,8 @@ static int infer_node(infer *in, ir_node *n, scope *s)
 {
     uint32_t i, a;
     size_t k;
+    int is_shape;
+    int32_t rule_dt = 0;
     if ((n->n_inputs && !(n->in_facts = om_arena_array(&in->m->arena, n->n_inputs, sizeof(ir_fact)))) ||
         (n->n_outputs && !(n->out_facts = om_arena_array(&in->m->arena, n->n_outputs, sizeof(ir_fact)))))
         return om_fail_mem(in->err, &in->m->mem, in->m->name);
@@ -285,6 +287,8 @@ static int infer_node(infer *in, ir_node *n, scope *s)
         if (f)
             n->in_facts[i] = *f;
     }
+    /* once per node, not per output: a hostile node may have many of both */
+    is_shape = shape_arithmetic(n);
     for (i = 0; i < n->n_outputs; i++) {
         ir_fact *o = &n->out_facts[i];
         const ir_fact *declared = lookup(s, n->outputs[i]);
@@ -304,9 +308,12 @@ static int infer_node(infer *in, ir_node *n, scope *s)
                 o->rank = 0;
             }
         }
+        /* the rules tell outputs 0 to 3 apart (TopK, Unique...); later ones are like 3 */
+        if (i < 4)
+            rule_dt = om_values_rule_dtype(n, i);
         if (!o->dtype)
-            o->dtype = om_values_rule_dtype(n, i);
-        o->is_shape = shape_arithmetic(n);
+            o->dtype = rule_dt;
+        o->is_shape = (uint8_t)is_shape;
         o->def = n;
         if (declared) {
             if (declared->dtype)

@@ -107,7 +107,7 @@ static const char *join_list(om_arena *A, const char *const *items, size_t n, co
  * becomes (a parser expansion lists them all), else its CANN op, aclnn kernel or torch_npu
  * API. Never a bare dash: rows that say nothing say "not published".
  */
-static const char *becomes(om_arena *A, const opmap_row *row)
+static const char *becomes(om_arena *A, const opmap_row *row, int runs_on_a_chip)
 {
     if (!row)
         return om_arena_strdup(A, "no row in the table");
@@ -119,8 +119,9 @@ static const char *becomes(om_arena *A, const opmap_row *row)
         if (row->ascend_how)
             return om_arena_strdup(A, row->ascend_how);
         return om_arena_strdup(A, row->status == OPMAP_OP_STRUCTURAL ? "none (graph plumbing)"
-                                  : row->status == OPMAP_OP_REWRITE ? "none (no Ascend implementation)"
-                                  : "not published");
+                                  : row->status == OPMAP_OP_REWRITE && !runs_on_a_chip
+                                      ? "none (no Ascend implementation)"
+                                      : "not published");
     }
     return join_list(A, row->ascend_ops, row->n_ascend_ops, ", ");
 }
@@ -206,7 +207,9 @@ static opmap_op *new_op(group *g, const opkey *key)
         !(op->api = dup_or_empty(A, row ? row->api : NULL)) ||
         !(op->engine = dup_or_empty(A, row ? row->engine : NULL)))
         return NULL;
-    if (!(op->becomes = becomes(A, row)) ||
+    for (c = 0, k = 0; c < res->n_chips; c++)
+        k |= op->chip_status[c] == OPMAP_OP_FULL || op->chip_status[c] == OPMAP_OP_PARTIAL;
+    if (!(op->becomes = becomes(A, row, k != 0)) ||
         !(op->becomes_how = dup_or_empty(A, row ? row->ascend_how : NULL)))
         return NULL;
     if (row && row->n_sources) {
@@ -347,21 +350,23 @@ static int check_dtypes(group *g, opmap_op *op, const om_visit *v, int *inst)
     for (k = 0; k < n->n_inputs && k <= last; k++) {
         const ir_fact *f = &n->in_facts[k];
         uint64_t partial = 0, note = 0;
-        why w = no_evidence, wc;
+        why w = no_evidence, wn = no_evidence, wc;
         int dt = f->dtype;
         if (!n->inputs[k][0] || dt <= 0 || dt >= 32 || f->is_shape)
             continue;
         for (c = 0; c < res->n_chips; c++) {
             uint32_t mask = kernel_dtypes(row, soc_answer(row, g->chip_soc[c]), k, &wc);
             /* structural ops need no kernel; rewrite/unmapped ones are worse already */
-            if (!mask || (mask & (1u << dt)) || inst[c] != OPMAP_OP_FULL)
+            if (!mask || (mask & (1u << dt)) || inst[c] == OPMAP_OP_STRUCTURAL ||
+                inst[c] >= OPMAP_OP_REWRITE)
                 continue;
-            w = wc;
             if (dt == IR_DT_FLOAT && (mask & (1u << IR_DT_FLOAT16)) && is_onnx(row->domain)) {
                 note |= 1ull << c;
+                wn = wc;
             } else {
                 partial |= 1ull << c;
                 inst[c] = OPMAP_OP_PARTIAL;
+                w = wc;
             }
         }
         snprintf(actual, sizeof(actual), "dtype(input %u)=%s", k, ir_dtype_name(dt));
@@ -378,11 +383,23 @@ static int check_dtypes(group *g, opmap_op *op, const om_visit *v, int *inst)
                      "the kernels listed for input %u take float16, not float32: under ATC's "
                      "default --precision_mode (force_fp16) it computes in float16; with "
                      "must_keep_origin_dtype it would fall back to AI CPU", k);
-            if ((rc = add_reason(g, op, message, actual, -1, 0, note, v->path, &w)))
+            if ((rc = add_reason(g, op, message, actual, -1, 0, note, v->path, &wn)))
                 return rc;
         }
     }
     return OPMAP_OK;
+}
+
+/* A constraint with a rank or dtype condition: a kernel's restriction. */
+static int about_kernel(const om_constraint *ct)
+{
+    size_t i;
+    if (ct->subject == OM_SUBJ_RANK || ct->subject == OM_SUBJ_DTYPE)
+        return 1;
+    for (i = 0; i < ct->n_also; i++)
+        if (ct->also[i].subject == OM_SUBJ_RANK || ct->also[i].subject == OM_SUBJ_DTYPE)
+            return 1;
+    return 0;
 }
 
 /*
@@ -413,7 +430,7 @@ static int evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *r
         uint64_t chips = 0;
         why w = from_evidence(&ct->ev);
         /* kernel restrictions (rank, dtype) say nothing of an instance no kernel runs */
-        if ((ct->subject == OM_SUBJ_RANK || ct->subject == OM_SUBJ_DTYPE) && is_folded)
+        if (is_folded && about_kernel(ct))
             continue;
         for (c = 0; c < res->n_chips; c++)
             if (!ct->soc_mask || (ct->soc_mask & (1ull << g->chip_soc[c])))
@@ -444,7 +461,11 @@ static int evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *r
         if (unknown &&
             (*rc = add_reason(g, op, note ? note : "no public source states whether this chip "
                                                    "supports the operator",
-                              "answer unpublished for this chip: counted apart, not estimated",
+                              op->all_unknown
+                                  ? "answer unpublished for every chip scanned for: estimated "
+                                    "on the row's general answer, counted as unpublished too"
+                                  : "answer unpublished for this chip: counted apart, not "
+                                    "estimated",
                               -1, 0, unknown, v->path, &no_evidence)))
             return worst;
     }

@@ -207,8 +207,9 @@ static const om_evidence *find_fact(const opmap_row *r, const char *fact, uint32
     if (strcmp(fact, "status") == 0)
         return &r->ev_status;
     if (strcmp(fact, "ascend") == 0)
-        return r->ascend_op || r->aclnn || r->api || r->engine || r->n_ascend_ops ? &r->ev_ascend
-                                                                                : NULL;
+        return r->ascend_op || r->aclnn || r->api || r->engine || r->n_ascend_ops || r->ascend_how
+                   ? &r->ev_ascend
+                   : NULL;
     if (strcmp(fact, "dtypes") == 0) {
         *dtypes = r->dtypes;
         return r->dtypes ? &r->ev_dtypes : NULL;

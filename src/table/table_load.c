@@ -209,7 +209,9 @@ static int parse_evidence_keys(ld *l, const yt_node *map, om_evidence *ev)
     }
     if ((rc = parse_grade(l, g, &ev->grade)))
         return rc;
-    if (ev->n_sources && ev->grade > best)
+    if (!ev->n_sources)
+        return yr_bad(&l->y, g, "a grade needs the sources it rests on");
+    if (ev->grade > best)
         return yr_bad(&l->y, g, "grade %s is higher than any cited source's (%s)",
                       grade_names[ev->grade], best ? grade_names[best] : "none");
     return OPMAP_OK;
@@ -234,7 +236,9 @@ static int parse_row_evidence(ld *l, const yt_node *map, opmap_row *row)
     for (i = 0; i < map->n; i++) {
         const yt_node *k = map->items[2 * i], *v = map->items[2 * i + 1];
         om_evidence *ev = NULL;
-        unsigned bit;
+        unsigned bit = 0;
+        if (k->kind != YT_SCALAR || !k->str)
+            return yr_bad(&l->y, k, "evidence: keys are plain names");
         if (strcmp(k->str, "status") == 0)
             ev = &row->ev_status;
         else if (strcmp(k->str, "ascend") == 0)
@@ -245,6 +249,9 @@ static int parse_row_evidence(ld *l, const yt_node *map, opmap_row *row)
             unsigned b = 0;
             while (!(bit & (1u << b)))
                 b++;
+            if (!(row->flags & bit))
+                return yr_bad(&l->y, k, "evidence for flag '%s', which the row does not have",
+                              k->str + 6);
             ev = &row->ev_flags[b];
         }
         if (!ev)
@@ -738,6 +745,8 @@ static int parse_socs(ld *l, const yt_node *map, opmap_row *row)
     for (i = 0; i < map->n; i++) {
         const yt_node *k = map->items[2 * i], *e = map->items[2 * i + 1], *n;
         om_soc_answer *a = &row->socs[i];
+        if (k->kind != YT_SCALAR || !k->str)
+            return yr_bad(&l->y, k, "socs: keys are chip names");
         if ((rc = soc_index(l, k, k->str, &a->soc)) ||
             (rc = yr_kind(&l->y, e, YT_MAP, "a SoC answer")) ||
             (rc = yr_keys(&l->y, e, keys, "a SoC answer")) ||

@@ -412,7 +412,20 @@ class Cli(unittest.TestCase):
         op = all_["models"][0]["operators"][0]
         self.assertTrue(op["unpublished"])
         self.assertIn(False, [c["published"] for c in op["chips"].values()])
-        # chips without a published answer never move the estimate
+        # chips without a published answer never move the estimate, even where the row's
+        # general answer is worse than the published one
+        t = self.write("unp.yaml", "schema: 1\nsources: [{id: s, taken: t, grade: doc}]\nops:\n"
+                       "  - {domain: ai.onnx, op: Relu, since: 14, status: rewrite, sources: [s],\n"
+                       "     socs: {ascend910b: {status: full, sources: [s]},\n"
+                       "            ascend950: {status: unknown}}}\n")
+        relu = model("test_relu")
+        _, a = scan_json("--table", t, "--soc", "ascend910b", relu)
+        _, b = scan_json("--table", t, "--soc", "ascend910b,ascend950", relu)
+        _, c = scan_json("--table", t, "--soc", "ascend950", relu)
+        self.assertEqual(a["models"][0]["estimate"], b["models"][0]["estimate"])
+        self.assertEqual(b["models"][0]["operators"][0]["status"], "full")
+        self.assertEqual(b["models"][0]["unpublished"]["operators"], 1)
+        self.assertEqual(c["models"][0]["operators"][0]["status"], "rewrite")  # all there is
         self.assertEqual(one["models"][0]["estimate"], all_["models"][0]["estimate"])
         out = os.path.join(self.tmp, "r")
         proc = run("scan", "--soc", "all", "--format", "text,json,html,markdown,csv,sarif,junit",

@@ -14,6 +14,8 @@
 #include <opmap/opmap.h>
 
 #include "../../src/api/model_internal.h"
+#include "../../src/rules/advice.h"
+#include "../../src/rules/constraints.h"
 #include "../support/onnx_build.h"
 
 static const char table_yaml[] =
@@ -72,7 +74,17 @@ static const char table_yaml[] =
     "      - {when: [{attr: alpha, lt: 0.5}, {input: 0, rank: {eq: 2}}], then: partial,\n"
     "         message: small alpha on a matrix}\n"
     /* ATen rows: TorchScript arguments by position; fallback exports */
-    "  - {domain: aten, op: fft_rfft, status: partial, sources: [s]}\n";
+    "  - {domain: aten, op: fft_rfft, status: partial, sources: [s]}\n"
+    /* a general answer worse than the one published chip's; chip_c unpublished */
+    "  - domain: ai.onnx\n    op: Softsign\n    since: 1\n    status: rewrite\n    sources: [s]\n"
+    "    socs: {chip_a: {status: full}, chip_b: {status: full}, chip_c: {status: unknown}}\n"
+    /* a condition list whose values print long; a rank condition behind another one */
+    "  - domain: ai.onnx\n    op: Concat\n    since: 13\n    status: full\n    sources: [s]\n"
+    "    constraints:\n"
+    "      - {when: [{attr: foo, gt: 0}, {attr: foo, gt: 0}, {attr: foo, gt: 0}], then: partial,\n"
+    "         message: three conditions}\n"
+    "      - {when: [{attr: axis, eq: 0}, {input: 0, rank: {eq: 1}}], then: rewrite,\n"
+    "         message: rank behind axis}\n";
 
 typedef struct fixture {
     opmap_ctx *ctx;
@@ -537,6 +549,168 @@ static void test_rules__unpublished_chip_counted_apart(void **state)
     mb_free(&b);
 }
 
+/* Only the chip without a published answer: the general answer is estimated, and says so. */
+static void test_rules__unpublished_only_says_it_is_estimated(void **state)
+{
+    fixture *f = *state;
+    mb b;
+    Onnx__GraphProto *g;
+    opmap_result *res;
+    const opmap_op *op;
+    opmap_summary one, two;
+    opmap_reason r;
+    int64_t d2[2] = { 2, 2 };
+
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    mb_input(&b, g, "x", 1, d2, NULL, 2);
+    mb_node(&b, g, "Softsign", NULL, "s", (const char *const[]){ "x", NULL }, NULL);
+    res = scan_model(f, &b, model17(&b, g), "chip_a", NULL);
+    opmap_result_summary(res, &one);
+    assert_int_equal(opmap_op_status(find_op(res, "Softsign")), OPMAP_OP_FULL);
+    opmap_result_free(res);
+    /* chip_c's general answer (rewrite) would cost 2.5 days: it is left out */
+    res = scan_model(f, &b, model17(&b, g), "chip_a,chip_c", NULL);
+    opmap_result_summary(res, &two);
+    op = find_op(res, "Softsign");
+    assert_int_equal(opmap_op_status(op), OPMAP_OP_FULL);
+    assert_int_equal(two.effort_total.expected, one.effort_total.expected);
+    assert_int_equal(opmap_op_chip_status(op, 1), OPMAP_OP_REWRITE);
+    assert_string_equal(find_reason(op, "no public source").value,
+                        "answer unpublished for this chip: counted apart, not estimated");
+    assert_string_equal(opmap_op_ascend_op(op), "");
+    opmap_result_free(res);
+    res = scan_model(f, &b, model17(&b, g), "chip_c", NULL);
+    op = find_op(res, "Softsign");
+    assert_int_equal(opmap_op_status(op), OPMAP_OP_REWRITE);
+    r = find_reason(op, "no public source");
+    assert_non_null(strstr(r.value, "estimated on the row's general answer"));
+    assert_int_equal(opmap_result_unpublished(res, NULL), 1);
+    opmap_result_free(res);
+    mb_free(&b);
+}
+
+/* A list of conditions holds or not whatever the length of their values' text; a rank
+ * condition anywhere in the list makes it a kernel restriction folded instances skip. */
+static void test_rules__condition_lists_are_order_and_length_free(void **state)
+{
+    fixture *f = *state;
+    mb b;
+    Onnx__GraphProto *g;
+    Onnx__NodeProto *n;
+    opmap_result *res;
+    const opmap_op *op;
+    int64_t d4[1] = { 4 }, many[100];
+    size_t i;
+
+    for (i = 0; i < 100; i++)
+        many[i] = 1000000000 + (int64_t)i;
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    mb_input(&b, g, "v", 1, d4, NULL, 1);
+    n = mb_node(&b, g, "Concat", NULL, "long", (const char *const[]){ "v", "v", NULL },
+                (const char *const[]){ "c1", NULL });
+    mb_attr_ints(&b, n, "foo", many, 100);
+    mb_attr_int(&b, n, "axis", 1);
+    res = scan_model(f, &b, model17(&b, g), "chip_a", NULL);
+    op = find_op(res, "Concat");
+    assert_int_equal(opmap_op_status(op), OPMAP_OP_PARTIAL);
+    assert_string_equal(find_reason(op, "three conditions").example, "main/long");
+    opmap_result_free(res);
+    /* Concat(Shape(v), Shape(v)) is shape arithmetic: the rank condition behind axis=0 does
+     * not apply to it */
+    mb_free(&b);
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    mb_input(&b, g, "v", 1, d4, NULL, 1);
+    mb_node(&b, g, "Shape", NULL, "sh", (const char *const[]){ "v", NULL },
+            (const char *const[]){ "s", NULL });
+    n = mb_node(&b, g, "Concat", NULL, "shapes", (const char *const[]){ "s", "s", NULL }, NULL);
+    mb_attr_int(&b, n, "axis", 0);
+    n = mb_node(&b, g, "Concat", NULL, "data", (const char *const[]){ "v", "v", NULL }, NULL);
+    mb_attr_int(&b, n, "axis", 0);
+    res = scan_model(f, &b, model17(&b, g), "chip_a", NULL);
+    op = find_op(res, "Concat");
+    assert_int_equal(opmap_op_status(op), OPMAP_OP_REWRITE);
+    assert_string_equal(find_reason(op, "rank behind axis").example, "main/data");
+    assert_int_equal(find_reason(op, "rank behind axis").instances, 1);
+    opmap_result_free(res);
+    mb_free(&b);
+}
+
+/* TorchScript arguments are doubles: p=0.1 is not below 0.1. */
+static void test_rules__torchscript_floats_are_doubles(void **state)
+{
+    opmap_table *t;
+    opmap_error err;
+    const opmap_row *row;
+    const om_constraint *lt, *eq;
+    ir_node n;
+    ir_attr args[2];
+    char actual[256];
+    fixture *f = *state;
+    static const char yaml[] =
+        "schema: 1\nsources: [{id: s}]\nops:\n"
+        "  - domain: aten\n    op: dropout\n    status: full\n    sources: [s]\n"
+        "    constraints:\n"
+        "      - {when: {attr: p, arg: 1, lt: 0.1}, then: partial, message: lt}\n"
+        "      - {when: {attr: p, arg: 1, eq: 0.1}, then: partial, message: eq}\n";
+    assert_int_equal(opmap_table_load_memory(&t, f->ctx, yaml, sizeof(yaml) - 1, "t", &err),
+                     OPMAP_OK);
+    row = opmap_table_lookup(t, "aten", "dropout", 0);
+    lt = &row->constraints[0];
+    eq = &row->constraints[1];
+    memset(&n, 0, sizeof(n));
+    memset(args, 0, sizeof(args));
+    n.domain = "aten";
+    n.op = "dropout";
+    args[1].type = IR_ATTR_FLOAT;
+    args[1].f = 0.1;
+    n.args = args;
+    n.n_args = 2;
+    assert_false(om_constraint_holds(lt, &n, actual, sizeof(actual)));
+    assert_true(om_constraint_holds(eq, &n, actual, sizeof(actual)));
+    assert_string_equal(actual, "p=0.1");
+    n.n_args = 1; /* not passed: no default in the table, nothing to compare */
+    assert_false(om_constraint_holds(eq, &n, actual, sizeof(actual)));
+    opmap_table_free(t);
+}
+
+/* Model dimensions reach the advice arithmetic bounded (no signed overflow). */
+static void test_rules__advice_dims_bounded(void **state)
+{
+    om_advice_state st;
+    om_visit v;
+    ir_node n;
+    ir_fact in[2];
+    ir_tensor t;
+    int64_t dims[3] = { 1, INT64_MAX, 16 };
+    const char *inputs[2] = { "x", "pos" };
+    (void)state;
+    memset(&st, 0, sizeof(st));
+    memset(&v, 0, sizeof(v));
+    memset(&n, 0, sizeof(n));
+    memset(in, 0, sizeof(in));
+    memset(&t, 0, sizeof(t));
+    t.ndims = 3;
+    t.dims = dims;
+    in[1].is_const = 1;
+    in[1].value = &t;
+    n.domain = "ai.onnx";
+    n.op = "Add";
+    n.n_inputs = 2;
+    n.inputs = inputs;
+    n.in_facts = in;
+    v.node = &n;
+    v.path = "main/add";
+    om_advice_visit(OM_DET_TOKEN_PADDING, &st, &v);
+    assert_int_equal(st.count, 0);
+    dims[1] = 197;
+    om_advice_visit(OM_DET_TOKEN_PADDING, &st, &v);
+    assert_int_equal(st.count, 1);
+    assert_string_equal(st.value, "197 tokens (pad to 208)");
+}
+
 /* ONNX_ATEN_FALLBACK exports: an `ATen` node is answered as the ATen op it names. */
 static void test_rules__aten_fallback_answered_as_aten(void **state)
 {
@@ -738,6 +912,10 @@ int main(void)
         cmocka_unit_test(test_rules__advisory_and_condition_lists),
         cmocka_unit_test(test_rules__unpublished_chip_counted_apart),
         cmocka_unit_test(test_rules__aten_fallback_answered_as_aten),
+        cmocka_unit_test(test_rules__unpublished_only_says_it_is_estimated),
+        cmocka_unit_test(test_rules__condition_lists_are_order_and_length_free),
+        cmocka_unit_test(test_rules__torchscript_floats_are_doubles),
+        cmocka_unit_test(test_rules__advice_dims_bounded),
         cmocka_unit_test(test_rules__dtype_inference_rules),
         cmocka_unit_test(test_rules__segments_split_at_breakers),
         cmocka_unit_test(test_rules__model_risks),
