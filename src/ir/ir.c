@@ -40,7 +40,8 @@ int64_t ir_opset_version(const ir_opset *opsets, size_t n, const char *domain)
 {
     size_t i;
     domain = ir_canon_domain(domain);
-    for (i = 0; i < n; i++)
+    /* a domain imported twice: the last import counts, as onnx's checker reads it */
+    for (i = n; i-- > 0;)
         if (opsets[i].domain == domain || strcmp(opsets[i].domain, domain) == 0)
             return opsets[i].version;
     return 0;

@@ -211,7 +211,8 @@ typedef struct ir_model {
 /* Canonical domain: NULL, "" and "ai.onnx" are all "ai.onnx". */
 const char *ir_canon_domain(const char *domain);
 
-/* Opset version of `domain` in `opsets`, or 0 when not imported. */
+/* Opset version of `domain` in `opsets` (the last import when it is listed twice, as onnx's
+ * checker reads it), or 0 when not imported. */
 int64_t ir_opset_version(const ir_opset *opsets, size_t n, const char *domain);
 
 /* Attribute `name` of a node, or NULL. */

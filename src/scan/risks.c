@@ -7,6 +7,7 @@
  * place; at most OM_MAX_RISKS are kept and the rest counted.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/text.h"
@@ -54,10 +55,49 @@ static const char *const ext_problem[] = {
     [IR_EXT_OUTSIDE] = "points outside the model's directory (not followed)",
 };
 
+static int by_domain(const void *a, const void *b)
+{
+    const ir_opset *x = a, *y = b;
+    int c = strcmp(x->domain, y->domain);
+    return c ? c : (x < y ? -1 : x > y);
+}
+
+/*
+ * A domain imported twice: runtimes need not agree on which import counts (onnx's checker
+ * takes the last one, as opmap does), so the model is not one graph for every reader.
+ */
+static int duplicate_imports(opmap_result *res)
+{
+    ir_opset *sorted;
+    size_t i;
+    char msg[512];
+    int rc = OPMAP_OK;
+    if (res->n_opsets < 2)
+        return OPMAP_OK;
+    if (!(sorted = om_alloc(&res->mem, res->n_opsets * sizeof(*sorted))))
+        return OPMAP_ENOMEM;
+    memcpy(sorted, res->opsets, res->n_opsets * sizeof(*sorted));
+    qsort(sorted, res->n_opsets, sizeof(*sorted), by_domain);
+    for (i = 1; i < res->n_opsets && rc == OPMAP_OK; i++)
+        if (strcmp(sorted[i].domain, sorted[i - 1].domain) == 0 &&
+            (i < 2 || strcmp(sorted[i].domain, sorted[i - 2].domain) != 0)) {
+            snprintf(msg, sizeof(msg), "domain '%.100s' is imported more than once "
+                     "(opset_import): the last import (version %lld) counts, as onnx's checker "
+                     "reads it; other runtimes may read another", sorted[i].domain,
+                     (long long)ir_opset_version(res->opsets, res->n_opsets, sorted[i].domain));
+            rc = add(res, "opset_import", OPMAP_DIAG_WARNING, msg, "main/opset_import");
+        }
+    om_dealloc(&res->mem, sorted, res->n_opsets * sizeof(*sorted));
+    return rc;
+}
+
 int om_risks_model(opmap_result *res)
 {
     size_t i;
     char msg[512], where[300];
+    int rc0;
+    if ((rc0 = duplicate_imports(res)))
+        return rc0;
     for (i = 0; i < res->n_ext; i++) {
         const om_ext_ref *e = &res->ext[i];
         int rc;

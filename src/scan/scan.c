@@ -116,7 +116,7 @@ static const char *becomes(om_arena *A, const opmap_row *row, int runs_on_a_chip
                           : row->api ? row->api : NULL;
         if (one)
             return om_arena_strdup(A, one);
-        if (row->ascend_how)
+        if (row->ascend_how && row->status != OPMAP_OP_STRUCTURAL)
             return om_arena_strdup(A, row->ascend_how);
         return om_arena_strdup(A, row->status == OPMAP_OP_STRUCTURAL ? "none (graph plumbing)"
                                   : row->status == OPMAP_OP_REWRITE && !runs_on_a_chip

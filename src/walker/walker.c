@@ -25,6 +25,9 @@ typedef struct frame {
     const ir_opset *opsets;
     size_t n_opsets;
     const ir_function *fn;     /* the function this frame is a body of */
+    const ir_node *call;       /* in a function body (and its subgraphs): the calling node,
+                                  whose attributes ref_attr_name refers to; else NULL */
+    size_t caller;             /* with call: the frame holding that node */
     uint32_t depth;
     uint32_t seq;              /* node sequence (see om_visit) */
     size_t seq_len;
@@ -123,7 +126,27 @@ static frame *push(walk *w, const ir_graph *g, const ir_opset *opsets, size_t n_
     f->fn = fn;
     f->depth = depth;
     f->path_len = w->len;
+    f->call = NULL;
+    f->caller = 0;
     return f;
+}
+
+/*
+ * The attribute a function body's attribute stands for: one with ref_attr_name refers to
+ * the calling node's attribute of that name, which may itself refer further up. *owner is
+ * the frame whose scope holds the graphs found (their opsets, function and caller).
+ */
+static const ir_attr *resolve_ref(const walk *w, const frame *f, const ir_attr *a,
+                                  const frame **owner)
+{
+    uint32_t hops = 0;
+    *owner = f;
+    while (a && a->ref_attr_name && !a->n_graphs && f->call && hops++ <= w->lim->max_depth) {
+        a = ir_node_attr(f->call, a->ref_attr_name);
+        f = &OM_VEC_AT(&w->frames, frame, f->caller);
+        *owner = f;
+    }
+    return a;
 }
 
 static int in_call_chain(const walk *w, const ir_function *fn)
@@ -156,16 +179,21 @@ static int next_subgraph(walk *w, frame *f)
 {
     const ir_node *n = f->cur;
     while (f->sub_attr < n->n_attrs) {
-        const ir_attr *a = &n->attrs[f->sub_attr];
-        if (f->sub_graph < a->n_graphs) {
+        const ir_attr *named = &n->attrs[f->sub_attr];
+        const frame *owner;
+        const ir_attr *a = resolve_ref(w, f, named, &owner);
+        if (a && f->sub_graph < a->n_graphs) {
             size_t gi = f->sub_graph++;
             char idx[32];
             uint32_t depth = f->depth + 1;
-            const ir_opset *opsets = f->opsets;
-            size_t n_opsets = f->n_opsets;
-            const ir_function *fn = f->fn;
+            const ir_opset *opsets = owner->opsets;
+            size_t n_opsets = owner->n_opsets;
+            const ir_function *fn = owner->fn;
+            const ir_node *call = owner->call;
+            size_t caller = owner->caller;
+            frame *sub;
             w->len = f->node_path_len;
-            if (!put_s(w, "/") || !put_s(w, a->name[0] ? a->name : "graph"))
+            if (!put_s(w, "/") || !put_s(w, named->name[0] ? named->name : "graph"))
                 return oom(w);
             if (a->n_graphs > 1 || a->type == IR_ATTR_GRAPHS) {
                 snprintf(idx, sizeof(idx), "[%zu]", gi);
@@ -178,9 +206,11 @@ static int next_subgraph(walk *w, frame *f)
                 return too_deep(w);
             if (++w->expanded > w->lim->max_expansions)
                 return too_many_expansions(w);
-            /* push may move the frame array: f is not used after this */
-            if (!push(w, a->graphs[gi], opsets, n_opsets, fn, depth, NULL))
+            /* push may move the frame array: f and owner are not used after this */
+            if (!(sub = push(w, a->graphs[gi], opsets, n_opsets, fn, depth, NULL)))
                 return oom(w);
+            sub->call = call;
+            sub->caller = caller;
             return 1;
         }
         f->sub_attr++;
@@ -235,9 +265,14 @@ static int run(walk *w, om_visit_fn visit, om_walk_note_fn note, void *payload)
                 return oom(w);
             {
                 frame caller = *f; /* push may move f */
-                if (!push(w, &fn->body, fn->n_opsets ? fn->opsets : w->m->opsets,
-                          fn->n_opsets ? fn->n_opsets : w->m->n_opsets, fn, depth, &caller))
+                size_t at = w->frames.len - 1;
+                frame *body = push(w, &fn->body, fn->n_opsets ? fn->opsets : w->m->opsets,
+                                   fn->n_opsets ? fn->n_opsets : w->m->n_opsets, fn, depth,
+                                   &caller);
+                if (!body)
                     return oom(w);
+                body->call = n;       /* its attributes feed the body's ref_attr_name */
+                body->caller = at;
             }
             continue;
         }

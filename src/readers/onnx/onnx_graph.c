@@ -252,7 +252,16 @@ int om_onnx_node(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_node *n)
 
 ir_graph *om_onnx_graph(rd *r, uint64_t off, uint64_t len, uint32_t depth, int *rc)
 {
-    pb_cur c = pb_span(r->base, off, len);
+    pb_seg one;
+    one.off = off;
+    one.len = len;
+    return om_onnx_graph_merged(r, &one, 1, depth, rc);
+}
+
+ir_graph *om_onnx_graph_merged(rd *r, const pb_seg *segs, size_t n_segs, uint32_t depth, int *rc)
+{
+    pb_mcur c = pb_multi(r->base, segs, n_segs);
+    uint64_t off = n_segs ? segs[0].off : 0;
     pb_field f;
     int k;
     uint64_t nn = 0, ni = 0, no = 0, nv = 0, nt = 0;
@@ -265,7 +274,7 @@ ir_graph *om_onnx_graph(rd *r, uint64_t off, uint64_t len, uint32_t depth, int *
                          r->lim->max_depth);
         return NULL;
     }
-    while ((k = pb_next(&c, &f)) > 0) {
+    while ((k = pb_mnext(&c, &f)) > 0) {
         switch (f.num) {
         case F_GRAPH_NODE: nn++; break;
         case F_GRAPH_INPUT: ni++; break;
@@ -279,7 +288,7 @@ ir_graph *om_onnx_graph(rd *r, uint64_t off, uint64_t len, uint32_t depth, int *
         }
     }
     if (k < 0) {
-        *rc = om_onnx_wire_fail(r, &c);
+        *rc = om_onnx_wire_fail(r, &c.c);
         return NULL;
     }
     g = om_arena_alloc(r->A, sizeof(*g));
@@ -296,8 +305,8 @@ ir_graph *om_onnx_graph(rd *r, uint64_t off, uint64_t len, uint32_t depth, int *
     g->name = "";
     r->m->stats.graphs++;
 
-    c = pb_span(r->base, off, len);
-    while ((k = pb_next(&c, &f)) > 0) {
+    c = pb_multi(r->base, segs, n_segs);
+    while ((k = pb_mnext(&c, &f)) > 0) {
         switch (f.num) {
         case F_GRAPH_NODE:
             if ((*rc = om_onnx_want(r, &f, PB_LEN, "GraphProto.node")) ||
@@ -340,7 +349,7 @@ ir_graph *om_onnx_graph(rd *r, uint64_t off, uint64_t len, uint32_t depth, int *
         }
     }
     if (k < 0) {
-        *rc = om_onnx_wire_fail(r, &c);
+        *rc = om_onnx_wire_fail(r, &c.c);
         return NULL;
     }
     g->n_nodes = xn;

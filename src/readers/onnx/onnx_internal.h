@@ -59,6 +59,9 @@ int om_onnx_value_info(rd *r, const pb_field *outer, ir_value *v);
 
 /* onnx_graph.c: graphs, nodes and attributes, depth-bounded */
 ir_graph *om_onnx_graph(rd *r, uint64_t off, uint64_t len, uint32_t depth, int *rc);
+/* A graph given in several occurrences of one singular field, merged as protobuf merges it. */
+ir_graph *om_onnx_graph_merged(rd *r, const pb_seg *segs, size_t n_segs, uint32_t depth,
+                               int *rc);
 int om_onnx_node(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_node *n);
 
 #endif /* OM_ONNX_INTERNAL_H */

@@ -324,12 +324,11 @@ static int read_model(rd *r)
 {
     ir_model *m = r->m;
     pb_cur c = pb_span(r->base, 0, r->size);
-    pb_field f, graph;
-    int k, rc, has_graph = 0;
-
-    memset(&graph, 0, sizeof(graph));
-    uint64_t nops = 0, nfun = 0, ntrain_graphs = 0;
-    size_t xs = 0, xf = 0, xt = 0, ti = 0;
+    pb_field f;
+    pb_seg *graph;
+    int k, rc;
+    uint64_t nops = 0, nfun = 0, ntrain_graphs = 0, ngraph = 0;
+    size_t xs = 0, xf = 0, xt = 0, ti = 0, xg = 0;
 
     /* pass 1: counts, and the wire types of the fields that identify an ONNX model */
     while ((k = pb_next(&c, &f)) > 0) {
@@ -341,8 +340,7 @@ static int read_model(rd *r)
         case F_MODEL_GRAPH:
             if ((rc = om_onnx_want(r, &f, PB_LEN, "ModelProto.graph")))
                 return rc;
-            graph = f; /* repeated occurrences merge in protobuf; the last one is used */
-            has_graph = 1;
+            ngraph++; /* occurrences merge into one graph, as protobuf merges them */
             break;
         case F_MODEL_OPSET_IMPORT: nops++; break;
         case F_MODEL_FUNCTIONS: nfun++; break;
@@ -370,9 +368,11 @@ static int read_model(rd *r)
                               "not an ONNX model (%s at the first byte)", c.err);
         return om_onnx_wire_fail(r, &c);
     }
-    if (!has_graph)
+    if (!ngraph)
         return om_fail(r->err, OPMAP_EFORMAT, r->src,
                        "not an ONNX model: no graph (ModelProto field 7)");
+    if (!(graph = om_arena_array(r->A, (size_t)ngraph, sizeof(pb_seg))))
+        return om_onnx_oom(r);
     if ((nops && !(m->opsets = om_arena_array(r->A, (size_t)nops, sizeof(ir_opset)))) ||
         (nfun && !(m->functions = om_arena_array(r->A, (size_t)nfun, sizeof(ir_function)))) ||
         (ntrain_graphs &&
@@ -385,6 +385,10 @@ static int read_model(rd *r)
     while ((k = pb_next(&c, &f)) > 0) {
         switch (f.num) {
         case F_MODEL_IR_VERSION: m->ir_version = (int64_t)f.v; break;
+        case F_MODEL_GRAPH:
+            graph[xg].off = f.off;
+            graph[xg++].len = f.len;
+            break;
         case F_MODEL_MODEL_VERSION:
             if ((rc = om_onnx_want(r, &f, PB_VARINT, "ModelProto.model_version")))
                 return rc;
@@ -425,7 +429,7 @@ static int read_model(rd *r)
     m->n_opsets = xs;
     m->n_functions = xf;
     m->n_extra = xt;
-    if (!(m->main = om_onnx_graph(r, graph.off, graph.len, 0, &rc)))
+    if (!(m->main = om_onnx_graph_merged(r, graph, xg, 0, &rc)))
         return rc;
     if (r->external.len) {
         if (!(m->external = om_arena_array(r->A, r->external.len, sizeof(ir_tensor))))

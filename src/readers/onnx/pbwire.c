@@ -93,3 +93,15 @@ uint64_t pb_count_varints(const unsigned char *base, uint64_t off, uint64_t len)
             n++;
     return n;
 }
+
+int pb_mnext(pb_mcur *m, pb_field *f)
+{
+    for (;;) {
+        int k = pb_next(&m->c, f);
+        if (k != 0)
+            return k;
+        if (++m->i >= m->n)
+            return 0;
+        m->c = pb_span(m->c.base, m->segs[m->i].off, m->segs[m->i].len);
+    }
+}

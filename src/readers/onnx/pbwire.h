@@ -10,6 +10,7 @@
 #ifndef OM_PBWIRE_H
 #define OM_PBWIRE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum { PB_VARINT = 0, PB_FIXED64 = 1, PB_LEN = 2, PB_SGROUP = 3, PB_EGROUP = 4, PB_FIXED32 = 5 };
@@ -44,6 +45,34 @@ static inline pb_cur pb_span(const unsigned char *base, uint64_t off, uint64_t l
 
 /* Reads the next field: 1 = got one, 0 = end of message, -1 = malformed (c->err, c->err_off). */
 int pb_next(pb_cur *c, pb_field *f);
+
+/*
+ * A message given in pieces: protobuf merges every occurrence of a singular message field
+ * (ModelProto.graph given twice is one graph holding both's nodes), which reads exactly like
+ * the concatenation of the occurrences. A cursor over the pieces in order, without copying.
+ */
+typedef struct pb_seg {
+    uint64_t off, len;
+} pb_seg;
+
+typedef struct pb_mcur {
+    pb_cur c;                   /* the current piece; its err/err_off on failure */
+    const pb_seg *segs;
+    size_t n, i;
+} pb_mcur;
+
+static inline pb_mcur pb_multi(const unsigned char *base, const pb_seg *segs, size_t n)
+{
+    pb_mcur m;
+    m.segs = segs;
+    m.n = n;
+    m.i = 0;
+    m.c = pb_span(base, n ? segs[0].off : 0, n ? segs[0].len : 0);
+    return m;
+}
+
+/* As pb_next, across the pieces. */
+int pb_mnext(pb_mcur *m, pb_field *f);
 
 /* Reads one varint from a cursor (for packed repeated fields). 1 ok, -1 malformed. */
 int pb_varint(pb_cur *c, uint64_t *out);
