@@ -361,14 +361,26 @@ static int parse_atom(ps *p, ts_expr **out)
     return OPMAP_OK;
 }
 
+/*
+ * Postfix chains (a.b.c, x[0][1], f(a)(b)) are parsed in a loop, but every later stage walks
+ * the chain recursively (an attribute's base, a call's callee), so its length is what bounds
+ * their depth: at most 2 x max_depth + 8 links (136 by default; printed code uses a few).
+ */
 static int parse_postfix(ps *p, ts_expr **out)
 {
     ts_expr *e = NULL;
+    uint32_t links = 0;
     int rc;
     if ((rc = parse_atom(p, &e)))
         return rc;
     for (;;) {
         ts_tok *t = cur(p);
+        if ((is_op(t, ".") || is_op(t, "(") || is_op(t, "[")) &&
+            ++links > 2 * p->c->lim->max_depth + 8)
+            return ts_fail(p->c, OPMAP_ELIMIT, p->entry, t->line, t->col,
+                           "a chain of more than %" PRIu32 " attributes, calls or subscripts "
+                           "(2 x max_depth + 8, max_depth %" PRIu32 ")",
+                           2 * p->c->lim->max_depth + 8, p->c->lim->max_depth);
         if (is_op(t, ".")) {
             ts_expr *a;
             if (p->t[p->i + 1].t != TK_NAME)
