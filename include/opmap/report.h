@@ -99,9 +99,30 @@ OPMAP_API int opmap_report_write_memory(opmap_ctx *ctx, const opmap_result *cons
                                         size_t *size, opmap_error *err);
 
 /**
- * Writes a report into the file `path`, replacing it atomically: the report goes to a new
- * file beside it (created with mode 0666 less the umask), which is renamed over `path` only
- * when complete, so a failure never leaves a half-written report.
+ * Fills a destination: calls `write(payload, ...)` for each piece of output and returns
+ * OPMAP_OK or an error (in `err`). opmap_report_write() wrapped this way is one.
+ */
+typedef int (*opmap_fill_fn)(void *arg, opmap_write_fn write, void *payload, opmap_error *err);
+
+/**
+ * Writes the file `path` with what `fill(arg, ...)` produces, as opmap writes reports:
+ * - a regular file, or a path that does not exist yet, is written to a new file beside it
+ *   and renamed over `path` only when complete, so a failure leaves the old file untouched.
+ *   A replaced file keeps its permissions; a new one gets 0666 less the umask.
+ * - a symbolic link stays a link: the file it points to is replaced that way.
+ * - a device, FIFO or socket (/dev/null, /dev/stdout, a pipe) is written through, never
+ *   replaced; a failed write there cannot be undone.
+ * - a directory, or a link to nothing, is refused.
+ *
+ * @return OPMAP_OK; OPMAP_EIO (cannot create, write or rename; err->sys_errno set, err->source
+ *         is `path`); fill's own error; OPMAP_EINVAL.
+ */
+OPMAP_API int opmap_write_file(const char *path, opmap_fill_fn fill, void *arg,
+                               opmap_error *err);
+
+/**
+ * Writes a report into the file `path`, as opmap_write_file() writes: replaced atomically,
+ * a link followed, a device written through.
  *
  * @return OPMAP_OK; OPMAP_EIO (cannot create, write or rename; err->sys_errno set, err->source
  *         is `path`); OPMAP_ENOMEM; OPMAP_EINVAL.

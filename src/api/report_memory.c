@@ -3,11 +3,7 @@
  * small conveniences over opmap_report_write() for callers that are not C programs with a
  * stream at hand (the Python binding, services), see opmap/report.h.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <opmap/report.h>
 
@@ -85,83 +81,35 @@ int opmap_report_write_memory(opmap_ctx *ctx, const opmap_result *const *results
 
 /* --- file --- */
 
-typedef struct filesink {
-    int fd;
-    int sys_errno;  /* of the first failed write */
-} filesink;
+typedef struct report_args {
+    opmap_ctx *ctx;
+    const opmap_result *const *results;
+    size_t count;
+    opmap_report_format format;
+    const opmap_report_options *opts;
+} report_args;
 
-static int fd_write(void *payload, const void *data, size_t size)
+static int fill_report(void *arg, opmap_write_fn write, void *payload, opmap_error *err)
 {
-    filesink *f = payload;
-    const char *p = data;
-    while (size) {
-        ssize_t n = write(f->fd, p, size);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            f->sys_errno = n < 0 ? errno : EIO;
-            return -1;
-        }
-        p += n;
-        size -= (size_t)n;
-    }
-    return 0;
-}
-
-/* strerror_r (POSIX flavour): strerror() may share a buffer between threads. */
-static int fail_sys(opmap_error *err, int code, const char *path, const char *what, int e)
-{
-    char why[128];
-    if (strerror_r(e, why, sizeof(why)) != 0)
-        snprintf(why, sizeof(why), "error %d", e);
-    om_fail(err, code, path, "%s: %s", what, why);
-    if (err)
-        err->sys_errno = e;
-    return code;
+    report_args *a = arg;
+    return opmap_report_write(a->ctx, a->results, a->count, a->format, a->opts, write, payload,
+                              err);
 }
 
 int opmap_report_write_file(opmap_ctx *ctx, const opmap_result *const *results, size_t count,
                             opmap_report_format format, const opmap_report_options *opts,
                             const char *path, opmap_error *err)
 {
-    char tmp[4096];
-    filesink f;
-    unsigned attempt;
-    int rc, e;
+    report_args a;
     om_err_clear(err);
     if (!ctx || !path || !*path)
         return om_fail(err, OPMAP_EINVAL, NULL, "opmap_report_write_file: NULL argument");
-    /* A unique name beside the target, so the rename is atomic; O_EXCL instead of mkstemp
-     * so the file gets the usual permissions without touching the process's umask. */
-    f.fd = -1;
-    for (attempt = 0; attempt < 1000 && f.fd < 0; attempt++) {
-        if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp%ld.%u", path, (long)getpid(), attempt) >=
-            sizeof(tmp))
-            return om_fail(err, OPMAP_EINVAL, path, "path too long");
-        f.fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (f.fd < 0 && errno != EEXIST)
-            return fail_sys(err, OPMAP_EIO, path, "cannot create", errno);
-    }
-    if (f.fd < 0)
-        return fail_sys(err, OPMAP_EIO, path, "cannot create", EEXIST);
-    f.sys_errno = 0;
-    rc = opmap_report_write(ctx, results, count, format, opts, fd_write, &f, err);
-    e = f.sys_errno;
-    if (close(f.fd) != 0 && rc == OPMAP_OK) {
-        rc = OPMAP_EWRITE;
-        e = errno;
-    }
-    if (rc == OPMAP_OK && rename(tmp, path) != 0) {
-        rc = OPMAP_EWRITE;
-        e = errno;
-    }
-    if (rc != OPMAP_OK) {
-        unlink(tmp);
-        if (e)
-            return fail_sys(err, OPMAP_EIO, path, "cannot write the report", e);
-        return rc; /* the writer's own error (format, memory) is already in err */
-    }
-    return OPMAP_OK;
+    a.ctx = ctx;
+    a.results = results;
+    a.count = count;
+    a.format = format;
+    a.opts = opts;
+    return opmap_write_file(path, fill_report, &a, err);
 }
 
 /* --- portfolio --- */

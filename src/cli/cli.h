@@ -98,15 +98,16 @@ int cli_paths_add(cli_paths *p, const char *arg);
 void cli_paths_free(cli_paths *p);
 
 /*
- * Writes a report to `path` ("-" or NULL: stdout) through a temporary file renamed into
- * place, so a failed run never leaves a half-written report. Returns 0 or EXIT_OUTPUT.
+ * Writes a report to `path` ("-" or NULL: stdout) with opmap_write_file(): a file through a
+ * temporary one renamed into place, so a failed run never leaves a half-written report; a
+ * device or pipe written through. Returns 0 or an exit code after printing why.
  */
 int cli_write_report(opmap_ctx *ctx, const opmap_result *const *results, size_t count,
                      opmap_report_format format, const opmap_report_options *opts,
                      const char *path);
 
 /* Writes text produced by `fill` the same way (baseline files, diffs). */
-typedef int (*cli_fill_fn)(void *arg, opmap_write_fn write, void *payload, opmap_error *err);
+typedef opmap_fill_fn cli_fill_fn;
 int cli_write_with(cli_fill_fn fill, void *arg, const char *path);
 
 #endif /* OPMAP_CLI_H */

@@ -1,14 +1,9 @@
 /*
- * cli/cli_output.c - writing reports: stdout, or a file replaced atomically (written to a
- * temporary file next to it, then renamed), so a failed run never leaves half a report.
+ * cli/cli_output.c - writing reports: to stdout, or to a file through opmap_write_file()
+ * (a file replaced atomically, so a failed run never leaves half a report).
  */
-#define _DEFAULT_SOURCE
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -20,10 +15,7 @@ static int write_file(void *payload, const void *data, size_t size)
 int cli_write_with(cli_fill_fn fill, void *arg, const char *path)
 {
     opmap_error err;
-    char *tmp;
-    FILE *f;
-    int fd, rc;
-    size_t len;
+    int rc;
 
     if (!path || strcmp(path, "-") == 0) {
         rc = fill(arg, write_file, stdout, &err);
@@ -38,41 +30,12 @@ int cli_write_with(cli_fill_fn fill, void *arg, const char *path)
         }
         return 0;
     }
-    len = strlen(path) + 16;
-    if (!(tmp = malloc(len)))
-        return EXIT_INTERNAL;
-    snprintf(tmp, len, "%s.tmpXXXXXX", path);
-    if ((fd = mkstemp(tmp)) < 0 || !(f = fdopen(fd, "wb"))) {
-        cli_fail("%s: cannot create: %s", path, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            unlink(tmp);
-        }
-        free(tmp);
-        return EXIT_OUTPUT;
-    }
-    {
-        /* mkstemp makes the file 0600; give it the permissions a new file normally gets */
-        mode_t mask = umask(0);
-        umask(mask);
-        fchmod(fd, 0666 & ~mask);
-    }
-    rc = fill(arg, write_file, f, &err);
-    if (fclose(f) != 0 && rc == OPMAP_OK)
-        rc = OPMAP_EWRITE;
-    if (rc == OPMAP_OK && rename(tmp, path) != 0)
-        rc = OPMAP_EWRITE;
-    if (rc != OPMAP_OK) {
-        if (rc == OPMAP_EWRITE)
-            cli_fail("%s: cannot write: %s", path, strerror(errno ? errno : EIO));
-        else
-            cli_error(&err);
-        unlink(tmp);
-        free(tmp);
-        return rc == OPMAP_EWRITE ? EXIT_OUTPUT : cli_exit_for(rc);
-    }
-    free(tmp);
-    return 0;
+    /* the library's writer: atomic for files, a device written through, a link kept */
+    rc = opmap_write_file(path, fill, arg, &err);
+    if (rc == OPMAP_OK)
+        return 0;
+    cli_error(&err);
+    return rc == OPMAP_EIO || rc == OPMAP_EWRITE ? EXIT_OUTPUT : cli_exit_for(rc);
 }
 
 typedef struct report_args {

@@ -67,7 +67,7 @@ int cli_exit_for(int status)
     }
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
     if (opmap_version_number() != OPMAP_VERSION_NUMBER) {
         cli_fail("library version %s does not match this program (%d)", opmap_version_string(),
@@ -97,4 +97,17 @@ int main(int argc, char **argv)
         return cli_diff(argc - 1, argv + 1);
     cli_fail("unknown command '%s' (try opmap --help)", argv[1]);
     return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    int code = run_command(argc, argv);
+    /* Output that never arrived (`opmap table stats > /dev/full`, a closed pipe) is a
+     * failure, not a clean exit: a summary or verdict nobody can read is not given. */
+    if ((fflush(stdout) != 0 || ferror(stdout)) && code != EXIT_OUTPUT) {
+        cli_fail("cannot write to standard output");
+        if (code == EXIT_CLEAN || code == EXIT_FINDINGS)
+            code = EXIT_OUTPUT;
+    }
+    return code;
 }

@@ -316,6 +316,72 @@ static void file_failed_report_leaves_nothing(void **state)
     assert_int_equal(count_entries(f->dir), 0);
 }
 
+/* A fill that writes half and then fails: the old file is left whole, its error returned. */
+static int fill_half_then_fail(void *arg, opmap_write_fn write, void *payload, opmap_error *err)
+{
+    (void)arg;
+    (void)err;
+    if (write(payload, "half a report", 13) != 0)
+        return OPMAP_EWRITE;
+    return OPMAP_ENOMEM;
+}
+
+static int fill_hello(void *arg, opmap_write_fn write, void *payload, opmap_error *err)
+{
+    (void)arg;
+    (void)err;
+    return write(payload, "hello\n", 6) == 0 ? OPMAP_OK : OPMAP_EWRITE;
+}
+
+static void write_file_kinds(void **state)
+{
+    fixture *f = *state;
+    char path[256], link[256], dir_link[256], dangling[256], *got;
+    size_t got_size;
+    struct stat st;
+    opmap_error err;
+    FILE *fp;
+    snprintf(path, sizeof path, "%s/old.txt", f->dir);
+    fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs("old content", fp);
+    fclose(fp);
+    assert_int_equal(chmod(path, 0600), 0);
+    assert_int_equal(opmap_write_file(path, fill_half_then_fail, NULL, &err), OPMAP_ENOMEM);
+    got = read_file(path, &got_size);
+    assert_non_null(got);
+    assert_int_equal(got_size, 11);
+    assert_memory_equal(got, "old content", 11);
+    free(got);
+    assert_int_equal(count_entries(f->dir), 1);
+    /* through a link: the link stays, its target is replaced and keeps its mode */
+    snprintf(link, sizeof link, "%s/link.txt", f->dir);
+    assert_int_equal(symlink("old.txt", link), 0);
+    assert_int_equal(opmap_write_file(link, fill_hello, NULL, &err), OPMAP_OK);
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    got = read_file(path, &got_size);
+    assert_non_null(got);
+    assert_int_equal(got_size, 6);
+    assert_memory_equal(got, "hello\n", 6);
+    free(got);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    /* a directory, directly or through a link, and a link to nothing: refused, nothing made */
+    snprintf(dir_link, sizeof dir_link, "%s/dir-link", f->dir);
+    assert_int_equal(symlink(".", dir_link), 0);
+    assert_int_equal(opmap_write_file(f->dir, fill_hello, NULL, &err), OPMAP_EIO);
+    assert_non_null(strstr(err.message, "is a directory"));
+    assert_int_equal(opmap_write_file(dir_link, fill_hello, NULL, &err), OPMAP_EIO);
+    snprintf(dangling, sizeof dangling, "%s/dangling", f->dir);
+    assert_int_equal(symlink("nowhere", dangling), 0);
+    assert_int_equal(opmap_write_file(dangling, fill_hello, NULL, &err), OPMAP_EIO);
+    assert_string_equal(err.source, dangling);
+    assert_int_equal(count_entries(f->dir), 4); /* old.txt and the three links */
+    /* devices: tests/e2e/test_cli.py makes its own node rather than risk the machine's */
+    assert_int_equal(opmap_write_file(path, NULL, NULL, &err), OPMAP_EINVAL);
+}
+
 /* Portfolio: the same model twice is adapted once; separately is the sum of the summaries. */
 static void portfolio(void **state)
 {
@@ -357,6 +423,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(file_written_atomically, setup, teardown),
         cmocka_unit_test_setup_teardown(file_cannot_create, setup, teardown),
         cmocka_unit_test_setup_teardown(file_failed_report_leaves_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(write_file_kinds, setup, teardown),
         cmocka_unit_test_setup_teardown(portfolio, setup, teardown),
     };
     if (!data)

@@ -6,6 +6,7 @@ Usage: test_cli.py OPMAP_BINARY   (run by ctest)
 import json
 import os
 import shutil
+import stat
 import struct
 import subprocess
 import sys
@@ -191,6 +192,58 @@ class Cli(unittest.TestCase):
         self.assertEqual(proc.returncode, 4)
         self.assertIn(out, proc.stderr)
 
+
+    def test_output_never_replaces_what_is_not_a_regular_file(self):
+        # `-o /dev/null` as root once turned the machine's /dev/null into a report file
+        if os.geteuid() == 0:
+            dev = os.path.join(self.tmp, "null")
+            os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+            proc = run("scan", "-o", dev, model("test_relu"))
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertTrue(stat.S_ISCHR(os.lstat(dev).st_mode))
+        # a FIFO is written through (a reader gets the whole report)
+        fifo = os.path.join(self.tmp, "fifo")
+        os.mkfifo(fifo)
+        reader = subprocess.Popen(["cat", fifo], stdout=subprocess.PIPE)
+        proc = run("scan", "-o", fifo, model("test_relu"))
+        got = reader.communicate(timeout=120)[0].decode()
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("ai.onnx::Relu", got)
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode))
+        # a symbolic link stays a link; the file it points to is replaced, keeping its mode
+        target = self.write("target.txt", "old report")
+        os.chmod(target, 0o640)
+        link = os.path.join(self.tmp, "link.txt")
+        os.symlink("target.txt", link)
+        proc = run("scan", "-o", link, model("test_relu"))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertTrue(os.path.islink(link))
+        with open(target) as f:
+            self.assertIn("ai.onnx::Relu", f.read())
+        self.assertEqual(os.stat(target).st_mode & 0o777, 0o640)
+        # a link to nothing is refused, not created through
+        dangling = os.path.join(self.tmp, "dangling")
+        os.symlink("nowhere", dangling)
+        proc = run("scan", "-o", dangling, model("test_relu"))
+        self.assertEqual(proc.returncode, 4)
+        self.assertIn("dangling: a symbolic link to nothing", proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "nowhere")))
+
+    def test_full_device_exits_4(self):
+        if not os.path.exists("/dev/full"):
+            self.skipTest("no /dev/full")
+        proc = run("scan", "-o", "/dev/full", model("test_relu"))
+        self.assertEqual(proc.returncode, 4)
+        self.assertIn("/dev/full: cannot write: No space left on device", proc.stderr)
+        self.assertTrue(stat.S_ISCHR(os.lstat("/dev/full").st_mode))
+        # every command's standard output counts, not only reports
+        for args in (["table", "stats"], ["table", "show", "Relu"], ["table", "lint"],
+                     ["--version"]):
+            with open("/dev/full", "w") as full:
+                proc = subprocess.run(VALGRIND + [OPMAP] + args, stdout=full,
+                                      stderr=subprocess.PIPE, text=True, timeout=120)
+            self.assertEqual(proc.returncode, 4, args)
+            self.assertIn("cannot write to standard output", proc.stderr)
     # --- rules: constraints, chips, dtypes, segments (the built-in table's facts) ---
 
     def test_constraint_fires_with_the_actual_value_on_every_chip(self):
