@@ -32,10 +32,13 @@ enum {
     OPMAP_FAIL_DEPRECATED = 1u << 9,       /**< flag: deprecated in torch_npu */
     OPMAP_FAIL_DTYPE = 1u << 10,           /**< float64, complex or uint64 values */
     OPMAP_FAIL_EFFORT = 1u << 11,          /**< the estimate is over max_effort */
-    OPMAP_FAIL_EXTERNAL_DATA = 1u << 12    /**< a side file is missing, short or outside */
+    OPMAP_FAIL_EXTERNAL_DATA = 1u << 12,   /**< a side file is missing, short or outside */
+    OPMAP_FAIL_UNREADABLE = 1u << 13,      /**< a file could not be read: always fails, never
+                                                waived (the verdict is incomplete) */
+    OPMAP_FAIL_SKIPPED = 1u << 14          /**< a file found but not a model opmap reads */
 };
 
-#define OPMAP_FAIL_KIND_COUNT 13
+#define OPMAP_FAIL_KIND_COUNT 15
 
 /** @return the name of finding kind bit `index` ("unmapped", "dynamic-shape", ...), or NULL. */
 OPMAP_API const char *opmap_fail_kind_name(unsigned index);
@@ -61,18 +64,24 @@ OPMAP_API int opmap_waivers_load_memory(opmap_waivers **out, opmap_ctx *ctx, con
                                         size_t size, const char *name, opmap_error *err);
 OPMAP_API void opmap_waivers_free(opmap_waivers *waivers);
 
-#define OPMAP_POLICY_VERSION 1
+#define OPMAP_POLICY_VERSION 2
 
-/** What the gate fails on; initialise with OPMAP_POLICY_INIT. */
+/** What the gate fails on; initialise with OPMAP_POLICY_INIT. Version 1 (without
+ *  `problems`) is still accepted. */
 typedef struct opmap_policy {
     unsigned version;               /**< OPMAP_POLICY_VERSION */
     unsigned fail_on;               /**< OPMAP_FAIL_* bits; 0 means OPMAP_FAIL_UNMAPPED */
     uint64_t max_effort;            /**< thousandths of a person-day; 0: no limit */
     const opmap_waivers *waivers;   /**< NULL: none */
     const char *today;              /**< "YYYY-MM-DD" for waiver expiry; NULL: the clock */
+    /** Version 2: files the scan did not read. Each gives a finding: OPMAP_FAIL_UNREADABLE
+     *  (always fails; the verdict is incomplete) or OPMAP_FAIL_SKIPPED (fails when in
+     *  fail_on). */
+    const opmap_file_problem *problems;
+    size_t problem_count;
 } opmap_policy;
 
-#define OPMAP_POLICY_INIT { OPMAP_POLICY_VERSION, 0, 0, NULL, NULL }
+#define OPMAP_POLICY_INIT { OPMAP_POLICY_VERSION, 0, 0, NULL, NULL, NULL, 0 }
 
 /** The gate's answer over some results. */
 typedef struct opmap_verdict opmap_verdict;
@@ -100,8 +109,11 @@ OPMAP_API int opmap_policy_check(opmap_verdict **out, opmap_ctx *ctx,
                                  const opmap_result *const *results, size_t count,
                                  const opmap_policy *policy, opmap_error *err);
 OPMAP_API void opmap_verdict_free(opmap_verdict *verdict);
-/** @return 1 when the gate passes. */
+/** @return 1 when the gate passes: nothing fails and no file was unreadable. */
 OPMAP_API int opmap_verdict_passed(const opmap_verdict *verdict);
+/** @return 1 when a file could not be read, or every file was skipped, so the verdict
+ *  covers only part of the scan or none of it (it then never passes). */
+OPMAP_API int opmap_verdict_incomplete(const opmap_verdict *verdict);
 OPMAP_API size_t opmap_verdict_finding_count(const opmap_verdict *verdict);
 OPMAP_API int opmap_verdict_finding(const opmap_verdict *verdict, size_t i, opmap_finding *out);
 
@@ -120,8 +132,9 @@ typedef struct opmap_baseline_options {
 /**
  * Writes a waiver file accepting every finding the policy currently fails on, so a team
  * can adopt the gate before fixing everything: scanning again with it passes. The one
- * exception is an OPMAP_FAIL_EFFORT finding: a budget is not waived, it is raised (the
- * caller's max_effort), so none is written for it.
+ * exceptions are OPMAP_FAIL_EFFORT (a budget is not waived, it is raised: the caller's
+ * max_effort) and OPMAP_FAIL_UNREADABLE (a file that cannot be read is fixed, not accepted):
+ * none is written for them.
  */
 OPMAP_API int opmap_baseline_write(const opmap_verdict *verdict,
                                    const opmap_baseline_options *opts, opmap_write_fn write,

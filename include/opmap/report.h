@@ -32,7 +32,7 @@ typedef enum opmap_report_format {
 #define OPMAP_REPORT_FORMAT_COUNT 7
 
 /** The JSON report's schema identifier, written as its top-level "schema" member. */
-#define OPMAP_REPORT_JSON_SCHEMA "opmap-report/2"
+#define OPMAP_REPORT_JSON_SCHEMA "opmap-report/3"
 
 /** Report flags. */
 enum {
@@ -46,9 +46,21 @@ enum {
  */
 typedef int (*opmap_write_fn)(void *payload, const void *data, size_t size);
 
-#define OPMAP_REPORT_OPTIONS_VERSION 1
+/**
+ * A file a scan did not turn into a result: it could not be read, or it was skipped (found
+ * in a directory but not a model opmap reads: a torch.save checkpoint, a .pt2). Reports list
+ * every one, and a file that could not be read makes the gate's verdict incomplete.
+ */
+typedef struct opmap_file_problem {
+    const char *file;            /**< the file, as it was named to the scan */
+    int skipped;                 /**< 1: skipped (error says why); 0: could not be read */
+    const opmap_error *error;    /**< code, source, location and message */
+} opmap_file_problem;
 
-/** Options for opmap_report_write(); initialise with OPMAP_REPORT_OPTIONS_INIT. */
+#define OPMAP_REPORT_OPTIONS_VERSION 2
+
+/** Options for opmap_report_write(); initialise with OPMAP_REPORT_OPTIONS_INIT. Version 1
+ *  (without `problems`) is still accepted. */
 typedef struct opmap_report_options {
     unsigned version;          /**< OPMAP_REPORT_OPTIONS_VERSION */
     unsigned flags;            /**< OPMAP_REPORT_* flags */
@@ -58,9 +70,13 @@ typedef struct opmap_report_options {
      *  JUnit, HTML, Markdown); NULL: fail on unmapped operators, no waivers. */
     const struct opmap_policy *policy;
     unsigned reserved;         /**< zero */
+    /** Version 2: files the scan did not read, listed in every format and judged by the
+     *  report's gate (they replace the policy's own `problems`). */
+    const opmap_file_problem *problems;
+    size_t problem_count;
 } opmap_report_options;
 
-#define OPMAP_REPORT_OPTIONS_INIT { OPMAP_REPORT_OPTIONS_VERSION, 0, 0.0, NULL, NULL, 0 }
+#define OPMAP_REPORT_OPTIONS_INIT { OPMAP_REPORT_OPTIONS_VERSION, 0, 0.0, NULL, NULL, 0, NULL, 0 }
 
 /**
  * Writes a report over `count` results (one per scanned model).

@@ -56,6 +56,12 @@ typedef struct scan_run {
     opmap_result **slots;         /* the results, count of them, in command-line order */
     size_t count, skipped;
     int input_failed, usage, internal;
+    /* files that could not be read or were skipped, in command-line order: for the reports
+     * and the gate (problems[i].error points into errors) */
+    opmap_file_problem *problems;
+    opmap_error *errors;
+    size_t *problem_index;        /* path index of each, while the workers run */
+    size_t n_problems, cap_problems;
 } scan_run;
 
 /* Returns 0, or the exit code of a failure that stops everything (usage, internal). */

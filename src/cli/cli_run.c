@@ -44,6 +44,32 @@ static void progress(job *j, const char *path)
     fflush(stderr);
 }
 
+/* Keeps a file the scan did not read for the reports; called with the lock held. */
+static int keep_problem(scan_run *run, size_t i, int skipped, const opmap_error *err)
+{
+    if (run->n_problems == run->cap_problems) {
+        size_t ncap = run->cap_problems ? run->cap_problems * 2 : 16;
+        opmap_file_problem *np = realloc(run->problems, ncap * sizeof(*np));
+        opmap_error *ne;
+        size_t *ni;
+        if (np)
+            run->problems = np;
+        ne = np ? realloc(run->errors, ncap * sizeof(*ne)) : NULL;
+        if (ne)
+            run->errors = ne;
+        ni = ne ? realloc(run->problem_index, ncap * sizeof(*ni)) : NULL;
+        if (!ni)
+            return -1;
+        run->problem_index = ni;
+        run->cap_problems = ncap;
+    }
+    run->errors[run->n_problems] = *err;
+    run->problems[run->n_problems].skipped = skipped;
+    run->problem_index[run->n_problems] = i;
+    run->n_problems++;
+    return 0;
+}
+
 static void report_failure(job *j, size_t i, int rc, const opmap_error *err)
 {
     scan_run *run = j->run;
@@ -54,6 +80,8 @@ static void report_failure(job *j, size_t i, int rc, const opmap_error *err)
         opmap_error_format(err, msg, sizeof(msg));
         fprintf(stderr, "opmap: note: skipped %s\n", msg);
         run->skipped++;
+        if (keep_problem(run, i, 1, err))
+            run->internal = 1;
         return;
     }
     cli_error(err);
@@ -63,6 +91,30 @@ static void report_failure(job *j, size_t i, int rc, const opmap_error *err)
         run->usage = 1;
     else
         run->input_failed = 1;
+    if (rc != OPMAP_EINVAL && keep_problem(run, i, 0, err))
+        run->internal = 1;
+}
+
+/* Problems in command-line order, whatever order the workers met them in. */
+static void order_problems(scan_run *run, const cli_paths *paths)
+{
+    size_t a, b;
+    for (a = 1; a < run->n_problems; a++) /* insertion sort: few problems, mostly in order */
+        for (b = a; b > 0 && run->problem_index[b - 1] > run->problem_index[b]; b--) {
+            size_t ti = run->problem_index[b];
+            opmap_error te = run->errors[b];
+            int ts = run->problems[b].skipped;
+            run->problem_index[b] = run->problem_index[b - 1];
+            run->errors[b] = run->errors[b - 1];
+            run->problems[b].skipped = run->problems[b - 1].skipped;
+            run->problem_index[b - 1] = ti;
+            run->errors[b - 1] = te;
+            run->problems[b - 1].skipped = ts;
+        }
+    for (a = 0; a < run->n_problems; a++) {
+        run->problems[a].file = paths->items[run->problem_index[a]];
+        run->problems[a].error = &run->errors[a];
+    }
 }
 
 static void *worker(void *arg)
@@ -182,6 +234,7 @@ int cli_run(const scan_opts *o, const cli_paths *paths, scan_run *run)
     for (i = 0; i < paths->len; i++)
         if (run->slots[i])
             run->slots[run->count++] = run->slots[i];
+    order_problems(run, paths);
     if (run->usage)
         return EXIT_USAGE;
     if (run->internal)
@@ -195,6 +248,9 @@ void cli_run_free(scan_run *run)
     for (i = 0; i < run->count; i++)
         opmap_result_free(run->slots[i]);
     free(run->slots);
+    free(run->problems);
+    free(run->errors);
+    free(run->problem_index);
     opmap_waivers_free(run->waivers);
     opmap_table_free(run->table);
     opmap_ctx_free(run->ctx);

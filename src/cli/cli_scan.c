@@ -1,8 +1,9 @@
 /*
  * cli/cli_scan.c - `opmap scan`: scan models, write the reports, apply the gate.
  *
- * Exit code: 3 when a model or input file could not be read (it outranks the gate),
- * 1 when the gate fails, else 0 (docs/cli.md).
+ * Exit code: 3 when a model or input file could not be read, or no model was found (it
+ * outranks the gate), 1 when the gate fails, else 0 (docs/cli.md). The reports are written
+ * in every case, listing the files not read.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -36,7 +37,8 @@ static const char scan_usage[] =
     "  --fail-on KINDS        what fails the gate (default: unmapped): unmapped, rewrite,\n"
     "                         partial, precision, performance, dynamic-shape, rng, inf-nan,\n"
     "                         nondeterministic, deprecated, dtype, external-data, effort\n"
-    "                         (only --max-effort: a budget gate alone), all\n"
+    "                         (only --max-effort: a budget gate alone), skipped (files\n"
+    "                         found that are not models opmap reads), all\n"
     "  --max-effort DAYS      fail when the estimate is over DAYS person-days\n"
     "  --waivers FILE         accepted findings (opmap baseline writes one)\n"
     "other:\n"
@@ -45,7 +47,8 @@ static const char scan_usage[] =
     "  -h, --help             this help\n"
     "\n"
     "exit codes: 0 the gate passes, 1 the gate fails, 2 usage,\n"
-    "            3 a model or input file unreadable or invalid, 4 report not written\n";
+    "            3 a model or input file unreadable or invalid, or no model found,\n"
+    "            4 report not written\n";
 
 void cli_policy(const scan_opts *o, const scan_run *run, opmap_policy *policy)
 {
@@ -55,6 +58,8 @@ void cli_policy(const scan_opts *o, const scan_run *run, opmap_policy *policy)
     policy->max_effort = o->max_effort;
     policy->waivers = run->waivers;
     policy->today = getenv("OPMAP_TODAY"); /* tests pin the date; unset means the clock */
+    policy->problems = run->problems;
+    policy->problem_count = run->n_problems;
 }
 
 static int is_dir(const char *path)
@@ -134,11 +139,17 @@ int cli_scan(int argc, char **argv)
     ropts.day_rate = o.day_rate;
     ropts.currency = o.currency;
     ropts.policy = &policy;
-    if (run.count || (!run.input_failed && !run.usage)) {
-        if ((code = write_reports(&o, &run, &ropts)))
-            goto done;
-    }
+    ropts.problems = run.problems;
+    ropts.problem_count = run.n_problems;
+    /* reports are written whatever failed: each lists the files it could not read */
+    if ((code = write_reports(&o, &run, &ropts)))
+        goto done;
     if (run.input_failed) {
+        code = EXIT_INPUT;
+    } else if (!run.count) {
+        /* a directory of checkpoints alone: nothing was checked, so nothing passed */
+        cli_fail("no model found: %zu file%s skipped, none of them a model opmap reads",
+                 run.skipped, run.skipped == 1 ? "" : "s");
         code = EXIT_INPUT;
     } else if (opmap_policy_check(&verdict, run.ctx, (const opmap_result *const *)run.slots,
                                   run.count, &policy, &err) != OPMAP_OK) {

@@ -5,7 +5,8 @@
  * Models are paired by file path; when each report holds one model they are paired
  * whatever their paths (the same model from two branches). An operator is
  * (domain, op_type); its findings are its status kind and its flags. A finding the
- * policy fails on that the new report has and the old one had not counts as failing.
+ * policy fails on that the new report has and the old one had not counts as failing, and
+ * so does every file the new report lists as unreadable (its "errors").
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,8 +108,8 @@ typedef struct differ {
     om_out *o;
     int json;
     unsigned fail_on;
-    size_t added, removed, changed, failing;
-    cJSON *jadded, *jremoved, *jchanged;
+    size_t added, removed, changed, failing, unreadable;
+    cJSON *jadded, *jremoved, *jchanged, *junreadable;
 } differ;
 
 static void line(differ *d, const char *model, char sign, const dop *old, const dop *now)
@@ -226,6 +227,33 @@ int opmap_diff_reports(opmap_ctx *ctx, const char *old_json, size_t old_size,
     cJSON_ArrayForEach(m, old_models)
         if (rc == OPMAP_OK && !single && !pair(new_models, m, 0))
             diff_model(&d, m, NULL);
+    /* a file the new scan could not read hides whatever it holds: it always fails */
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(new_r, "errors")) {
+        const char *file = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "file"));
+        const char *msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "message"));
+        if (rc != OPMAP_OK || !file)
+            continue;
+        d.failing++;
+        d.unreadable++;
+        if (d.json) {
+            cJSON *e = cJSON_CreateObject();
+            if (!d.junreadable)
+                d.junreadable = cJSON_AddArrayToObject(root, "unreadable");
+            if (!e || !d.junreadable || !cJSON_AddItemToArray(d.junreadable, e)) {
+                cJSON_Delete(e);
+                rc = OPMAP_ENOMEM;
+                continue;
+            }
+            cJSON_AddStringToObject(e, "file", file);
+            cJSON_AddStringToObject(e, "message", msg ? msg : "");
+        } else {
+            om_out_str(&o, "unreadable ");
+            om_out_term(&o, file);
+            om_out_str(&o, ": ");
+            om_out_term(&o, msg ? msg : "");
+            om_out_str(&o, "\n");
+        }
+    }
     if (rc == OPMAP_OK && d.json) {
         char *text;
         cJSON_AddStringToObject(root, "schema", "opmap-diff/1");

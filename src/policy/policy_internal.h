@@ -33,6 +33,7 @@ struct opmap_verdict {
     opmap_finding *findings;
     size_t n;
     int passed;
+    int incomplete;   /* a file could not be read: the verdict covers part of the scan */
     char today[11];
 };
 

@@ -4,9 +4,12 @@
  * Findings, per model: one per distinct operator whose status is unmapped / rewrite /
  * partial; one per operator risk flag (precision, performance, ...); one per model-level
  * risk (dynamic dimensions, float64 values); and one for the whole scan when the estimate
- * is over max_effort. A finding fails the gate when its kind is in fail_on and no valid
- * waiver covers it; an expired waiver that would cover it fails the gate by itself.
+ * is over max_effort; one per file the scan did not read (policy version 2: unreadable,
+ * which always fails and makes the verdict incomplete, or skipped). A finding fails the
+ * gate when its kind is in fail_on and no valid waiver covers it; an expired waiver that
+ * would cover it fails the gate by itself.
  */
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +22,8 @@
 
 static const char *const kind_names[OPMAP_FAIL_KIND_COUNT] = {
     "unmapped", "rewrite", "partial", "precision", "performance", "dynamic-shape", "rng",
-    "inf-nan", "nondeterministic", "deprecated", "dtype", "effort", "external-data"
+    "inf-nan", "nondeterministic", "deprecated", "dtype", "effort", "external-data",
+    "unreadable", "skipped"
 };
 
 const char *opmap_fail_kind_name(unsigned index)
@@ -58,7 +62,8 @@ int opmap_fail_on_parse(const char *list, unsigned *out, opmap_error *err)
                 return om_fail(err, OPMAP_EINVAL, NULL,
                                "unknown finding kind '%.*s' (expected unmapped, rewrite, partial, "
                                "precision, performance, dynamic-shape, rng, inf-nan, "
-                               "nondeterministic, deprecated, dtype, effort, external-data, all)",
+                               "nondeterministic, deprecated, dtype, effort, external-data, "
+                               "unreadable, skipped, all)",
                                (int)len, p);
             bits |= b;
         }
@@ -129,14 +134,36 @@ static int add(builder *b, unsigned kind, const char *model, const opmap_op *op,
         !(f->op = om_arena_strdup(A, f->op)))
         return OPMAP_ENOMEM;
     f->waiver_reason = f->waiver_owner = f->waiver_expires = "";
-    if ((w = find_waiver(b, f, op))) {
+    if (kind != OPMAP_FAIL_UNREADABLE && (w = find_waiver(b, f, op))) {
         f->waived = 1;
         f->waiver_reason = w->reason;
         f->waiver_owner = w->owner;
         f->waiver_expires = w->expires;
         f->waiver_expired = strcmp(w->expires, b->v->today) < 0;
     }
-    f->fails = f->waiver_expired || ((b->fail_on & kind) && !f->waived);
+    f->fails = f->waiver_expired || ((b->fail_on & kind) && !f->waived) ||
+               kind == OPMAP_FAIL_UNREADABLE;
+    return OPMAP_OK;
+}
+
+/* Files the scan did not read: what the gate has not seen is not passed. */
+static int problem_findings(builder *b, const opmap_file_problem *p, size_t n)
+{
+    size_t i;
+    int rc;
+    for (i = 0; i < n; i++) {
+        char msg[1200];
+        const char *file = p[i].file ? p[i].file : "";
+        if (p[i].error)
+            opmap_error_format(p[i].error, msg, sizeof(msg));
+        else
+            snprintf(msg, sizeof(msg), "%s: %s", file, p[i].skipped ? "skipped" : "not read");
+        if (!p[i].skipped)
+            b->v->incomplete = 1;
+        if ((rc = add(b, p[i].skipped ? OPMAP_FAIL_SKIPPED : OPMAP_FAIL_UNREADABLE, file, NULL,
+                      "", msg, 0)))
+            return rc;
+    }
     return OPMAP_OK;
 }
 
@@ -197,15 +224,24 @@ int opmap_policy_check(opmap_verdict **out, opmap_ctx *ctx, const opmap_result *
                        size_t count, const opmap_policy *policy, opmap_error *err)
 {
     opmap_verdict *v;
+    opmap_policy copy;
     builder b;
     size_t i;
     int rc = OPMAP_OK;
     om_err_clear(err);
     if (!out || !ctx || (count && !results))
         return om_fail(err, OPMAP_EINVAL, NULL, "opmap_policy_check: NULL argument");
-    if (policy && policy->version != OPMAP_POLICY_VERSION)
+    if (policy && policy->version != 1 && policy->version != OPMAP_POLICY_VERSION)
         return om_fail(err, OPMAP_EINVAL, NULL, "opmap_policy_check: policy version %u",
                        policy->version);
+    if (policy) { /* a version-1 caller's struct ends before `problems` */
+        memset(&copy, 0, sizeof(copy));
+        memcpy(&copy, policy, policy->version == 1 ? offsetof(opmap_policy, problems)
+                                                   : sizeof(copy));
+        policy = &copy;
+        if (copy.problem_count && !copy.problems)
+            return om_fail(err, OPMAP_EINVAL, NULL, "opmap_policy_check: NULL problems");
+    }
     *out = NULL;
     if (!(v = om_ctx_calloc(ctx, sizeof(*v))))
         return om_fail(err, OPMAP_ENOMEM, NULL, "out of memory");
@@ -220,6 +256,10 @@ int opmap_policy_check(opmap_verdict **out, opmap_ctx *ctx, const opmap_result *
     om_vec_init(&b.list, sizeof(opmap_finding));
     for (i = 0; i < count && rc == OPMAP_OK; i++)
         rc = model_findings(&b, results[i]);
+    if (rc == OPMAP_OK && policy)
+        rc = problem_findings(&b, policy->problems, policy->problem_count);
+    if (policy && policy->problem_count && !count)
+        v->incomplete = 1; /* every file skipped: nothing was checked, so nothing passed */
     if (rc == OPMAP_OK && policy && policy->max_effort) {
         om_portfolio p;
         char msg[300], have[32], limit[32];
@@ -269,7 +309,12 @@ void opmap_verdict_free(opmap_verdict *v)
 
 int opmap_verdict_passed(const opmap_verdict *v)
 {
-    return v->passed;
+    return v->passed && !v->incomplete;
+}
+
+int opmap_verdict_incomplete(const opmap_verdict *v)
+{
+    return v->incomplete;
 }
 
 size_t opmap_verdict_finding_count(const opmap_verdict *v)

@@ -2,6 +2,7 @@
  * report/report.c - opmap_report_write(): format names, the inputs every writer shares
  * (portfolio, the gate's verdict), dispatch, and helpers used by several writers.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -152,6 +153,25 @@ void om_atc_command(const opmap_result *r, const char *chip, char *buf, size_t s
     }
 }
 
+void om_problem_message(const opmap_file_problem *p, char *buf, size_t size)
+{
+    const opmap_error *e = p->error;
+    if (!size)
+        return;
+    if (!e) {
+        snprintf(buf, size, "%s", p->skipped ? "skipped" : "could not be read");
+    } else if (e->source[0] && (!p->file || strcmp(e->source, p->file) != 0)) {
+        opmap_error_format(e, buf, size); /* a zip entry, a side file: say which */
+    } else if (e->line) {
+        snprintf(buf, size, "line %u:%u: %s", (unsigned)e->line, (unsigned)e->column, e->message);
+    } else if (e->offset != OPMAP_NO_OFFSET) {
+        snprintf(buf, size, "offset %llu: %s", (unsigned long long)e->offset, e->message);
+    } else {
+        snprintf(buf, size, "%s", e->message);
+    }
+    om_one_line(buf);
+}
+
 int opmap_report_write(opmap_ctx *ctx, const opmap_result *const *results, size_t count,
                        opmap_report_format format, const opmap_report_options *opts,
                        opmap_write_fn write, void *payload, opmap_error *err)
@@ -161,18 +181,38 @@ int opmap_report_write(opmap_ctx *ctx, const opmap_result *const *results, size_
     om_portfolio portfolio;
     om_report_in in;
     opmap_verdict *verdict = NULL;
+    opmap_policy policy = OPMAP_POLICY_INIT;
+    const opmap_file_problem *problems = NULL;
+    size_t n_problems = 0, k;
     int rc;
     om_err_clear(err);
     if (!ctx || !write || (count && !results))
         return om_fail(err, OPMAP_EINVAL, NULL, "opmap_report_write: NULL argument");
     if (!opmap_report_format_name(format))
         return om_fail(err, OPMAP_EINVAL, NULL, "unknown report format %d", (int)format);
-    if (opts && opts->version != OPMAP_REPORT_OPTIONS_VERSION)
+    if (opts && opts->version != 1 && opts->version != OPMAP_REPORT_OPTIONS_VERSION)
         return om_fail(err, OPMAP_EINVAL, NULL, "report options version %u, expected %u",
                        opts->version, OPMAP_REPORT_OPTIONS_VERSION);
     if (opts && !(opts->day_rate >= 0.0 && opts->day_rate < 1e12))
         return om_fail(err, OPMAP_EINVAL, NULL, "day rate out of range");
-    if ((rc = opmap_policy_check(&verdict, ctx, results, count, opts ? opts->policy : NULL, err)))
+    if (opts && opts->version >= 2) { /* a version-1 caller's struct ends before these */
+        problems = opts->problems;
+        n_problems = opts->problem_count;
+        if (n_problems && !problems)
+            return om_fail(err, OPMAP_EINVAL, NULL, "opmap_report_write: NULL problems");
+    }
+    /* the report's gate judges the files the report lists */
+    if (opts && opts->policy) {
+        if (opts->policy->version != 1 && opts->policy->version != OPMAP_POLICY_VERSION)
+            return om_fail(err, OPMAP_EINVAL, NULL, "opmap_report_write: policy version %u",
+                           opts->policy->version);
+        memcpy(&policy, opts->policy, opts->policy->version == 1
+                                          ? offsetof(opmap_policy, problems) : sizeof(policy));
+        policy.version = OPMAP_POLICY_VERSION;
+    }
+    policy.problems = problems;
+    policy.problem_count = n_problems;
+    if ((rc = opmap_policy_check(&verdict, ctx, results, count, &policy, err)))
         return rc;
     om_mem_init(&mem, &ctx->al, ctx->limits.max_heap_bytes);
     if (om_portfolio_build(results, count, &mem, &portfolio) != OPMAP_OK) {
@@ -186,6 +226,11 @@ int opmap_report_write(opmap_ctx *ctx, const opmap_result *const *results, size_
     in.currency = opts && opts->currency ? opts->currency : "";
     in.portfolio = &portfolio;
     in.verdict = verdict;
+    in.problems = problems;
+    in.n_problems = n_problems;
+    in.n_unreadable = 0;
+    for (k = 0; k < n_problems; k++)
+        in.n_unreadable += !problems[k].skipped;
     om_out_init(&out, write, payload);
     rc = formats[format].write(&in, &out);
     if (rc == OPMAP_OK)

@@ -1,5 +1,6 @@
 /*
- * report/report_csv.c - one row per operator per model, for spreadsheets. Every text cell
+ * report/report_csv.c - one row per operator per model, for spreadsheets, and one per file
+ * the scan did not read (status "unreadable" or "skipped"). Every text cell
  * is quoted, and cells a spreadsheet would evaluate as formulas are neutralised (escape.c).
  */
 #include <inttypes.h>
@@ -92,6 +93,20 @@ int om_report_csv(const om_report_in *in, om_out *o)
             om_out_csv(o, op->n_paths ? op->paths[0] : "");
             om_out_str(o, "\r\n");
         }
+    }
+    /* files not read: a row each, status "unreadable" or "skipped", the reason its only cell */
+    for (i = 0; i < in->n_problems; i++) {
+        const opmap_file_problem *p = &in->problems[i];
+        char msg[1200];
+        size_t empty = (r0 ? r0->n_chips : 0) + 4 + (in->day_rate > 0) + 5;
+        om_problem_message(p, msg, sizeof(msg));
+        om_out_csv(o, p->file ? p->file : "");
+        om_out_printf(o, ",,,,,%s", p->skipped ? "skipped" : "unreadable");
+        for (c = 0; c < empty; c++)
+            om_out_str(o, ",");
+        om_out_str(o, ",");
+        om_out_csv(o, msg);
+        om_out_str(o, ",,\r\n");
     }
     return OPMAP_OK;
 }

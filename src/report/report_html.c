@@ -121,8 +121,14 @@ static void cards(om_out *o, const om_report_in *in)
                  ex, lo, hi);
         card(o, "Unpublished chip answers", buf, NULL);
     }
-    card(o, "CI gate", opmap_verdict_passed(in->verdict) ? "PASS" : "FAIL",
+    card(o, "CI gate", opmap_verdict_incomplete(in->verdict) ? "FAIL (incomplete)"
+                       : opmap_verdict_passed(in->verdict) ? "PASS" : "FAIL",
          opmap_verdict_passed(in->verdict) ? "pass" : "fail");
+    if (in->n_problems) {
+        snprintf(buf, sizeof(buf), "%zu could not be read, %zu skipped", in->n_unreadable,
+                 in->n_problems - in->n_unreadable);
+        card(o, "Files not read", buf, in->n_unreadable ? "fail" : NULL);
+    }
     for (st = OPMAP_OP_STATUS_COUNT - 1; st >= 0; st--) {
         snprintf(buf, sizeof(buf), "%" PRIu64, s->operators[st]);
         card(o, opmap_op_status_name(st), buf, NULL);
@@ -463,7 +469,8 @@ static void findings_section(om_out *o, const opmap_verdict *v)
     size_t i, n = opmap_verdict_finding_count(v);
     om_out_printf(o, "<h2 id=\"gate\">CI gate: <span class=\"%s\">%s</span></h2>",
                   opmap_verdict_passed(v) ? "pass" : "fail",
-                  opmap_verdict_passed(v) ? "PASS" : "FAIL");
+                  opmap_verdict_incomplete(v) ? "FAIL (incomplete)"
+                  : opmap_verdict_passed(v) ? "PASS" : "FAIL");
     if (!n) {
         om_out_str(o, "<p>No findings.</p>");
         return;
@@ -486,6 +493,30 @@ static void findings_section(om_out *o, const opmap_verdict *v)
         om_out_str(o, "</li>");
     }
     om_out_str(o, "</ul></details>");
+}
+
+static void problems_section(om_out *o, const om_report_in *in)
+{
+    size_t i;
+    char msg[1200];
+    if (!in->n_problems)
+        return;
+    om_out_str(o, in->n_unreadable
+                      ? "<h2 id=\"not-read\">Files not read: <span class=\"fail\">the report is "
+                        "incomplete</span></h2>"
+                      : "<h2 id=\"not-read\">Files skipped</h2>");
+    om_out_str(o, "<table><thead><tr><th>File</th><th></th><th>Why</th></tr></thead><tbody>");
+    for (i = 0; i < in->n_problems; i++) {
+        const opmap_file_problem *p = &in->problems[i];
+        om_problem_message(p, msg, sizeof(msg));
+        om_out_str(o, "<tr><td>");
+        om_out_html(o, p->file ? p->file : "");
+        om_out_str(o, p->skipped ? "</td><td>skipped</td><td>"
+                                 : "</td><td class=\"fail\">could not be read</td><td>");
+        om_out_html(o, msg);
+        om_out_str(o, "</td></tr>");
+    }
+    om_out_str(o, "</tbody></table>");
 }
 
 int om_report_html(const om_report_in *in, om_out *o)
@@ -560,6 +591,7 @@ int om_report_html(const om_report_in *in, om_out *o)
             portfolio_rows(o, in);
         om_out_str(o, "</tbody></table></div>");
     }
+    problems_section(o, in);
     findings_section(o, in->verdict);
     for (i = 0; i < in->count; i++)
         model_section(o, in->results[i]);

@@ -21,7 +21,12 @@ typedef struct om_report_in {
     const char *currency;         /* "" when none */
     const om_portfolio *portfolio;
     const opmap_verdict *verdict;
+    const opmap_file_problem *problems;  /* files not read: n_unreadable errors, the rest skipped */
+    size_t n_problems, n_unreadable;
 } om_report_in;
+
+/* A problem's message without its file ("line 3:4: bad varint"): the file is shown beside it. */
+void om_problem_message(const opmap_file_problem *p, char *buf, size_t size);
 
 int om_report_json(const om_report_in *in, om_out *out);
 int om_report_text(const om_report_in *in, om_out *out);

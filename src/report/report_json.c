@@ -1,6 +1,6 @@
 /*
- * report/report_json.c - the JSON report (schema "opmap-report/2", docs/report-json.md,
- * docs/schema/opmap-report-2.schema.json), written as it is produced (jsonw.c): no tree,
+ * report/report_json.c - the JSON report (schema "opmap-report/3", docs/report-json.md,
+ * docs/schema/opmap-report-3.schema.json), written as it is produced (jsonw.c): no tree,
  * so memory does not grow with the number of models, and person-days are exact decimals.
  */
 #include <stdio.h>
@@ -422,12 +422,52 @@ static void model_json(jsonw *w, const opmap_result *r)
     jw_end_object(w);
 }
 
+/* Files the scan did not read: "errors" (could not be read) and "skipped" (not models). */
+static void problems(jsonw *w, const om_report_in *in)
+{
+    size_t i;
+    int skipped;
+    for (skipped = 0; skipped < 2; skipped++) {
+        jw_key(w, skipped ? "skipped" : "errors");
+        jw_array(w);
+        for (i = 0; i < in->n_problems; i++) {
+            const opmap_file_problem *p = &in->problems[i];
+            const opmap_error *e = p->error;
+            char msg[1200];
+            if (!p->skipped != !skipped)
+                continue;
+            jw_object(w);
+            jw_kstring(w, "file", p->file ? p->file : "");
+            if (skipped) {
+                om_problem_message(p, msg, sizeof(msg));
+                jw_kstring(w, "reason", msg);
+            } else {
+                jw_kstring(w, "status", opmap_status_str(e ? e->code : OPMAP_EIO));
+                jw_kint(w, "code", e ? e->code : OPMAP_EIO);
+                jw_kstring(w, "source", e ? e->source : "");
+                jw_kstring(w, "message", e ? e->message : "could not be read");
+                if (e && e->line) {
+                    jw_kuint(w, "line", e->line);
+                    jw_kuint(w, "column", e->column);
+                }
+                if (e && e->offset != OPMAP_NO_OFFSET)
+                    jw_kuint(w, "offset", e->offset);
+                if (e && e->sys_errno)
+                    jw_kint(w, "errno", e->sys_errno);
+            }
+            jw_end_object(w);
+        }
+        jw_end_array(w);
+    }
+}
+
 static void gate(jsonw *w, const opmap_verdict *v)
 {
     size_t i, n = opmap_verdict_finding_count(v);
     jw_key(w, "gate");
     jw_object(w);
     jw_kbool(w, "passed", opmap_verdict_passed(v));
+    jw_kbool(w, "incomplete", opmap_verdict_incomplete(v));
     jw_key(w, "findings");
     jw_array(w);
     for (i = 0; i < n; i++) {
@@ -521,6 +561,7 @@ int om_report_json(const om_report_in *in, om_out *out)
     for (i = 0; i < in->count; i++)
         model_json(&w, in->results[i]);
     jw_end_array(&w);
+    problems(&w, in);
     jw_key(&w, "totals");
     jw_object(&w);
     jw_kuint(&w, "models", in->count);

@@ -2,7 +2,9 @@
  * report/report_junit.c - JUnit XML for CI test reports (GitLab, Jenkins): a test suite
  * per model, a test case per distinct operator, failing with what the policy fails on;
  * model-level findings are a test case named after the model. Waived-only cases are
- * skipped with the waiver's reason.
+ * skipped with the waiver's reason. Files the scan did not read are a suite of their own:
+ * an <error> for each that could not be read, a skipped (or, with --fail-on skipped,
+ * failing) case for each skipped one.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -73,9 +75,47 @@ static void testcase(om_out *o, const opmap_verdict *v, const char *model, const
     om_out_str(o, fails || waived ? "\n    </testcase>\n" : "</testcase>\n");
 }
 
+/* Does the gate fail on this problem file (a skipped one only with --fail-on skipped)? */
+static int problem_fails(const opmap_verdict *v, const opmap_file_problem *p)
+{
+    size_t i, n = opmap_verdict_finding_count(v);
+    unsigned kind = p->skipped ? OPMAP_FAIL_SKIPPED : OPMAP_FAIL_UNREADABLE;
+    for (i = 0; i < n; i++) {
+        opmap_finding f;
+        opmap_verdict_finding(v, i, &f);
+        if (f.kind == kind && f.fails && strcmp(f.model, p->file ? p->file : "") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static void problem_suite(om_out *o, const om_report_in *in, size_t failing)
+{
+    size_t i;
+    char msg[1200];
+    om_out_printf(o, "  <testsuite name=\"files not read\" tests=\"%zu\" failures=\"%zu\" "
+                     "errors=\"%zu\" skipped=\"%zu\">\n", in->n_problems, failing,
+                  in->n_unreadable, in->n_problems - in->n_unreadable - failing);
+    for (i = 0; i < in->n_problems; i++) {
+        const opmap_file_problem *p = &in->problems[i];
+        om_problem_message(p, msg, sizeof(msg));
+        om_out_str(o, "    <testcase classname=\"files not read\" name=\"");
+        om_out_xml(o, p->file ? p->file : "");
+        if (!p->skipped)
+            om_out_str(o, "\">\n      <error type=\"unreadable\" message=\"");
+        else if (problem_fails(in->verdict, p))
+            om_out_str(o, "\">\n      <failure type=\"skipped\" message=\"");
+        else
+            om_out_str(o, "\">\n      <skipped message=\"");
+        om_out_xml(o, msg);
+        om_out_str(o, "\"/>\n    </testcase>\n");
+    }
+    om_out_str(o, "  </testsuite>\n");
+}
+
 int om_report_junit(const om_report_in *in, om_out *o)
 {
-    size_t i, j, tests = 0, failures = 0, skipped = 0;
+    size_t i, j, tests = 0, failures = 0, skipped = 0, failing_skips = 0;
     /* totals first: the root element carries them */
     for (i = 0; i < in->count; i++) {
         const opmap_result *r = in->results[i];
@@ -89,9 +129,14 @@ int om_report_junit(const om_report_in *in, om_out *o)
             skipped += !fails && waived;
         }
     }
+    for (i = 0; i < in->n_problems; i++)
+        failing_skips += in->problems[i].skipped && problem_fails(in->verdict, &in->problems[i]);
+    tests += in->n_problems;
+    failures += failing_skips;
+    skipped += in->n_problems - in->n_unreadable - failing_skips;
     om_out_printf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"opmap\" "
-                     "tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\">\n", tests, failures,
-                  skipped);
+                     "tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\">\n", tests,
+                  failures, in->n_unreadable, skipped);
     for (i = 0; i < in->count; i++) {
         const opmap_result *r = in->results[i];
         size_t t = 0, fl = 0, sk = 0, fails, waived;
@@ -115,6 +160,8 @@ int om_report_junit(const om_report_in *in, om_out *o)
             testcase(o, in->verdict, r->model_name, NULL);
         om_out_str(o, "  </testsuite>\n");
     }
+    if (in->n_problems)
+        problem_suite(o, in, failing_skips);
     om_out_str(o, "</testsuites>\n");
     return OPMAP_OK;
 }

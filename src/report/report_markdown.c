@@ -58,7 +58,8 @@ int om_report_markdown(const om_report_in *in, om_out *o)
     const om_portfolio *p = in->portfolio;
     size_t i, j, c, listed = 0;
     om_out_printf(o, "## opmap: Ascend migration report\n\n**CI gate: %s**",
-                  opmap_verdict_passed(in->verdict) ? "PASS" : "FAIL");
+                  opmap_verdict_incomplete(in->verdict) ? "FAIL (incomplete)"
+                  : opmap_verdict_passed(in->verdict) ? "PASS" : "FAIL");
     if (in->count) {
         const opmap_result *r0 = in->results[0];
         om_out_str(o, " · chips ");
@@ -163,6 +164,23 @@ int om_report_markdown(const om_report_in *in, om_out *o)
                 om_out_md(o, a->action);
                 om_out_str(o, " |\n");
             }
+        }
+    }
+    if (in->n_problems) {
+        char msg[1200];
+        if (in->n_unreadable)
+            om_out_printf(o, "\n### Files not read: the report is incomplete\n\n");
+        else
+            om_out_printf(o, "\n### Files skipped\n\n");
+        om_out_str(o, "| File | | Why |\n|---|---|---|\n");
+        for (i = 0; i < in->n_problems; i++) {
+            const opmap_file_problem *q = &in->problems[i];
+            om_problem_message(q, msg, sizeof(msg));
+            om_out_str(o, "| ");
+            om_out_md(o, q->file ? q->file : "");
+            om_out_str(o, q->skipped ? " | skipped | " : " | **could not be read** | ");
+            om_out_md(o, msg);
+            om_out_str(o, " |\n");
         }
     }
     om_out_printf(o, "\n%" PRIu64 " operators run as they are (full), %" PRIu64

@@ -25,6 +25,8 @@ static const char *const rule_text[OPMAP_FAIL_KIND_COUNT] = {
     "float64, complex or uint64 values, which Ascend largely lacks kernels for.",
     "The migration estimate is over the allowed effort.",
     "An external-data side file is missing, short, or outside the model's directory.",
+    "A file could not be read: the scan, and the gate's verdict, are incomplete.",
+    "A file was found but is not a model opmap reads (a checkpoint, an unsupported archive).",
 };
 
 static char *uri(const char *path, char *buf, size_t size)
@@ -34,6 +36,63 @@ static char *uri(const char *path, char *buf, size_t size)
     else
         snprintf(buf, size, "%s", path);
     return buf;
+}
+
+/* Files not read, as the run's tool notifications: a dashboard shows the run failed. */
+static void invocation(jsonw *w, const om_report_in *in)
+{
+    char buf[4200];
+    size_t i;
+    jw_key(w, "invocations");
+    jw_array(w);
+    jw_object(w);
+    jw_kbool(w, "executionSuccessful", in->n_unreadable == 0);
+    jw_key(w, "toolExecutionNotifications");
+    jw_array(w);
+    for (i = 0; i < in->n_problems; i++) {
+        const opmap_file_problem *p = &in->problems[i];
+        const opmap_error *e = p->error;
+        jw_object(w);
+        jw_kstring(w, "level", p->skipped ? "note" : "error");
+        jw_key(w, "descriptor");
+        jw_object(w);
+        jw_kstring(w, "id", p->skipped ? "opmap/skipped" : "opmap/unreadable");
+        jw_end_object(w);
+        jw_key(w, "message");
+        jw_object(w);
+        om_problem_message(p, buf, sizeof(buf));
+        jw_kstring(w, "text", buf);
+        jw_end_object(w);
+        jw_key(w, "locations");
+        jw_array(w);
+        jw_object(w);
+        jw_key(w, "physicalLocation");
+        jw_object(w);
+        jw_key(w, "artifactLocation");
+        jw_object(w);
+        jw_kstring(w, "uri", uri(p->file && p->file[0] ? p->file : ".", buf, sizeof(buf)));
+        jw_end_object(w);
+        if (e && (e->line || e->offset != OPMAP_NO_OFFSET) &&
+            (!e->source[0] || !p->file || strcmp(e->source, p->file) == 0)) {
+            jw_key(w, "region");
+            jw_object(w);
+            if (e->line) {
+                jw_kuint(w, "startLine", e->line);
+                if (e->column)
+                    jw_kuint(w, "startColumn", e->column);
+            } else {
+                jw_kuint(w, "byteOffset", e->offset);
+            }
+            jw_end_object(w);
+        }
+        jw_end_object(w);
+        jw_end_object(w);
+        jw_end_array(w);
+        jw_end_object(w);
+    }
+    jw_end_array(w);
+    jw_end_object(w);
+    jw_end_array(w);
 }
 
 int om_report_sarif(const om_report_in *in, om_out *out)
@@ -71,6 +130,7 @@ int om_report_sarif(const om_report_in *in, om_out *out)
     jw_end_array(&w);
     jw_end_object(&w); /* driver */
     jw_end_object(&w); /* tool */
+    invocation(&w, in);
     jw_key(&w, "results");
     jw_array(&w);
     for (i = 0; i < n; i++) {

@@ -364,6 +364,37 @@ static void portfolio_block(om_out *o, const om_report_in *in, int colour)
     }
 }
 
+/* Files the scan did not read, after the models: a report never looks complete when it
+ * is not. */
+static void problem_block(om_out *o, const om_report_in *in, int colour)
+{
+    size_t i;
+    char msg[1200];
+    if (!in->n_problems)
+        return;
+    if (in->count)
+        om_out_str(o, "\n");
+    if (in->n_unreadable)
+        om_out_printf(o, "%sincomplete: %zu file%s could not be read%s\n",
+                      colour ? "\033[31m" : "", in->n_unreadable,
+                      in->n_unreadable == 1 ? "" : "s", colour ? C_RESET : "");
+    else if (!in->count)
+        om_out_printf(o, "%sno model found:%s every file found was skipped\n",
+                      colour ? "\033[31m" : "", colour ? C_RESET : "");
+    else
+        om_out_printf(o, "skipped: %zu file%s, not models opmap reads\n", in->n_problems,
+                      in->n_problems == 1 ? "" : "s");
+    for (i = 0; i < in->n_problems; i++) {
+        const opmap_file_problem *p = &in->problems[i];
+        om_problem_message(p, msg, sizeof(msg));
+        om_out_str(o, p->skipped ? "  skipped     " : "  unreadable  ");
+        om_out_term(o, p->file ? p->file : "");
+        om_out_str(o, ": ");
+        om_out_term(o, msg);
+        om_out_str(o, "\n");
+    }
+}
+
 int om_report_text(const om_report_in *in, om_out *out)
 {
     int colour = (in->flags & OPMAP_REPORT_COLOR) != 0;
@@ -371,5 +402,6 @@ int om_report_text(const om_report_in *in, om_out *out)
         model_block(out, in, in->results[0], colour);
     else if (in->count > 1)
         portfolio_block(out, in, colour);
+    problem_block(out, in, colour);
     return OPMAP_OK;
 }

@@ -382,6 +382,85 @@ static void write_file_kinds(void **state)
     assert_int_equal(opmap_write_file(path, NULL, NULL, &err), OPMAP_EINVAL);
 }
 
+/* Files not read: listed in the report, the verdict incomplete; a version-1 caller's
+ * struct (which has no `problems`) is read only as far as version 1 goes. */
+static void problems_and_old_versions(void **state)
+{
+    fixture *f = *state;
+    opmap_error bad;
+    opmap_file_problem probs[2];
+    opmap_report_options ro = OPMAP_REPORT_OPTIONS_INIT;
+    opmap_policy pol = OPMAP_POLICY_INIT;
+    opmap_verdict *v = NULL;
+    opmap_error err;
+    opmap_finding fi;
+    char *text = NULL;
+    size_t size, i, unreadable = 0, skipped = 0;
+    memset(&bad, 0, sizeof(bad));
+    bad.code = OPMAP_EFORMAT;
+    bad.offset = 12;
+    snprintf(bad.source, sizeof(bad.source), "m/b.onnx");
+    snprintf(bad.message, sizeof(bad.message), "truncated");
+    probs[0].file = "m/b.onnx";
+    probs[0].skipped = 0;
+    probs[0].error = &bad;
+    probs[1].file = "m/w.pt";
+    probs[1].skipped = 1;
+    probs[1].error = NULL;
+    pol.problems = probs;
+    pol.problem_count = 2;
+    assert_int_equal(opmap_policy_check(&v, f->ctx, (const opmap_result *const *)f->res, 2, &pol,
+                                        &err), OPMAP_OK);
+    assert_true(opmap_verdict_incomplete(v));
+    assert_false(opmap_verdict_passed(v));
+    for (i = 0; i < opmap_verdict_finding_count(v); i++) {
+        assert_int_equal(opmap_verdict_finding(v, i, &fi), OPMAP_OK);
+        if (fi.kind == OPMAP_FAIL_UNREADABLE) {
+            unreadable++;
+            assert_true(fi.fails);
+            assert_string_equal(fi.model, "m/b.onnx");
+        } else if (fi.kind == OPMAP_FAIL_SKIPPED) {
+            skipped++;
+            assert_false(fi.fails); /* not in fail_on */
+        }
+    }
+    assert_int_equal(unreadable, 1);
+    assert_int_equal(skipped, 1);
+    opmap_verdict_free(v);
+    /* version 1: `problems` is past the end of such a struct, so it is never read */
+    pol.version = 1;
+    pol.problems = (const opmap_file_problem *)(uintptr_t)1; /* would crash if read */
+    pol.problem_count = 7;
+    assert_int_equal(opmap_policy_check(&v, f->ctx, (const opmap_result *const *)f->res, 2, &pol,
+                                        &err), OPMAP_OK);
+    assert_false(opmap_verdict_incomplete(v));
+    opmap_verdict_free(v);
+    /* the report lists them; version-1 report options list nothing */
+    ro.problems = probs;
+    ro.problem_count = 2;
+    assert_int_equal(opmap_report_write_memory(f->ctx, (const opmap_result *const *)f->res, 2,
+                                               OPMAP_REPORT_JSON, &ro, &text, &size, &err),
+                     OPMAP_OK);
+    assert_non_null(strstr(text, "\"file\": \"m/b.onnx\""));
+    assert_non_null(strstr(text, "\"file\": \"m/w.pt\""));
+    assert_non_null(strstr(text, "\"incomplete\": true"));
+    opmap_free(f->ctx, text);
+    ro.version = 1;
+    ro.problems = (const opmap_file_problem *)(uintptr_t)1;
+    assert_int_equal(opmap_report_write_memory(f->ctx, (const opmap_result *const *)f->res, 2,
+                                               OPMAP_REPORT_JSON, &ro, &text, &size, &err),
+                     OPMAP_OK);
+    assert_non_null(strstr(text, "\"errors\": []"));
+    assert_non_null(strstr(text, "\"incomplete\": false"));
+    opmap_free(f->ctx, text);
+    /* a count without an array is refused, not read */
+    pol.version = OPMAP_POLICY_VERSION;
+    pol.problems = NULL;
+    pol.problem_count = 1;
+    assert_int_equal(opmap_policy_check(&v, f->ctx, (const opmap_result *const *)f->res, 2, &pol,
+                                        &err), OPMAP_EINVAL);
+}
+
 /* Portfolio: the same model twice is adapted once; separately is the sum of the summaries. */
 static void portfolio(void **state)
 {
@@ -424,6 +503,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(file_cannot_create, setup, teardown),
         cmocka_unit_test_setup_teardown(file_failed_report_leaves_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(write_file_kinds, setup, teardown),
+        cmocka_unit_test_setup_teardown(problems_and_old_versions, setup, teardown),
         cmocka_unit_test_setup_teardown(portfolio, setup, teardown),
     };
     if (!data)

@@ -111,7 +111,7 @@ class Cli(unittest.TestCase):
     def test_json_report_of_a_model_with_subgraphs(self):
         proc, rep = scan_json("--table", SMALL_TABLE, model("test_if"))
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        self.assertEqual(rep["schema"], "opmap-report/2")
+        self.assertEqual(rep["schema"], "opmap-report/3")
         self.assertEqual(rep["table"]["origin"], SMALL_TABLE)
         m = rep["models"][0]
         self.assertEqual(m["file"], model("test_if"))

@@ -272,6 +272,18 @@ class Gate(unittest.TestCase):
         self.assertEqual(d["changed"][0]["old_status"], "partial")
         self.assertEqual(d["changed"][0]["new_status"], "rewrite")
         self.assertTrue(d["changed"][0]["fails"])
+        # a model the new scan could not read is not "removed": it fails the diff
+        torn = self.path("torn.onnx")
+        with open(self.path("old.onnx"), "rb") as f, open(torn, "wb") as g:
+            g.write(f.read()[:30])
+        torn_report = self.path("torn.json")
+        self.assertEqual(run("scan", "--table", GATE_TABLE, "--format", "json", "-o",
+                             torn_report, torn).returncode, 3)
+        proc = run("diff", old, torn_report)
+        self.assertEqual(proc.returncode, 1, proc.stdout)
+        self.assertIn("unreadable " + torn + ": ", proc.stdout)
+        proc = run("diff", "--format", "json", old, torn_report)
+        self.assertEqual(json.loads(proc.stdout)["unreadable"][0]["file"], torn)
         # bad input
         self.assertEqual(run("diff", old).returncode, 2)
         bad = self.write("bad.json", "{\"not\": 1}")
@@ -289,6 +301,107 @@ class Gate(unittest.TestCase):
         self.assertEqual(self.scan(self.path("missing.onnx")).returncode, 3)
         self.assertEqual(self.scan("-o", self.path("no/such/dir/r.txt"), clean).returncode, 4)
         self.assertEqual(self.scan("--format", "json,csv", clean).returncode, 2)  # needs -o DIR
+
+    # --- files not read: every report says so, the gate is incomplete (issue 16) ---
+
+    def checkpoint(self, name):
+        """A torch.save archive (data.pkl, no code/): weights, not a model opmap reads."""
+        import pickle
+        import zipfile
+        path = self.path(name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("archive/data.pkl", pickle.dumps({"w": 1}, protocol=2))
+            z.writestr("archive/version", "3\n")
+        return path
+
+    def test_one_unreadable_file_of_three_is_in_every_report(self):
+        d = self.path("models")
+        os.makedirs(d)
+        chain_model(os.path.join(d, "a.onnx"), ["Relu"])
+        chain_model(os.path.join(d, "c.onnx"), ["Relu"])
+        with open(os.path.join(d, "c.onnx"), "rb") as f:
+            data = f.read()
+        with open(os.path.join(d, "b.onnx"), "wb") as f:
+            f.write(data[:len(data) // 2])  # cut in the middle
+        bad = os.path.join(d, "b.onnx")
+        out = self.path("r")
+        proc = self.scan("--format", "json,sarif,junit,text,markdown,html,csv", "-o", out, d)
+        self.assertEqual(proc.returncode, 3, proc.stderr)
+        with open(os.path.join(out, "opmap-report.json")) as f:
+            rep = validate(json.load(f))
+        self.assertEqual(len(rep["models"]), 2)
+        self.assertEqual([e["file"] for e in rep["errors"]], [bad])
+        self.assertEqual(rep["errors"][0]["status"], "invalid format")
+        self.assertIn("offset", rep["errors"][0])
+        self.assertFalse(rep["gate"]["passed"])
+        self.assertTrue(rep["gate"]["incomplete"])
+        unreadable = [f for f in rep["gate"]["findings"] if f["kind"] == "unreadable"]
+        self.assertEqual([(f["model"], f["fails"]) for f in unreadable], [(bad, True)])
+        with open(os.path.join(out, "opmap-report.sarif")) as f:
+            inv = json.load(f)["runs"][0]["invocations"]
+        self.assertFalse(inv[0]["executionSuccessful"])
+        note = inv[0]["toolExecutionNotifications"][0]
+        self.assertEqual(note["level"], "error")
+        self.assertEqual(note["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+                         "file://" + bad)
+        root = ET.parse(os.path.join(out, "opmap-report.xml")).getroot()
+        self.assertEqual(root.get("errors"), "1")
+        errors = [c for c in root.iter("testcase") if c.find("error") is not None]
+        self.assertEqual([c.get("name") for c in errors], [bad])
+        for ext, marker in (("txt", "incomplete: 1 file could not be read"),
+                            ("md", "FAIL (incomplete)"), ("html", "FAIL (incomplete)")):
+            with open(os.path.join(out, "opmap-report." + ext)) as f:
+                text = f.read()
+            self.assertIn(marker, text, ext)
+            self.assertIn("b.onnx", text, ext)
+        with open(os.path.join(out, "opmap-report.csv"), newline="") as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual([r["status"] for r in rows if r["model"] == bad], ["unreadable"])
+        # the gate passes on the two models alone: only the unreadable file fails it
+        self.assertEqual(self.scan(os.path.join(d, "a.onnx"), os.path.join(d, "c.onnx"))
+                         .returncode, 0)
+
+    def test_a_directory_of_checkpoints_is_no_model_found(self):
+        self.checkpoint("ck/a.pt")
+        self.checkpoint("ck/sub/b.pt")
+        proc = self.scan("--format", "json", "--fail-on", "all", self.path("ck"))
+        self.assertEqual(proc.returncode, 3)
+        self.assertIn("no model found: 2 files skipped", proc.stderr)
+        rep = validate(json.loads(proc.stdout))
+        self.assertEqual([s["file"] for s in rep["skipped"]],
+                         [self.path("ck/a.pt"), self.path("ck/sub/b.pt")])
+        self.assertIn("torch.save checkpoint", rep["skipped"][0]["reason"])
+        self.assertFalse(rep["gate"]["passed"])
+        self.assertTrue(rep["gate"]["incomplete"])
+        self.assertEqual(run("baseline", self.path("ck")).returncode, 3)
+
+    def test_fail_on_skipped(self):
+        os.makedirs(self.path("models"))
+        clean = self.model("models/clean.onnx", ["Relu"])
+        self.checkpoint("models/w.pt")
+        d = self.path("models")
+        proc = self.scan("--format", "json", d)
+        self.assertEqual(proc.returncode, 0, proc.stderr)  # skipped files alone do not fail
+        rep = validate(json.loads(proc.stdout))
+        self.assertEqual([s["file"] for s in rep["skipped"]], [self.path("models/w.pt")])
+        self.assertTrue(rep["gate"]["passed"])
+        self.assertFalse(rep["gate"]["incomplete"])
+        proc = self.scan("--fail-on", "skipped", d)
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("gate: skipped:", proc.stderr)
+        self.assertEqual(self.scan("--fail-on", "skipped", clean).returncode, 0)
+        # skipped files can be accepted like any finding: the baseline round trip
+        base = self.path("base.yaml")
+        self.assertEqual(run("baseline", "--table", GATE_TABLE, "--fail-on", "skipped", "-o",
+                             base, d).returncode, 0)
+        self.assertEqual(self.scan("--fail-on", "skipped", "--waivers", base, d).returncode, 0)
+        # an unreadable file cannot be waived
+        w = self.waivers('  - {op: "*", kind: unreadable, reason: r, owner: o, '
+                         'expires: "2026-12-31"}\n')
+        proc = self.scan("--waivers", w, clean)
+        self.assertEqual(proc.returncode, 3)
+        self.assertIn("cannot accept kind 'unreadable'", proc.stderr)
 
     # --- report formats ---
 

@@ -13,8 +13,9 @@ the cases too big to commit (make_hostile.RUNTIME_CASES, generated into a tempor
                   `diag` when the manifest gives one;
   every case      finishes (a 60 s timeout detects a hang; no duration is asserted: the
                   slowest case is printed, and quadratic blow-ups such as many_sources.yaml
-                  would take minutes); with -o FILE and an error, no FILE and no temporary
-                  file is left.
+                  would take minutes); with -o FILE and an error, no temporary file is
+                  left, and FILE is a report whose "errors" names the file and whose gate
+                  is incomplete (a table error stops before any report: no FILE).
 
 Archives (`container`: zip and pickle cases) are TorchScript input: without the TorchScript
 reader they are "unsupported input", with it a format error naming the entry or offset;
@@ -73,7 +74,21 @@ def run(opmap, case, path, tmp):
                 where = where or r"."
             if where and not re.search(where, rest):
                 problems.append(f"message {rest[:300]!r} does not match {where!r}")
-        if leftovers:
+        # the report is still written, and says what could not be read (issue 16)
+        if [f for f in leftovers if f != "report.json"]:
+            problems.append(f"a temporary file was left behind: {leftovers}")
+        if not case.get("table"):
+            try:
+                with open(out) as f:
+                    rep = json.load(f)
+                errs = rep["errors"]
+                if [e["file"] for e in errs] != [path] or rep["gate"]["passed"] or \
+                        not rep["gate"]["incomplete"]:
+                    problems.append(f"the report does not list the file as unreadable: "
+                                    f"{json.dumps(errs)[:300]} gate {rep['gate']}")
+            except (OSError, ValueError, KeyError) as e:
+                problems.append(f"no valid report listing the error: {e!r}")
+        elif leftovers:
             problems.append(f"a report was left behind: {leftovers}")
     else:
         if proc.returncode not in (0, 1):
