@@ -11,7 +11,6 @@ import struct
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 
 from report_schema import validate
@@ -389,10 +388,9 @@ class Cli(unittest.TestCase):
         self.assertInputError(run("scan", p), p, "offset 2", "past the end")
 
     def test_absurd_nesting_depth(self):
+        # bounded by the depth limit, not by a clock: run()'s timeout only detects a hang
         p = self.write("deep.onnx", nested_if_model(10000))
-        start = time.monotonic()
         proc = run("scan", p)
-        self.assertLess(time.monotonic() - start, 30 if VALGRIND else 5)
         self.assertInputError(proc, p, "max_depth")
 
     def test_one_bad_model_among_good_ones(self):
