@@ -130,6 +130,7 @@ static int read_all(const char *path, char **out, size_t *size)
 
 typedef struct diff_args {
     opmap_ctx *ctx;
+    const char *old_path, *new_path;
     const char *old_text, *new_text;
     size_t old_size, new_size;
     const opmap_policy *policy;
@@ -140,8 +141,14 @@ typedef struct diff_args {
 static int fill_diff(void *arg, opmap_write_fn write, void *payload, opmap_error *err)
 {
     diff_args *a = arg;
-    return opmap_diff_reports(a->ctx, a->old_text, a->old_size, a->new_text, a->new_size,
-                              a->policy, a->format, write, payload, &a->failing, err);
+    int rc = opmap_diff_reports(a->ctx, a->old_text, a->old_size, a->new_text, a->new_size,
+                                a->policy, a->format, write, payload, &a->failing, err);
+    /* the library sees buffers ("old report"); the user named files */
+    if (rc != OPMAP_OK && err && strcmp(err->source, "old report") == 0)
+        snprintf(err->source, sizeof(err->source), "%s", a->old_path);
+    else if (rc != OPMAP_OK && err && strcmp(err->source, "new report") == 0)
+        snprintf(err->source, sizeof(err->source), "%s", a->new_path);
+    return rc;
 }
 
 int cli_diff(int argc, char **argv)
@@ -202,6 +209,8 @@ int cli_diff(int argc, char **argv)
     a.ctx = ctx;
     a.old_text = old_text;
     a.new_text = new_text;
+    a.old_path = argv[optind];
+    a.new_path = argv[optind + 1];
     a.policy = &policy;
     if ((code = cli_write_with(fill_diff, &a, output)))
         goto done;

@@ -103,8 +103,11 @@ static int open_container(builder *b, yt_kind kind, yaml_mark_t mark, const yaml
     int rc;
     if (anchor)
         return fail_mark(b, OPMAP_EFORMAT, mark, "anchors (&) are not allowed in a table", NULL);
-    if (b->depth >= b->max_depth)
-        return fail_mark(b, OPMAP_ELIMIT, mark, "YAML nested deeper than max_yaml_depth", NULL);
+    if (b->depth >= b->max_depth) {
+        char limit[32];
+        snprintf(limit, sizeof(limit), " (%u)", (unsigned)b->max_depth);
+        return fail_mark(b, OPMAP_ELIMIT, mark, "YAML nested deeper than max_yaml_depth", limit);
+    }
     if (!(n = new_node(b, kind, mark)))
         return om_fail_mem(b->err, b->A->mem, b->src);
     if ((rc = add_child(b, n, mark)))

@@ -50,6 +50,8 @@ typedef struct gp {
     om_vec graphs;            /* ir_graph*: every graph made, for the arguments */
     struct cval *vtab;        /* constant values by name */
     size_t vcap, vlen;
+    const char *too_long;     /* a name mstrndup refused: goom() names the limit, not memory */
+    size_t too_long_len;
 } gp;
 
 /* A value defined by a prim::Constant (a scalar, or a list constant) or by a
@@ -79,13 +81,32 @@ static int gfail(gp *p, size_t at, const char *fmt, ...)
 
 static int goom(gp *p)
 {
+    if (p->too_long) {
+        /* the column from the line's start in the text (the header line has no p->ls) */
+        const char *q = p->too_long;
+        int in_text = q >= p->s && q <= p->s + p->len; /* else in the flattened header */
+        uint64_t col;
+        if (in_text)
+            while (q > p->s && q[-1] != '\n')
+                q--;
+        col = in_text ? (uint64_t)(p->too_long - q) + 1 : 1;
+        return p->c->rc = om_fail_line(p->c->err, OPMAP_ELIMIT, p->c->src, p->line,
+                                       col > UINT32_MAX ? UINT32_MAX : (uint32_t)col,
+                                       "a name of %zu bytes%s, over max_string_bytes (%" PRIu32
+                                       ")", p->too_long_len,
+                                       in_text ? "" : " in the graph's inputs",
+                                       p->c->lim->max_string_bytes);
+    }
     return ts_oom(p->c);
 }
 
 static const char *mstrndup(gp *p, const char *s, size_t n)
 {
-    if (n > p->c->lim->max_string_bytes)
+    if (n > p->c->lim->max_string_bytes) {
+        p->too_long = s;
+        p->too_long_len = n;
         return NULL;
+    }
     return om_arena_strndup(&p->c->m->arena, s, n);
 }
 
