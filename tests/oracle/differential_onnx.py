@@ -9,7 +9,7 @@ graph split over two occurrences, a domain imported twice (the checker takes the
 import), a graph passed to a local function through ref_attr_name. The reference is
 python3-onnx: onnx.load (libprotobuf's merge) and onnx.checker, and for functions the body
 expanded at each call with the caller's attributes. opmap's per-operator instance counts and
-opsets must equal the reference's, so no operator the runtime sees can pass the gate unseen.
+opsets, and its graph inputs' dtypes and shapes, must equal the reference's, so no operator the runtime sees can pass the gate unseen.
 """
 import json
 import os
@@ -97,8 +97,40 @@ def ref_attr_graph():
     return m.SerializeToString()
 
 
+def type_twice():
+    """A graph input whose ValueInfoProto.type is given twice: protobuf merges them into
+    float64 (the last elem_type) with the dims of both, [2, batch] (a dynamic dimension
+    the first occurrence alone does not have)."""
+    first = helper.make_tensor_type_proto(TensorProto.FLOAT, [2])
+    second = helper.make_tensor_type_proto(TensorProto.DOUBLE, ["batch"])
+    x = onnx.ValueInfoProto()
+    x.name = "x"
+    x_raw = x.SerializeToString() + field(2, first.SerializeToString()) + \
+        field(2, second.SerializeToString())
+    y = helper.make_tensor_value_info("y", TensorProto.DOUBLE, [2, "batch"])
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g", [], [y])
+    m = helper.make_model(helper.make_graph([], "g", [], []),
+                          opset_imports=[helper.make_opsetid("", 13)])
+    return m.SerializeToString() + field(7, g.SerializeToString() + field(11, x_raw))
+
+
 CASES = [("graph_twice", graph_twice), ("graph_split", graph_split),
-         ("opset_twice", opset_twice), ("ref_attr_graph", ref_attr_graph)]
+         ("opset_twice", opset_twice), ("ref_attr_graph", ref_attr_graph),
+         ("type_twice", type_twice)]
+
+DTYPES = {TensorProto.FLOAT: "float32", TensorProto.DOUBLE: "float64",
+          TensorProto.INT64: "int64", TensorProto.BOOL: "bool"}
+
+
+def reference_inputs(model):
+    """[(name, dtype, dims)] of the graph's inputs as protobuf merged them."""
+    out = []
+    for v in model.graph.input:
+        t = v.type.tensor_type
+        dims = [d.dim_param if d.HasField("dim_param") else d.dim_value for d in t.shape.dim] \
+            if t.HasField("shape") else None
+        out.append((v.name, DTYPES.get(t.elem_type, str(t.elem_type)), dims))
+    return out
 
 
 def reference(model):
@@ -132,11 +164,14 @@ def reference(model):
 
 
 def opmap_view(path):
+    """(histogram, inputs) as opmap reads the file."""
     proc = subprocess.run([OPMAP, "scan", "--format", "json", path], stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, universal_newlines=True)
     assert proc.returncode in (0, 1), proc.stderr
-    ops = json.loads(proc.stdout)["models"][0]["operators"]
-    return {(o["domain"], o["op_type"]): [o["instances"], o["opset"]] for o in ops}
+    m = json.loads(proc.stdout)["models"][0]
+    hist = {(o["domain"], o["op_type"]): [o["instances"], o["opset"]] for o in m["operators"]}
+    inputs = [(i["name"], i["dtype"], i["shape"]) for i in m["inputs"]]
+    return hist, inputs
 
 
 def main():
@@ -150,13 +185,13 @@ def main():
                 f.write(make())
             model = onnx.load(path)
             onnx.checker.check_model(model)   # every case is a valid model for the runtime
-            want, got = reference(model), opmap_view(path)
+            want, got = (reference(model), reference_inputs(model)), opmap_view(path)
             if want != got:
-                print("FAIL %s: python3-onnx reads %s, opmap %s" % (name, sorted(want.items()),
-                                                                     sorted(got.items())))
+                print("FAIL %s: python3-onnx reads %s %s, opmap %s %s"
+                      % (name, sorted(want[0].items()), want[1], sorted(got[0].items()), got[1]))
                 bad = 1
             else:
-                print("ok   %s: %s" % (name, sorted(want.items())))
+                print("ok   %s: %s %s" % (name, sorted(want[0].items()), want[1]))
     return bad
 
 

@@ -110,16 +110,70 @@ static int fill_shape(rd *r, const Onnx__TensorShapeProto *shape, ir_type *t)
     return OPMAP_OK;
 }
 
-static int read_tensor_type(rd *r, const pb_field *f, int sparse, ir_type *t)
+/*
+ * Types given in pieces. protobuf merges every occurrence of a singular message field, so a
+ * ValueInfoProto whose `type` appears twice has one type: the occurrences read as their
+ * concatenation (elem_type: the last; shape: the dims of both). Within TypeProto's oneof a
+ * repeated member merges the same way and a different member replaces it. A piece list
+ * lives in a small buffer, or in the model's arena when a hostile file has more pieces.
+ */
+#define TYPE_SEGS_INLINE 4
+
+typedef struct segs {
+    pb_seg *s;
+    size_t n, cap;
+    pb_seg inline_s[TYPE_SEGS_INLINE];
+} segs;
+
+static void segs_init(segs *v)
 {
+    v->s = v->inline_s;
+    v->n = 0;
+    v->cap = TYPE_SEGS_INLINE;
+}
+
+static int segs_push(rd *r, segs *v, uint64_t off, uint64_t len)
+{
+    if (v->n == v->cap) {
+        size_t ncap = v->cap * 2;
+        pb_seg *ns = om_arena_array(r->A, ncap, sizeof(pb_seg));
+        if (!ns)
+            return om_onnx_oom(r);
+        memcpy(ns, v->s, v->n * sizeof(pb_seg));
+        v->s = ns;
+        v->cap = ncap;
+    }
+    v->s[v->n].off = off;
+    v->s[v->n].len = len;
+    v->n++;
+    return OPMAP_OK;
+}
+
+/* TypeProto.Tensor / SparseTensor from its pieces: protobuf-c merges repeated occurrences of
+ * a message read from one buffer, so several pieces are unpacked from their concatenation. */
+static int read_tensor_type(rd *r, const segs *p, int sparse, ir_type *t)
+{
+    const unsigned char *data = r->base + p->s[0].off;
+    unsigned char *joined = NULL;
+    uint64_t total = p->s[0].len;
+    size_t i;
     int rc;
-    if ((rc = om_onnx_want(r, f, PB_LEN, "TypeProto.tensor_type")))
-        return rc;
     t->kind = sparse ? IR_TYPE_SPARSE_TENSOR : IR_TYPE_TENSOR;
+    if (p->n > 1) {
+        for (total = 0, i = 0; i < p->n; i++)
+            total += p->s[i].len; /* pieces of one file: no overflow */
+        if (!(joined = r->pba.alloc(r->pba.allocator_data, (size_t)total ? (size_t)total : 1)))
+            return om_onnx_oom(r);
+        for (total = 0, i = 0; i < p->n; i++) {
+            memcpy(joined + total, r->base + p->s[i].off, (size_t)p->s[i].len);
+            total += p->s[i].len;
+        }
+        data = joined;
+    }
     if (sparse) {
         Onnx__TypeProto__SparseTensor *msg = (Onnx__TypeProto__SparseTensor *)
             protobuf_c_message_unpack(&onnx__type_proto__sparse_tensor__descriptor, &r->pba,
-                                      (size_t)f->len, r->base + f->off);
+                                      (size_t)total, data);
         if (!msg)
             goto bad;
         t->elem = msg->has_elem_type ? msg->elem_type : 0;
@@ -128,34 +182,44 @@ static int read_tensor_type(rd *r, const pb_field *f, int sparse, ir_type *t)
     } else {
         Onnx__TypeProto__Tensor *msg = (Onnx__TypeProto__Tensor *)
             protobuf_c_message_unpack(&onnx__type_proto__tensor__descriptor, &r->pba,
-                                      (size_t)f->len, r->base + f->off);
+                                      (size_t)total, data);
         if (!msg)
             goto bad;
         t->elem = msg->has_elem_type ? msg->elem_type : 0;
         rc = fill_shape(r, msg->shape, t);
         protobuf_c_message_free_unpacked(&msg->base, &r->pba);
     }
+    if (joined)
+        r->pba.free(r->pba.allocator_data, joined);
     return rc;
 bad:
+    if (joined)
+        r->pba.free(r->pba.allocator_data, joined);
     if (r->m->mem.over_limit)
         return om_onnx_oom(r);
-    return om_fail_at(r->err, OPMAP_EFORMAT, r->src, f->off, "malformed TypeProto.Tensor");
+    return om_fail_at(r->err, OPMAP_EFORMAT, r->src, p->s[0].off, "malformed TypeProto.Tensor");
 }
 
 /*
  * TypeProto is a chain (sequence of optional of map of ... tensor): followed iteratively,
- * at most max_depth links.
+ * at most max_depth links, each link from all its pieces.
  */
-static int read_type(rd *r, uint64_t off, uint64_t len, ir_type *t)
+static int read_type(rd *r, const segs *pieces, ir_type *t)
 {
     uint32_t depth;
+    segs cur = *pieces;
+    if (cur.s == pieces->inline_s)
+        cur.s = cur.inline_s;
     t->kind = IR_TYPE_NONE;
     t->rank = -1;
     for (depth = 0; depth <= r->lim->max_depth; depth++) {
-        pb_cur c = pb_span(r->base, off, len);
-        pb_field f, next;
-        int k, kind = IR_TYPE_NONE, got = 0;
-        while ((k = pb_next(&c, &f)) > 0) {
+        pb_mcur c = pb_multi(r->base, cur.s, cur.n);
+        pb_field f;
+        segs member, elem;
+        uint32_t active = 0;
+        int k, kind = IR_TYPE_NONE, rc;
+        segs_init(&member);
+        while ((k = pb_mnext(&c, &f)) > 0) {
             switch (f.num) {
             case F_TYPE_TENSOR:
             case F_TYPE_SPARSE_TENSOR:
@@ -163,22 +227,28 @@ static int read_type(rd *r, uint64_t off, uint64_t len, ir_type *t)
             case F_TYPE_MAP:
             case F_TYPE_OPTIONAL:
             case F_TYPE_OPAQUE:
-                next = f; /* a oneof: the last one present wins */
-                got = 1;
+                if ((rc = om_onnx_want(r, &f, PB_LEN, "TypeProto member")))
+                    return rc;
+                if (f.num != active) { /* another member of the oneof replaces it */
+                    active = f.num;
+                    segs_init(&member);
+                }
+                if ((rc = segs_push(r, &member, f.off, f.len)))
+                    return rc;
                 break;
             default:
                 break;
             }
         }
         if (k < 0)
-            return om_onnx_wire_fail(r, &c);
-        if (!got)
+            return om_onnx_wire_fail(r, &c.c);
+        if (!active)
             return OPMAP_OK;
-        switch (next.num) {
+        switch (active) {
         case F_TYPE_TENSOR:
-            return read_tensor_type(r, &next, 0, t);
+            return read_tensor_type(r, &member, 0, t);
         case F_TYPE_SPARSE_TENSOR:
-            return read_tensor_type(r, &next, 1, t);
+            return read_tensor_type(r, &member, 1, t);
         case F_TYPE_OPAQUE:
             t->kind = IR_TYPE_OPAQUE;
             return OPMAP_OK;
@@ -186,30 +256,29 @@ static int read_type(rd *r, uint64_t off, uint64_t len, ir_type *t)
         case F_TYPE_MAP: kind = IR_TYPE_MAP; break;
         default: kind = IR_TYPE_OPTIONAL; break;
         }
-        if ((k = om_onnx_want(r, &next, PB_LEN, "TypeProto container")))
-            return k;
         if (!t->outer)
             t->outer = (uint8_t)kind;
         t->kind = (uint8_t)kind;
         {
-            /* descend into the element (value for maps) */
+            /* descend into the element (value for maps): every occurrence, merged */
             uint32_t elem_field = kind == IR_TYPE_MAP ? F_TYPE_MAP_VALUE : F_TYPE_SEQUENCE_ELEM;
-            pb_cur cc = pb_span(r->base, next.off, next.len);
+            pb_mcur cc = pb_multi(r->base, member.s, member.n);
             pb_field ef;
-            int found = 0;
-            while ((k = pb_next(&cc, &ef)) > 0)
-                if (ef.num == elem_field && ef.wt == PB_LEN) {
-                    off = ef.off;
-                    len = ef.len;
-                    found = 1;
-                }
+            segs_init(&elem);
+            while ((k = pb_mnext(&cc, &ef)) > 0)
+                if (ef.num == elem_field && ef.wt == PB_LEN &&
+                    (rc = segs_push(r, &elem, ef.off, ef.len)))
+                    return rc;
             if (k < 0)
-                return om_onnx_wire_fail(r, &cc);
-            if (!found)
+                return om_onnx_wire_fail(r, &cc.c);
+            if (!elem.n)
                 return OPMAP_OK;
+            cur = elem;
+            if (elem.s == elem.inline_s)
+                cur.s = cur.inline_s;
         }
     }
-    return om_fail_at(r->err, OPMAP_ELIMIT, r->src, off,
+    return om_fail_at(r->err, OPMAP_ELIMIT, r->src, cur.s[0].off,
                       "type nested deeper than max_depth (%" PRIu32 ")", r->lim->max_depth);
 }
 
@@ -455,23 +524,29 @@ int om_onnx_value_info(rd *r, const pb_field *outer, ir_value *v)
 {
     pb_cur c;
     pb_field f;
+    segs types;
     int k, rc;
     if ((rc = om_onnx_want(r, outer, PB_LEN, "ValueInfoProto")))
         return rc;
     c = pb_span(r->base, outer->off, outer->len);
     v->name = "";
     v->type.rank = -1;
+    segs_init(&types);
     while ((k = pb_next(&c, &f)) > 0) {
         if (f.num == F_VI_NAME) {
             if ((rc = om_onnx_str(r, &f, "ValueInfoProto.name", &v->name)))
                 return rc;
         } else if (f.num == F_VI_TYPE) {
-            if ((rc = om_onnx_want(r, &f, PB_LEN, "ValueInfoProto.type")))
-                return rc;
-            memset(&v->type, 0, sizeof(v->type));
-            if ((rc = read_type(r, f.off, f.len, &v->type)))
+            if ((rc = om_onnx_want(r, &f, PB_LEN, "ValueInfoProto.type")) ||
+                (rc = segs_push(r, &types, f.off, f.len)))
                 return rc;
         }
     }
-    return k < 0 ? om_onnx_wire_fail(r, &c) : OPMAP_OK;
+    if (k < 0)
+        return om_onnx_wire_fail(r, &c);
+    if (types.n) { /* a type given twice is one type, merged (see read_type) */
+        memset(&v->type, 0, sizeof(v->type));
+        return read_type(r, &types, &v->type);
+    }
+    return OPMAP_OK;
 }
