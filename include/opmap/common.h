@@ -2,7 +2,7 @@
  * opmap/common.h - export macros and C/C++ linkage shared by every public header.
  *
  * Public headers include only other opmap/ headers and the C standard library, so no
- * third-party type (protobuf-c, libyaml, cJSON, libzip) ever appears in the API.
+ * third-party type (protobuf-c, libyaml, cJSON, zlib) ever appears in the API.
  */
 #ifndef OPMAP_COMMON_H
 #define OPMAP_COMMON_H

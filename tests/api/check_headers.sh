@@ -3,7 +3,7 @@
 #  1. each header compiles on its own (and included twice) as C99 and C11 with
 #     -pedantic -Wall -Wextra -Werror, and as C++98, C++11 and C++17 the same way;
 #  2. they include only other opmap headers and the C standard library, and name no
-#     third-party type (libyaml, cJSON, protobuf-c, libzip);
+#     third-party type (libyaml, cJSON, protobuf-c, zlib);
 #  3. header_use.c, which uses the initialiser macros and calls the library, builds as C and
 #     as C++, links against libopmap.so and runs.
 # Usage: check_headers.sh CC CXX INCLUDE_DIR LIBRARY_DIR WORK_DIR [EXTRA_FLAGS]

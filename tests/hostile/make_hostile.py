@@ -564,6 +564,31 @@ def ts_archive(extra=(), data_pkl=None, debug_pkl=None, code=TS_CODE, overlap=Fa
     return zip_archive(entries + list(extra), overlap=overlap)
 
 
+def eocd_with_comment(archive, comment):
+    """archive (ending in a comment-less end record) with `comment` as its comment."""
+    return archive[:-2] + struct.pack("<H", len(comment)) + comment
+
+
+def repeat_eocd_in_comment(archive, k=65535 // 22):
+    """The end record copied k times into its own comment (by default until it is full),
+    each copy's comment length reaching the end of the file."""
+    rec = archive[-22:-2]
+    copies = b"".join(rec + struct.pack("<H", (k - 1 - j) * 22) for j in range(k))
+    return eocd_with_comment(archive, copies)
+
+
+def as_zip64(archive, record_at=None):
+    """A zip64 end record and locator before the end record, as torch.jit.save writes them,
+    the end record's counts and offsets set to the zip64 markers."""
+    n, cd_size, cd_off = struct.unpack("<HIIH", archive[-12:])[0:3]
+    body = archive[:-22]
+    at = len(body) if record_at is None else record_at
+    z64 = struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0, n, n, cd_size, cd_off)
+    loc = struct.pack("<IIQI", 0x07064B50, 0, at, 1)
+    return body + z64 + loc + struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 0xFFFF, 0xFFFF,
+                                          0xFFFFFFFF, 0xFFFFFFFF, 0)
+
+
 def overlapping_archive():
     """Two central-directory records of the same name length pointing at one local header:
     one compressed stream read as two entries (the overlapping-zip-bomb trick)."""
@@ -626,6 +651,26 @@ def zip_cases():
                                         0xFFFFFFFF, 0xFFFFFFFF, 0),
         "an end record claiming 65,535 entries and a 4 GiB directory",
         where=r"offset \d+: ")
+    # end records: torch's miniz takes the last signature in the last 69,584 bytes (libzip tried
+    # every one against the whole directory: minutes); zip64 as torch.jit.save writes it
+    fake_eocds = b"".join(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 0, 0, 0, 0, 0)
+                          for _ in range(65535 // 22))
+    add("zip_comment_of_end_records.pt", eocd_with_comment(ts_archive(), fake_eocds),
+        "2,978 fake end records in the archive comment (the last one, empty, is read)",
+        where=r"no code/")
+    many = ts_archive(extra=[(f"archive/extra/{i}", b"", {}) for i in range(2000)])
+    add("zip_comment_of_real_end_records.pt", repeat_eocd_in_comment(many),
+        "2,001 entries and 2,978 copies of the end record in the comment (valid)",
+        expect="valid")
+    add("zip64_markers.pt", as_zip64(ts_archive()),
+        "a zip64 end record and locator, 0xFFFF / 0xFFFFFFFF in the end record (valid)",
+        expect="valid")
+    add("zip64_locator_past_end.pt", as_zip64(ts_archive(), record_at=1 << 62),
+        "a zip64 locator pointing 2^62 bytes into the file", where=r"offset \d+: ")
+    add("zip_duplicate_names.pt",
+        ts_archive(extra=[("archive/CODE/__torch__.py", TS_CODE, {})]),
+        "two code entries whose names differ only in case (torch reads either)",
+        where=r"two entries named")
     # pickles: data.pkl is only searched for its first GLOBAL; .debug_pkl is interpreted
     add("pickle_data_huge_binunicode8.pt",
         ts_archive(data_pkl=b"\x80\x04\x8d" + struct.pack("<Q", 1 << 63) + b"abc"),

@@ -151,6 +151,9 @@ static opmap_model *open_fixture(opmap_ctx *ctx, const char *name, opmap_error *
     return m;
 }
 
+/* data.pkl of a `__torch__.<cls>` object (GLOBAL, EMPTY_TUPLE, NEWOBJ, EMPTY_DICT, BUILD). */
+#define ROOT_PKL(cls) "\x80\x02" "c__torch__\n" cls "\n)\x81}b."
+
 /* A module class header with no attributes but `training`. */
 #define HDR(cls) "class " cls "(Module):\n  __parameters__ = []\n  __buffers__ = []\n" \
                  "  training : bool\n"
@@ -373,7 +376,7 @@ static opmap_model *archive(opmap_ctx *ctx, opmap_error *err, const char *code)
 {
     zb_zip z;
     opmap_model *m;
-    assert_int_equal(zb_archive(&z, "data.pkl", "\x80\x02" "c__torch__\nM\nq\x00.",
+    assert_int_equal(zb_archive(&z, "data.pkl", ROOT_PKL("M"),
                                 "code/__torch__.py", code, (const char *)NULL), 0);
     m = open_zip(ctx, &z, err);
     zb_free(&z);
@@ -463,7 +466,7 @@ static void test_code__mangled_classes(void **state)
     zb_zip z;
     opmap_model *m;
     /* two different types of the Python class Block, one of them mangled */
-    assert_int_equal(zb_archive(&z, "data.pkl", "\x80\x02" "c__torch__\nNet\nq\x00.",
+    assert_int_equal(zb_archive(&z, "data.pkl", ROOT_PKL("Net"),
         "code/__torch__.py",
         HDR("Net")
         "  first : __torch__.Block\n"
@@ -748,8 +751,8 @@ static void test_code__debug_lines(void **state)
     pkl[k++] = (unsigned char)0x87; /* TUPLE3: (format, string table, records) */
     pkl[k++] = '.';
     e[0].name = "archive/data.pkl";
-    e[0].data = "\x80\x02" "c__torch__\nM\nq\x00.";
-    e[0].len = 16;
+    e[0].data = ROOT_PKL("M");
+    e[0].len = sizeof(ROOT_PKL("M")) - 1;
     e[0].deflate = 0;
     e[1].name = "archive/code/__torch__.py";
     e[1].data = code;
@@ -1553,9 +1556,10 @@ static void test_bad__zip(void **state)
     buf = slurp("controlflow.scripted.pt", &len);
     expect_fail(ctx, buf, len / 2, OPMAP_EFORMAT, "bad.pt");
     free(buf);
-    /* a code entry declaring 64 GiB: refused before anything is inflated */
-    assert_int_equal(zb_archive(&z, "code/__torch__.py", HDR("M"), (const char *)NULL), 0);
-    zb_put32(z.buf + z.cd_off[0] + 24, 0xFFFFFFF0u);
+    /* a (deflated) code entry declaring 4 GiB: refused before anything is inflated */
+    assert_int_equal(zb_archive(&z, "data.pkl", ROOT_PKL("M"), "code/__torch__.py", HDR("M"),
+                                (const char *)NULL), 0);
+    zb_put32(z.buf + z.cd_off[1] + 24, 0xFFFFFFF0u);
     expect_fail(ctx, z.buf, z.len, OPMAP_ELIMIT, "archive/code/__torch__.py");
     zb_free(&z);
     /* a deflated entry that inflates past the size it declares */
@@ -1565,7 +1569,15 @@ static void test_bad__zip(void **state)
     e[0].data = big;
     e[0].len = sizeof(big);
     e[0].deflate = 1;
-    assert_int_equal(zb_build(e, 1, &z), 0);
+    e[1].name = "archive/data.pkl";
+    e[1].data = ROOT_PKL("M");
+    e[1].len = sizeof(ROOT_PKL("M")) - 1;
+    e[1].deflate = 0;
+    e[2].name = "archive/version";
+    e[2].data = "3\n";
+    e[2].len = 2;
+    e[2].deflate = 0;
+    assert_int_equal(zb_build(e, 3, &z), 0);
     zb_put32(z.buf + z.cd_off[0] + 24, 100);
     expect_fail(ctx, z.buf, z.len, OPMAP_EFORMAT, "more than its declared");
     zb_free(&z);
@@ -1582,7 +1594,7 @@ static void test_bad__zip(void **state)
     /* an end record claiming 65,535 entries in a tiny directory */
     assert_int_equal(zb_archive(&z, "code/__torch__.py", HDR("M"), (const char *)NULL), 0);
     zb_put16(z.buf + z.eocd_off + 8, 0xFFFF);
-    zb_put16(z.buf + z.eocd_off + 10, 0xFFFE);
+    zb_put16(z.buf + z.eocd_off + 10, 0xFFFF);
     expect_fail(ctx, z.buf, z.len, OPMAP_EFORMAT, "entries");
     zb_free(&z);
 }
@@ -1602,8 +1614,8 @@ static void test_bad__storages_never_read(void **state)
     e[0].len = 28;
     e[0].deflate = 1;
     e[1].name = "archive/data.pkl";
-    e[1].data = "\x80\x02" "c__torch__\nM\nq\x00.";
-    e[1].len = 16;
+    e[1].data = ROOT_PKL("M");
+    e[1].len = sizeof(ROOT_PKL("M")) - 1;
     e[1].deflate = 0;
     e[2].name = "archive/code/__torch__.py";
     e[2].data = code;
