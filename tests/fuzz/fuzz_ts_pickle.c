@@ -1,8 +1,9 @@
 /*
  * tests/fuzz/fuzz_ts_pickle.c - the pickles of a TorchScript archive: the input becomes
  * code/__torch__.py.debug_pkl (interpreted in full: source ranges of the code) and, on
- * one input in two, data.pkl as well (searched for the root module's GLOBAL), of a
- * well-formed archive whose code is valid; the archive goes through the public API.
+ * one input in two, data.pkl as well (run as torch's unpickler runs it, for the root
+ * module's class), of a well-formed archive whose code is valid; the archive goes through
+ * the public API.
  *
  * Invariants: those of fuzz_onnx.c; a pickle is data, never a program: whatever it says,
  * the result is a model (debug records are optional) or one clean error naming the entry.

@@ -550,7 +550,7 @@ TS_CODE = (b"class M(Module):\n"
 
 def ts_archive(extra=(), data_pkl=None, debug_pkl=None, code=TS_CODE, overlap=False,
                **code_kw):
-    """A minimal torch.jit.save archive: version, data.pkl (GLOBAL __torch__.M), the code of
+    """A minimal torch.jit.save archive: version, data.pkl (an __torch__.M object), the code of
     M (a forward calling relu) and, when given, its .debug_pkl. `code_kw` shapes the code
     entry's zip records (declared sizes, compression)."""
     root = "archive/"
@@ -671,11 +671,20 @@ def zip_cases():
         ts_archive(extra=[("archive/CODE/__torch__.py", TS_CODE, {})]),
         "two code entries whose names differ only in case (torch reads either)",
         where=r"two entries named")
-    # pickles: data.pkl is only searched for its first GLOBAL; .debug_pkl is interpreted
+    # pickles: data.pkl is run as torch's unpickler runs it; .debug_pkl is interpreted
     add("pickle_data_huge_binunicode8.pt",
         ts_archive(data_pkl=b"\x80\x04\x8d" + struct.pack("<Q", 1 << 63) + b"abc"),
-        "data.pkl: BINUNICODE8 declaring 2^63 bytes (the root type then comes from code/)",
-        expect="valid")
+        "data.pkl: protocol 4, BINUNICODE8 declaring 2^63 bytes (torch reads protocol 2)",
+        where=r"archive/data\.pkl: offset \d+: ")
+    add("pickle_data_huge_binunicode.pt",
+        ts_archive(data_pkl=b"\x80\x02X" + struct.pack("<I", 0xFFFFFFF0) + b"abc"),
+        "data.pkl: BINUNICODE declaring 4 GiB", where=r"archive/data\.pkl: offset \d+: ")
+    add("pickle_data_deep_marks.pt", ts_archive(data_pkl=b"\x80\x02" + b"(" * 100000 + b"."),
+        "data.pkl: 100,000 MARKs", where=r"archive/data\.pkl: offset \d+: ")
+    add("pickle_data_reduce_os_system.pt",
+        ts_archive(data_pkl=b"\x80\x02cos\nsystem\nX\x02\x00\x00\x00id\x85R."),
+        "data.pkl: os.system('id') through REDUCE (never called: an unknown type)",
+        where=r"archive/data\.pkl: offset \d+: ")
     add("pickle_huge_binunicode8.pt",
         ts_archive(debug_pkl=debug_pkl(b"\x8d" + struct.pack("<Q", 1 << 63) + b"abc")),
         "debug_pkl: BINUNICODE8 declaring 2^63 bytes",

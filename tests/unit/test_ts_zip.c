@@ -1,6 +1,8 @@
 /*
- * tests/unit/test_ts_zip.c - a TorchScript archive's zip read as torch.jit.load reads it
- * (torch 1.13's miniz): end records found in comments and after them, zip64.
+ * tests/unit/test_ts_zip.c - a TorchScript archive's zip and root module read as
+ * torch.jit.load reads them (what torch 1.13 does with each case is measured by
+ * tests/oracle/differential_ts.py): end records found in comments and after them, zip64,
+ * names equal but for case, the archive's folder, and data.pkl's root object.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -327,12 +329,112 @@ static void test_end__zip64(void **state)
     two_free(&t);
 }
 
+/* ---- names ---- */
+
+static void build(buf *b, const zb_entry *e, size_t n)
+{
+    zb_zip z;
+    assert_int_equal(zb_build(e, n, &z), 0);
+    memset(b, 0, sizeof(*b));
+    put(b, z.buf, z.len);
+    zb_free(&z);
+}
+
+static void test_names__as_torch_finds_them(void **state)
+{
+    opmap_ctx *ctx = *state;
+    zb_entry e[5];
+    buf b;
+    /* the same code entry twice, or twice but for case: torch reads either, refused */
+    entries(e, "archive/code/__torch__.py", ROOT_PKL("M"), CLASS("M", "relu"));
+    e[3] = e[1];
+    e[3].data = CLASS("M", "tanh");
+    e[3].len = strlen(CLASS("M", "tanh"));
+    build(&b, e, 4);
+    expect_error(ctx, &b, OPMAP_EFORMAT, "two entries named 'archive/code/__torch__.py'");
+    free(b.p);
+    e[3].name = "archive/CODE/__torch__.py";
+    build(&b, e, 4);
+    expect_error(ctx, &b, OPMAP_EFORMAT, "but for case");
+    free(b.p);
+    /* torch's lookup ignores case: CODE/ and ARCHIVE/ are found */
+    entries(e, "ARCHIVE/Code/__torch__.py", ROOT_PKL("M"), CLASS("M", "relu"));
+    build(&b, e, 3);
+    expect_ops(ctx, &b, 1, 0);
+    free(b.p);
+    /* code outside the folder of the first entry is never read: the class is unknown */
+    entries(e, "other/code/__torch__.py", ROOT_PKL("M"), CLASS("M", "relu"));
+    build(&b, e, 3);
+    expect_error(ctx, &b, OPMAP_EFORMAT, "no code/ entry defines");
+    free(b.p);
+    /* a first entry in no folder; no data.pkl; no version */
+    entries(e + 1, "archive/code/__torch__.py", ROOT_PKL("M"), CLASS("M", "relu"));
+    e[0].name = "readme";
+    e[0].data = "hi";
+    e[0].len = 2;
+    e[0].deflate = 0;
+    build(&b, e, 4);
+    expect_error(ctx, &b, OPMAP_EFORMAT, "first entry is not in a folder");
+    free(b.p);
+    build(&b, e + 2, 2);
+    expect_error(ctx, &b, OPMAP_EFORMAT, "no archive/data.pkl");
+    free(b.p);
+    build(&b, e + 1, 2);
+    expect_error(ctx, &b, OPMAP_EFORMAT, "no archive/version");
+    free(b.p);
+}
+
+/* ---- the root object ---- */
+
+static void expect_root(opmap_ctx *ctx, const char *pkl, size_t pkl_len, size_t relu,
+                        size_t tanh, const char *error)
+{
+    zb_entry e[3];
+    buf b;
+    entries(e, "archive/code/__torch__.py", "", CLASS("M", "relu") CLASS("D", "tanh"));
+    e[0].data = pkl;
+    e[0].len = pkl_len;
+    build(&b, e, 3);
+    if (error)
+        expect_error(ctx, &b, OPMAP_EFORMAT, error);
+    else
+        expect_ops(ctx, &b, relu, tanh);
+    free(b.p);
+}
+
+#define ROOT(pkl, relu, tanh, error) expect_root(ctx, pkl, sizeof(pkl) - 1, relu, tanh, error)
+
+static void test_root__the_object_data_pkl_builds(void **state)
+{
+    opmap_ctx *ctx = *state;
+    ROOT(ROOT_PKL("M"), 1, 0, NULL);
+    ROOT(ROOT_PKL("D"), 0, 1, NULL);
+    /* REDUCE builds it as BUILD does; memo copies keep their class */
+    ROOT("\x80\x02" "c__torch__\nD\n}R.", 0, 1, NULL);
+    ROOT("\x80\x02" "c__torch__\nM\nq\x01" "c__torch__\nD\n)\x81}bq\x02" "0", 0, 0, "0x30");
+    ROOT("\x80\x02" "c__torch__\nD\n}R(1", 0, 0, "0x31");
+    /* GLOBAL pushes an index: BUILD of the int 0 is the first GLOBAL's class */
+    ROOT("\x80\x02" "c__torch__\nD\n" "\x85\x81K\x00}b.", 0, 1, NULL);
+    /* NEWOBJ drops only its argument: a second GLOBAL stays on the stack */
+    ROOT("\x80\x02" "c__torch__\nM\nc__torch__\nD\n)\x81}b.", 0, 0, "leaves 2 values");
+    /* what torch refuses */
+    ROOT("\x80\x02" "K\x01.", 0, 0, "not an object of a class");
+    ROOT("\x80\x02" "c__torch__\nZ\n)\x81}b.", 0, 0, "'__torch__.Z', which no code/");
+    ROOT("\x80\x04" "c__torch__\nM\n)\x81}b.", 0, 0, "PROTO 2");
+    ROOT("\x80\x02" "c__torch__\nM\n)\x81" "N" "b.", 0, 0, "not a dict");
+    ROOT("\x80\x02" "c__torch__\nM\n)\x81}\x8c\x01" "ab.", 0, 0, "0x8c");
+    ROOT("\x80\x02" "c__torch__\nM\n)\x81}b", 0, 0, "cut short");
+    ROOT("\x80\x02" "ctorch\nFloatStorage\n}b.", 0, 0, "a scalar type");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_end__comment_full_of_records),
         cmocka_unit_test(test_end__decoy_in_comment),
         cmocka_unit_test(test_end__zip64),
+        cmocka_unit_test(test_names__as_torch_finds_them),
+        cmocka_unit_test(test_root__the_object_data_pkl_builds),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

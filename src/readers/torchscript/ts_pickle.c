@@ -1,6 +1,6 @@
 /*
  * readers/torchscript/ts_pickle.c - a bounded, non-executing pickle reader for .debug_pkl
- * entries, and the first GLOBAL of data.pkl (see ts_pickle.h).
+ * entries (see ts_pickle.h); data.pkl is ts_root.c's.
  *
  * Opcodes build plain values on a stack in a scratch arena that is freed when the entry
  * is done. GLOBAL only names a function; REDUCE of torch.jit._pickle.build_* returns its
@@ -720,27 +720,5 @@ int ts_dbg_find(const ts_dbg *d, uint64_t off, const char **file, uint32_t *line
         return 0;
     *file = d->recs[lo].file;
     *line = d->recs[lo].line;
-    return 1;
-}
-
-int ts_pickle_first_global(const unsigned char *data, size_t len, char *out, size_t outsz)
-{
-    size_t pos = 0, k = 0;
-    if (len >= 2 && data[0] == 0x80)
-        pos = 2;
-    if (pos < len && data[pos] == 0x95)
-        pos += 9;
-    if (pos >= len || data[pos] != 'c')
-        return 0;
-    for (pos++; pos < len && data[pos] != '\n' && k + 1 < outsz; pos++)
-        out[k++] = (char)data[pos];
-    if (pos >= len || data[pos] != '\n' || k + 1 >= outsz)
-        return 0;
-    out[k++] = '.';
-    for (pos++; pos < len && data[pos] != '\n' && k + 1 < outsz; pos++)
-        out[k++] = (char)data[pos];
-    if (pos >= len || data[pos] != '\n')
-        return 0;
-    out[k] = 0;
     return 1;
 }

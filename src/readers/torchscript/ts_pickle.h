@@ -33,10 +33,4 @@ int ts_debug_read(ts_ctx *c, const char *entry, const unsigned char *data, size_
 /* The source of code byte `off`: 1 and file/line when a record maps it, else 0. */
 int ts_dbg_find(const ts_dbg *d, uint64_t off, const char **file, uint32_t *line);
 
-/*
- * The first GLOBAL of a pickle ("module name" joined with '.') into out: for data.pkl,
- * the root module's type. 1 when found.
- */
-int ts_pickle_first_global(const unsigned char *data, size_t len, char *out, size_t outsz);
-
 #endif /* OM_TS_PICKLE_H */

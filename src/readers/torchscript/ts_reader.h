@@ -1,8 +1,9 @@
 /*
  * readers/torchscript/ts_reader.h - TorchScript input: archives and graph text -> IR.
  *
- * om_ts_archive_read reads a torch.jit.save zip: only its code/ entries, their .debug_pkl
- * companions, the head of data.pkl (the root type) and the version entry; never data/.
+ * om_ts_archive_read reads a torch.jit.save zip as torch.jit.load reads it: its code/
+ * entries, their .debug_pkl companions, data.pkl (the root object's class) and the version
+ * entry; never data/.
  * It also recognizes zips that are not TorchScript (a torch.save checkpoint, a .pt2 from
  * torch.export, a lite-interpreter bytecode archive) and says so (OPMAP_EUNSUPPORTED).
  * om_ts_graph_read reads the text str(module.graph) / str(module.inlined_graph) prints.
