@@ -13,6 +13,7 @@ name saying what they caught) and are never overwritten here.
 """
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -199,6 +200,29 @@ def ts_entries(suffixes, limit, max_size=6000):
     return {k: out[k] for k in keys[::step][:limit]}
 
 
+def decoy_in_comment():
+    """An archive whose end record's comment holds a second directory (a forward calling
+    tanh) and its end record: torch reads the second one."""
+    real = h.ts_archive()
+    decoy = h.ts_archive(code=h.TS_CODE.replace(b"relu", b"tanh"))
+    n, cd_size, cd_off = struct.unpack("<HII", real[-12:-2])
+    dn, dcd_size, dcd_off = struct.unpack("<HII", decoy[-12:-2])
+    body = real[:cd_off]
+    shift = len(body)
+    # the decoy's local entries after the real ones, its directory records moved with them
+    dcd = bytearray(decoy[dcd_off:dcd_off + dcd_size])
+    p = 0
+    while p < len(dcd):
+        struct.pack_into("<I", dcd, p + 42, struct.unpack_from("<I", dcd, p + 42)[0] + shift)
+        p += 46 + sum(struct.unpack_from("<HHH", dcd, p + 28))
+    body += decoy[:dcd_off]
+    real_cd = real[cd_off:cd_off + cd_size]
+    comment = bytes(dcd) + struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, dn, dn, dcd_size,
+                                       len(body) + cd_size + 22, 0)
+    return body + real_cd + struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, n, n, cd_size,
+                                        len(body), len(comment)) + comment
+
+
 def ts_seeds():
     graph = (b"graph(%self : __torch__.M,\n      %x.1 : Float(1, 3, strides=[3, 1], device=cpu)):\n"
              b"  %2 : int = prim::Constant[value=1]()\n"
@@ -210,7 +234,16 @@ def ts_seeds():
              b"  return (%z)\n")
     return {
         "ts_archive": {"seed-minimal.pt": h.ts_archive(),
-                       "seed-debug-pkl.pt": h.ts_archive(debug_pkl=b"\x80\x02(K\x00N\x86t.")},
+                       "seed-debug-pkl.pt": h.ts_archive(debug_pkl=b"\x80\x02(K\x00N\x86t."),
+                       # how torch finds the directory and the root module (issue 16)
+                       "seed-zip64.pt": h.as_zip64(h.ts_archive()),
+                       "seed-end-records-in-comment.pt":
+                           h.repeat_eocd_in_comment(h.ts_archive(), 8),
+                       "seed-decoy-directory-in-comment.pt": decoy_in_comment(),
+                       "seed-root-by-reduce.pt":
+                           h.ts_archive(data_pkl=b"\x80\x02c__torch__\nM\n}R."),
+                       "seed-names-differ-in-case.pt":
+                           h.ts_archive(extra=[("archive/CODE/__torch__.py", h.TS_CODE, {})])},
         "ts_graph": {"seed-if-list.txt": graph},
         "ts_code": dict(ts_entries((".py",), 24), **{"seed-minimal.py": h.TS_CODE}),
         "ts_pickle": dict(ts_entries((".debug_pkl", "data.pkl", "constants.pkl"), 24, 4000)),
