@@ -305,7 +305,7 @@ static int op_memo(rvm *v, uint64_t id, int put)
 /* Opcodes that build containers from the stack down to the last MARK. */
 static int op_marked(rvm *v, unsigned char op)
 {
-    size_t start;
+    size_t start = 0; /* set by pop_mark; gcc -O2 cannot see it */
     int rc;
     if (op == 'e' || op == 'u') { /* APPENDS, SETITEMS: into the container below the MARK */
         int want = op == 'e' ? V_LIST : V_DICT;
