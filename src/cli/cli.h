@@ -94,11 +94,13 @@ struct cli_paths {
     char **items;
     unsigned char *found;   /* 1: found in a directory (not named on the command line) */
     size_t len, cap;
+    struct cli_seen_dir *seen;   /* directories searched: a hash set on (st_dev, st_ino) */
+    size_t n_seen, seen_cap, n_again;   /* n_again: directories reached a second time */
 };
 
 /*
- * Adds `arg`: a file as given, or every model file under a directory (recursive, sorted).
- * Returns 0, or an exit code after printing why (missing path, a directory with no models).
+ * Adds `arg`: a file as given, or every model file under a directory (recursive, sorted,
+ * each directory searched once however many links or arguments reach it). Returns 0, or an exit code after printing why (missing path, a directory with no models).
  */
 int cli_paths_add(cli_paths *p, const char *arg);
 void cli_paths_free(cli_paths *p);

@@ -3,11 +3,14 @@
  *
  * A file is scanned as given, whatever its name. A directory is searched recursively for
  * model files by extension (.onnx, .pt, .ptl, .pt2, and .txt files holding a printed
- * TorchScript graph), in sorted order so runs are reproducible.
+ * TorchScript graph), in sorted order so runs are reproducible. Links are followed, but
+ * each directory (st_dev, st_ino) is searched once per run: two links to "." would
+ * otherwise make 2^depth paths.
  */
 #define _DEFAULT_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -15,6 +18,63 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+
+/* Deeper trees are refused rather than half searched: a model left out would pass the gate. */
+#define MAX_DIR_DEPTH 64
+#define MAX_DIRS (1u << 20)
+
+/* A directory searched already: where it was first reached, for the note. */
+struct cli_seen_dir {
+    dev_t dev;
+    ino_t ino;
+    char *path;   /* NULL: empty slot */
+};
+
+static size_t seen_hash(dev_t dev, ino_t ino, size_t mask)
+{
+    uint64_t h = (uint64_t)ino * 0x9E3779B97F4A7C15u ^ (uint64_t)dev * 0xC2B2AE3D27D4EB4Fu;
+    return (size_t)(h ^ (h >> 29)) & mask;
+}
+
+static int seen_grow(cli_paths *p)
+{
+    size_t ncap = p->seen_cap ? p->seen_cap * 2 : 256, i;
+    struct cli_seen_dir *ns = calloc(ncap, sizeof(*ns));
+    if (!ns)
+        return -1;
+    for (i = 0; i < p->seen_cap; i++) {
+        size_t h;
+        if (!p->seen[i].path)
+            continue;
+        for (h = seen_hash(p->seen[i].dev, p->seen[i].ino, ncap - 1); ns[h].path;)
+            h = (h + 1) & (ncap - 1);
+        ns[h] = p->seen[i];
+    }
+    free(p->seen);
+    p->seen = ns;
+    p->seen_cap = ncap;
+    return 0;
+}
+
+/* Records `dir`: 0 when new, 1 when searched already (*first: where), -1 out of memory. */
+static int seen_add(cli_paths *p, const struct stat *st, const char *dir, const char **first)
+{
+    size_t h;
+    if ((p->n_seen + 1) * 2 > p->seen_cap && seen_grow(p))
+        return -1;
+    for (h = seen_hash(st->st_dev, st->st_ino, p->seen_cap - 1); p->seen[h].path;
+         h = (h + 1) & (p->seen_cap - 1))
+        if (p->seen[h].dev == st->st_dev && p->seen[h].ino == st->st_ino) {
+            *first = p->seen[h].path;
+            return 1;
+        }
+    if (!(p->seen[h].path = strdup(dir)))
+        return -1;
+    p->seen[h].dev = st->st_dev;
+    p->seen[h].ino = st->st_ino;
+    p->n_seen++;
+    return 0;
+}
 
 static int push(cli_paths *p, const char *path, int found)
 {
@@ -76,19 +136,47 @@ static int cmp_entry(const void *a, const void *b)
     return strcmp(((const entry *)a)->name, ((const entry *)b)->name);
 }
 
-/* Collects model files below `dir`; depth-bounded against symlink loops. */
+/* Collects model files below `dir`, entering each directory once (recursion: depth-bounded). */
 static int walk_dir(cli_paths *p, const char *dir, int depth)
 {
     DIR *d;
     struct dirent *e;
+    struct stat dst;
     entry *names = NULL;
     size_t n = 0, cap = 0, i, dlen = strlen(dir);
+    const char *first = NULL;
     int rc = 0;
-    if (depth > 64)
-        return 0;
+    if (depth > MAX_DIR_DEPTH) {
+        cli_fail("%s: directories nested deeper than %d levels; not searched", dir,
+                 MAX_DIR_DEPTH);
+        return EXIT_INPUT;
+    }
     if (!(d = opendir(dir))) {
         cli_fail("%s: cannot read directory: %s", dir, strerror(errno));
         return EXIT_INPUT;
+    }
+    if (fstat(dirfd(d), &dst) != 0) {
+        cli_fail("%s: cannot stat directory: %s", dir, strerror(errno));
+        closedir(d);
+        return EXIT_INPUT;
+    }
+    if (p->n_seen >= MAX_DIRS) {
+        cli_fail("%s: more than %u directories to search", dir, MAX_DIRS);
+        closedir(d);
+        return EXIT_INPUT;
+    }
+    switch (seen_add(p, &dst, dir, &first)) {
+    case 0:
+        break;
+    case 1: /* a link back to it, or a second name on the command line */
+        fprintf(stderr, "opmap: note: %s: already searched as %s; not searched again\n", dir,
+                first);
+        closedir(d);
+        p->n_again++;
+        return 0;
+    default:
+        closedir(d);
+        return EXIT_INTERNAL;
     }
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.')
@@ -141,7 +229,7 @@ static int walk_dir(cli_paths *p, const char *dir, int depth)
 int cli_paths_add(cli_paths *p, const char *arg)
 {
     struct stat st;
-    size_t before = p->len;
+    size_t before = p->len, again = p->n_again;
     int rc;
     if (stat(arg, &st) != 0) {
         cli_fail("%s: %s", arg, strerror(errno));
@@ -151,7 +239,8 @@ int cli_paths_add(cli_paths *p, const char *arg)
         return push(p, arg, 0) ? EXIT_INTERNAL : 0;
     if ((rc = walk_dir(p, arg, 0)))
         return rc;
-    if (p->len == before) {
+    /* models reached first under another name are not missing */
+    if (p->len == before && p->n_again == again) {
         cli_fail("%s: no model files (*.onnx, *.pt, *.ptl, *.pt2, graph text *.txt) in this "
                  "directory", arg);
         return EXIT_INPUT;
@@ -166,5 +255,8 @@ void cli_paths_free(cli_paths *p)
         free(p->items[i]);
     free(p->items);
     free(p->found);
+    for (i = 0; i < p->seen_cap; i++)
+        free(p->seen[i].path);
+    free(p->seen);
     memset(p, 0, sizeof(*p));
 }
