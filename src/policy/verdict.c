@@ -80,39 +80,83 @@ typedef struct builder {
     om_vec list;   /* opmap_finding */
     const opmap_policy *policy;
     unsigned fail_on;
+    const opmap_waivers *ws;
+    om_widx exact;           /* waivers naming no model, a model literally, or "*" */
+    om_widx matched;         /* waivers whose model glob matches `matched_for` */
+    uint32_t *globs;         /* waivers with a model glob, in file order */
+    size_t n_globs;
+    const char *matched_for;
 } builder;
 
-static const om_waiver *find_waiver(const builder *b, const opmap_finding *f,
-                                    const opmap_op *op)
+static int index_waivers(builder *b)
 {
-    const opmap_waivers *ws = b->policy ? b->policy->waivers : NULL;
-    size_t i, k;
-    if (!ws)
-        return NULL;
-    for (i = 0; i < ws->n; i++) {
+    const opmap_waivers *ws = b->ws;
+    size_t i;
+    int rc = OPMAP_OK;
+    om_widx_init(&b->exact, &b->v->mem, ws);
+    om_widx_init(&b->matched, &b->v->mem, ws);
+    if (!ws || !ws->n)
+        return OPMAP_OK;
+    if (ws->n >= UINT32_MAX || !(b->globs = om_alloc(&b->v->mem, ws->n * sizeof(*b->globs))))
+        return OPMAP_ENOMEM;
+    for (i = 0; i < ws->n && rc == OPMAP_OK; i++) {
         const om_waiver *w = &ws->w[i];
-        if (w->kind && w->kind != f->kind)
-            continue;
-        if (strcmp(w->op, f->op) != 0 && !(w->op[0] == '*' && !w->op[1]))
-            continue;
-        if (w->domain && strcmp(w->domain, f->domain) != 0)
-            continue;
-        if (w->model && !om_glob(w->model, f->model))
-            continue;
-        if (w->node) {
-            int any = 0;
-            if (op) {
-                for (k = 0; k < op->n_paths && !any; k++)
-                    any = om_glob(w->node, op->paths[k]);
-            } else {
-                any = om_glob(w->node, f->node);
-            }
-            if (!any)
-                continue;
+        switch (om_waiver_model_class(w)) {
+        case OM_WMODEL_ANY: rc = om_widx_add(&b->exact, (uint32_t)i, NULL); break;
+        case OM_WMODEL_LITERAL: rc = om_widx_add(&b->exact, (uint32_t)i, w->model); break;
+        default: b->globs[b->n_globs++] = (uint32_t)i;
         }
-        return w;
     }
-    return NULL;
+    return rc;
+}
+
+static void free_index(builder *b)
+{
+    om_widx_clear(&b->exact);
+    om_widx_clear(&b->matched);
+    if (b->globs)
+        om_dealloc(&b->v->mem, b->globs, b->ws->n * sizeof(*b->globs));
+}
+
+/* The model globs are tried once per model, not once per finding. */
+static int match_model_globs(builder *b, const char *model)
+{
+    size_t i;
+    int rc = OPMAP_OK;
+    if (b->matched_for && strcmp(b->matched_for, model) == 0)
+        return OPMAP_OK;
+    om_widx_clear(&b->matched);
+    b->matched_for = NULL;
+    for (i = 0; i < b->n_globs && rc == OPMAP_OK; i++) {
+        b->v->pattern_compares++;
+        if (om_glob(b->ws->w[b->globs[i]].model, model))
+            rc = om_widx_add(&b->matched, b->globs[i], NULL);
+    }
+    if (rc == OPMAP_OK)
+        b->matched_for = model;
+    return rc;
+}
+
+/* The first waiver in file order that covers the finding: *out, or NULL. */
+static int find_waiver(builder *b, const opmap_finding *f, const opmap_op *op,
+                       const om_waiver **out)
+{
+    const char *const *paths = op ? op->paths : &f->node;
+    size_t n_paths = op ? op->n_paths : 1;
+    uint32_t best = UINT32_MAX;
+    int rc;
+    *out = NULL;
+    if (!b->ws || !b->ws->n)
+        return OPMAP_OK;
+    if ((rc = match_model_globs(b, f->model)))
+        return rc;
+    best = om_widx_query(&b->exact, f->model, f->domain, f->op, f->kind, paths, n_paths, best,
+                         &b->v->pattern_compares);
+    best = om_widx_query(&b->matched, NULL, f->domain, f->op, f->kind, paths, n_paths, best,
+                         &b->v->pattern_compares);
+    if (best != UINT32_MAX)
+        *out = &b->ws->w[best];
+    return OPMAP_OK;
 }
 
 static int add(builder *b, unsigned kind, const char *model, const opmap_op *op,
@@ -121,6 +165,7 @@ static int add(builder *b, unsigned kind, const char *model, const opmap_op *op,
     om_arena *A = &b->v->arena;
     opmap_finding *f = om_vec_push(&b->list, &b->v->mem);
     const om_waiver *w;
+    int rc;
     if (!f || !(f->message = om_arena_strdup(A, message)) ||
         !(f->node = om_arena_strdup(A, node ? node : "")))
         return OPMAP_ENOMEM;
@@ -134,7 +179,10 @@ static int add(builder *b, unsigned kind, const char *model, const opmap_op *op,
         !(f->op = om_arena_strdup(A, f->op)))
         return OPMAP_ENOMEM;
     f->waiver_reason = f->waiver_owner = f->waiver_expires = "";
-    if (kind != OPMAP_FAIL_UNREADABLE && (w = find_waiver(b, f, op))) {
+    w = NULL;
+    if (kind != OPMAP_FAIL_UNREADABLE && (rc = find_waiver(b, f, op, &w)))
+        return rc;
+    if (w) {
         f->waived = 1;
         f->waiver_reason = w->reason;
         f->waiver_owner = w->owner;
@@ -253,7 +301,9 @@ int opmap_policy_check(opmap_verdict **out, opmap_ctx *ctx, const opmap_result *
     b.v = v;
     b.policy = policy;
     b.fail_on = policy && policy->fail_on ? policy->fail_on : OPMAP_FAIL_UNMAPPED;
+    b.ws = policy ? policy->waivers : NULL;
     om_vec_init(&b.list, sizeof(opmap_finding));
+    rc = index_waivers(&b);
     for (i = 0; i < count && rc == OPMAP_OK; i++)
         rc = model_findings(&b, results[i]);
     if (rc == OPMAP_OK && policy)
@@ -286,6 +336,7 @@ int opmap_policy_check(opmap_verdict **out, opmap_ctx *ctx, const opmap_result *
         }
     }
     om_vec_free(&b.list, &v->mem);
+    free_index(&b);
     if (rc != OPMAP_OK) {
         rc = om_fail_mem(err, &v->mem, NULL);
         opmap_verdict_free(v);
