@@ -55,7 +55,9 @@ typedef struct opmap_waivers opmap_waivers;
 /**
  * Loads a waiver file. Each entry: `op` (name or domain::name, required), `model` and
  * `node` (glob patterns, optional), `kind` (optional; default any), `reason`, `owner`,
- * `expires` (YYYY-MM-DD), all three required.
+ * `expires` (YYYY-MM-DD), all three required. Model paths and `model` patterns are
+ * compared cleaned (`.`, `//`, `..` removed lexically) and relative to the working
+ * directory when under it (docs/ci.md).
  * @return OPMAP_OK, OPMAP_EIO, OPMAP_EFORMAT or OPMAP_ETABLE (with line:column), OPMAP_ENOMEM.
  */
 OPMAP_API int opmap_waivers_load_file(opmap_waivers **out, opmap_ctx *ctx, const char *path,

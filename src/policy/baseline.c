@@ -108,7 +108,7 @@ int opmap_baseline_write(const opmap_verdict *v, const opmap_baseline_options *o
         for (j = 0; j < i && !dup; j++) {
             const opmap_finding *g = &v->findings[j];
             dup = g->fails && g->kind == f->kind && strcmp(g->op, f->op) == 0 &&
-                  strcmp(g->domain, f->domain) == 0 && strcmp(g->model, f->model) == 0 &&
+                  strcmp(g->domain, f->domain) == 0 && strcmp(v->keys[j], v->keys[i]) == 0 &&
                   (by_op || strcmp(g->node, f->node) == 0);
         }
         if (dup)
@@ -123,7 +123,7 @@ int opmap_baseline_write(const opmap_verdict *v, const opmap_baseline_options *o
         }
         om_out_printf(&o, "\n    kind: %s\n    model: ", opmap_fail_kind_name(
                               (unsigned)__builtin_ctz(f->kind)));
-        yaml_quoted(&o, f->model, 1);
+        yaml_quoted(&o, v->keys[i], 1); /* as the waiver will match it, however it was spelled */
         if (!by_op) {
             om_out_str(&o, "\n    node: ");
             yaml_quoted(&o, f->node, 1);

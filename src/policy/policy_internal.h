@@ -31,6 +31,7 @@ struct opmap_verdict {
     om_mem mem;
     om_arena arena;
     opmap_finding *findings;
+    const char **keys;           /* per finding: its model as waivers match it (model_path.c) */
     size_t n;
     int passed;
     int incomplete;   /* a file could not be read: the verdict covers part of the scan */
@@ -78,6 +79,16 @@ void om_widx_clear(om_widx *x);
 uint32_t om_widx_query(const om_widx *x, const char *model, const char *domain, const char *op,
                        unsigned kind, const char *const *paths, size_t n_paths, uint32_t best,
                        uint64_t *compares);
+
+/*
+ * A model path as waivers and baselines match it: cleaned lexically (no ".", no "//", ".."
+ * removing the component before it), relative to `cwd` when under it, else absolute; ""
+ * stays "". `cwd` is om_model_cwd()'s answer, or NULL (then the path is only cleaned).
+ * Waiver model patterns are spelled the same way. NULL when out of memory.
+ */
+char *om_model_key(om_arena *A, const char *path, const char *cwd);
+/* The working directory, cleaned; NULL when it cannot be known. */
+char *om_model_cwd(om_arena *A);
 
 /* Glob with '*' and '?', linear in practice (no backtracking explosion). */
 int om_glob(const char *pattern, const char *text);

@@ -84,8 +84,13 @@ typedef struct builder {
     om_widx exact;           /* waivers naming no model, a model literally, or "*" */
     om_widx matched;         /* waivers whose model glob matches `matched_for` */
     uint32_t *globs;         /* waivers with a model glob, in file order */
+    const char **glob_pats;  /* ... and their patterns, spelled as model keys are */
     size_t n_globs;
     const char *matched_for;
+    const char *cwd;         /* NULL: unknown; model keys are then only cleaned */
+    om_arena tmp;            /* the index's strings */
+    om_vec keys;             /* const char *: each finding's model key (model_path.c) */
+    const char *key_of, *key;   /* the last model given a key, and that key */
 } builder;
 
 static int index_waivers(builder *b)
@@ -97,14 +102,20 @@ static int index_waivers(builder *b)
     om_widx_init(&b->matched, &b->v->mem, ws);
     if (!ws || !ws->n)
         return OPMAP_OK;
-    if (ws->n >= UINT32_MAX || !(b->globs = om_alloc(&b->v->mem, ws->n * sizeof(*b->globs))))
+    if (ws->n >= UINT32_MAX || !(b->globs = om_alloc(&b->v->mem, ws->n * sizeof(*b->globs))) ||
+        !(b->glob_pats = om_alloc(&b->v->mem, ws->n * sizeof(*b->glob_pats))))
         return OPMAP_ENOMEM;
     for (i = 0; i < ws->n && rc == OPMAP_OK; i++) {
         const om_waiver *w = &ws->w[i];
-        switch (om_waiver_model_class(w)) {
-        case OM_WMODEL_ANY: rc = om_widx_add(&b->exact, (uint32_t)i, NULL); break;
-        case OM_WMODEL_LITERAL: rc = om_widx_add(&b->exact, (uint32_t)i, w->model); break;
-        default: b->globs[b->n_globs++] = (uint32_t)i;
+        int cls = om_waiver_model_class(w);
+        const char *model = NULL;
+        if (cls != OM_WMODEL_ANY && !(model = om_model_key(&b->tmp, w->model, b->cwd)))
+            return OPMAP_ENOMEM;
+        if (cls == OM_WMODEL_GLOB) {
+            b->glob_pats[b->n_globs] = model;
+            b->globs[b->n_globs++] = (uint32_t)i;
+        } else {
+            rc = om_widx_add(&b->exact, (uint32_t)i, model);
         }
     }
     return rc;
@@ -116,6 +127,9 @@ static void free_index(builder *b)
     om_widx_clear(&b->matched);
     if (b->globs)
         om_dealloc(&b->v->mem, b->globs, b->ws->n * sizeof(*b->globs));
+    if (b->glob_pats)
+        om_dealloc(&b->v->mem, b->glob_pats, b->ws->n * sizeof(*b->glob_pats));
+    om_arena_free(&b->tmp);
 }
 
 /* The model globs are tried once per model, not once per finding. */
@@ -129,7 +143,7 @@ static int match_model_globs(builder *b, const char *model)
     b->matched_for = NULL;
     for (i = 0; i < b->n_globs && rc == OPMAP_OK; i++) {
         b->v->pattern_compares++;
-        if (om_glob(b->ws->w[b->globs[i]].model, model))
+        if (om_glob(b->glob_pats[i], model))
             rc = om_widx_add(&b->matched, b->globs[i], NULL);
     }
     if (rc == OPMAP_OK)
@@ -137,8 +151,8 @@ static int match_model_globs(builder *b, const char *model)
     return rc;
 }
 
-/* The first waiver in file order that covers the finding: *out, or NULL. */
-static int find_waiver(builder *b, const opmap_finding *f, const opmap_op *op,
+/* The first waiver in file order that covers the finding (in model `key`): *out, or NULL. */
+static int find_waiver(builder *b, const opmap_finding *f, const char *key, const opmap_op *op,
                        const om_waiver **out)
 {
     const char *const *paths = op ? op->paths : &f->node;
@@ -148,9 +162,9 @@ static int find_waiver(builder *b, const opmap_finding *f, const opmap_op *op,
     *out = NULL;
     if (!b->ws || !b->ws->n)
         return OPMAP_OK;
-    if ((rc = match_model_globs(b, f->model)))
+    if ((rc = match_model_globs(b, key)))
         return rc;
-    best = om_widx_query(&b->exact, f->model, f->domain, f->op, f->kind, paths, n_paths, best,
+    best = om_widx_query(&b->exact, key, f->domain, f->op, f->kind, paths, n_paths, best,
                          &b->v->pattern_compares);
     best = om_widx_query(&b->matched, NULL, f->domain, f->op, f->kind, paths, n_paths, best,
                          &b->v->pattern_compares);
@@ -165,6 +179,7 @@ static int add(builder *b, unsigned kind, const char *model, const opmap_op *op,
     om_arena *A = &b->v->arena;
     opmap_finding *f = om_vec_push(&b->list, &b->v->mem);
     const om_waiver *w;
+    const char **key;
     int rc;
     if (!f || !(f->message = om_arena_strdup(A, message)) ||
         !(f->node = om_arena_strdup(A, node ? node : "")))
@@ -179,8 +194,16 @@ static int add(builder *b, unsigned kind, const char *model, const opmap_op *op,
         !(f->op = om_arena_strdup(A, f->op)))
         return OPMAP_ENOMEM;
     f->waiver_reason = f->waiver_owner = f->waiver_expires = "";
+    if (!b->key_of || strcmp(b->key_of, model) != 0) {
+        if (!(b->key = om_model_key(A, model, b->cwd)))
+            return OPMAP_ENOMEM;
+        b->key_of = f->model;
+    }
+    if (!(key = om_vec_push(&b->keys, &b->v->mem)))
+        return OPMAP_ENOMEM;
+    *key = b->key;
     w = NULL;
-    if (kind != OPMAP_FAIL_UNREADABLE && (rc = find_waiver(b, f, op, &w)))
+    if (kind != OPMAP_FAIL_UNREADABLE && (rc = find_waiver(b, f, b->key, op, &w)))
         return rc;
     if (w) {
         f->waived = 1;
@@ -303,6 +326,9 @@ int opmap_policy_check(opmap_verdict **out, opmap_ctx *ctx, const opmap_result *
     b.fail_on = policy && policy->fail_on ? policy->fail_on : OPMAP_FAIL_UNMAPPED;
     b.ws = policy ? policy->waivers : NULL;
     om_vec_init(&b.list, sizeof(opmap_finding));
+    om_vec_init(&b.keys, sizeof(const char *));
+    om_arena_init(&b.tmp, &v->mem, 0);
+    b.cwd = om_model_cwd(&b.tmp);
     rc = index_waivers(&b);
     for (i = 0; i < count && rc == OPMAP_OK; i++)
         rc = model_findings(&b, results[i]);
@@ -334,8 +360,14 @@ int opmap_policy_check(opmap_verdict **out, opmap_ctx *ctx, const opmap_result *
             memcpy(v->findings, b.list.data, b.list.len * sizeof(opmap_finding));
             v->n = b.list.len;
         }
+        if (rc == OPMAP_OK &&
+            !(v->keys = om_arena_array(&v->arena, b.keys.len, sizeof(const char *))))
+            rc = OPMAP_ENOMEM;
+        else if (rc == OPMAP_OK)
+            memcpy(v->keys, b.keys.data, b.keys.len * sizeof(const char *));
     }
     om_vec_free(&b.list, &v->mem);
+    om_vec_free(&b.keys, &v->mem);
     free_index(&b);
     if (rc != OPMAP_OK) {
         rc = om_fail_mem(err, &v->mem, NULL);

@@ -80,6 +80,66 @@ class Walk(unittest.TestCase):
         self.assertIn("nested deeper than 64 levels", proc.stderr)
 
 
+def unmapped_model(path):
+    import onnx
+    from onnx import TensorProto, helper
+    node = helper.make_node("Mystery", ["x"], ["y"], name="m0", domain="com.example")
+    graph = helper.make_graph([node], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                      helper.make_opsetid("com.example", 1)]),
+              path)
+
+
+class Spellings(unittest.TestCase):
+    """A baseline or waiver matches a model however its path is spelled (docs/ci.md)."""
+
+    def setUp(self):
+        self.tmp = os.path.realpath(tempfile.mkdtemp(prefix="opmap-fs-"))
+        os.mkdir(os.path.join(self.tmp, "models"))
+        self.abs = os.path.join(self.tmp, "models", "a.onnx")
+        unmapped_model(self.abs)
+        self.spellings = ["models/a.onnx", "./models/a.onnx", "models//a.onnx",
+                          "models/../models/./a.onnx", self.abs, "./models"]
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def baseline(self, spelling):
+        proc = run("baseline", "-o", "w.yaml", spelling, cwd=self.tmp)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(os.path.join(self.tmp, "w.yaml")) as f:
+            return f.read()
+
+    def test_a_baseline_matches_every_spelling(self):
+        self.assertEqual(run("scan", "models/a.onnx", cwd=self.tmp).returncode, 1)
+        for written in self.spellings:
+            text = self.baseline(written)
+            self.assertIn('model: "models/a.onnx"', text, written)
+            for checked in self.spellings:
+                with self.subTest(written=written, checked=checked):
+                    proc = run("scan", "--waivers", "w.yaml", checked, cwd=self.tmp)
+                    self.assertEqual(proc.returncode, 0, proc.stderr)
+
+    def test_waiver_patterns_are_spelled_the_same_way(self):
+        for pattern in ["./models/*.onnx", self.tmp + "/models/a.onnx", "models//a.*"]:
+            with open(os.path.join(self.tmp, "w.yaml"), "w") as f:
+                f.write('schema: 1\nwaivers:\n  - {op: "com.example::Mystery", model: "%s", '
+                        'reason: r, owner: o, expires: "2030-01-01"}\n' % pattern)
+            for checked in self.spellings:
+                with self.subTest(pattern=pattern, checked=checked):
+                    proc = run("scan", "--waivers", "w.yaml", checked, cwd=self.tmp)
+                    self.assertEqual(proc.returncode, 0, proc.stderr)
+
+    def test_paths_are_relative_to_the_working_directory(self):
+        self.baseline("models/a.onnx")
+        # from models/, the same file is "a.onnx": the baseline says "models/a.onnx"
+        proc = run("scan", "--waivers", "../w.yaml", "a.onnx",
+                   cwd=os.path.join(self.tmp, "models"))
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+
+
 if __name__ == "__main__":
     OPMAP = os.path.abspath(sys.argv.pop(1))
     unittest.main(verbosity=2)

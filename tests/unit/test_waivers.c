@@ -281,9 +281,51 @@ static void test_waivers__matching_is_linear(void **state)
     free(y);
 }
 
+static void test_waivers__model_keys(void **state)
+{
+    static const char *const cases[][3] = {
+        { "models/a.onnx", "/w", "models/a.onnx" },
+        { "./models//a.onnx", "/w", "models/a.onnx" },
+        { "/w/models/a.onnx", "/w", "models/a.onnx" },
+        { "//w/x/../models/./a.onnx/", "/w", "models/a.onnx" },
+        { "../w/models/a.onnx", "/w", "models/a.onnx" },
+        { "/other/a.onnx", "/w", "/other/a.onnx" },
+        { "../other/a.onnx", "/w/r", "/w/other/a.onnx" },
+        { "/wx/a.onnx", "/w", "/wx/a.onnx" },
+        { "/w", "/w", "." },
+        { "/w/.", "/w", "." },
+        { "a.onnx", "/", "a.onnx" },
+        { "/a.onnx", "/", "a.onnx" },
+        { "/", "/", "." },
+        { "../../x", NULL, "../../x" },
+        { "a/../../b/./", NULL, "../b" },
+        { "/../a", NULL, "/a" },
+        { "./", NULL, "." },
+        { "", "/w", "" },
+        { "<memory>", "/w", "<memory>" },
+        { "/w/models/*.onnx", "/w", "models/*.onnx" },
+        { "*detector.onnx", "/w", "*detector.onnx" },
+    };
+    om_mem mem;
+    om_arena A;
+    size_t i;
+    (void)state;
+    om_mem_init(&mem, NULL, 1u << 20);
+    om_arena_init(&A, &mem, 0);
+    for (i = 0; i < COUNT(cases); i++) {
+        const char *key = om_model_key(&A, cases[i][0], cases[i][1]);
+        assert_non_null(key);
+        if (strcmp(key, cases[i][2]) != 0)
+            fail_msg("'%s' in %s: '%s', expected '%s'", cases[i][0],
+                     cases[i][1] ? cases[i][1] : "(no cwd)", key, cases[i][2]);
+    }
+    om_arena_free(&A);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_waivers__model_keys),
         cmocka_unit_test(test_waivers__index_matches_the_naive_order),
         cmocka_unit_test(test_waivers__matching_is_linear),
     };
