@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../api/ctx_internal.h"
 #include "../core/err.h"
+#include "../core/hash.h"
 #include "../report/out.h"
 #include "policy_internal.h"
 
@@ -73,6 +75,25 @@ static void yaml_quoted(om_out *o, const char *s, int glob)
     om_out_str(o, "\"");
 }
 
+/* What a finding's waiver says: findings with the same key get one waiver. */
+static uint64_t waiver_key(const opmap_verdict *v, size_t i, int by_op)
+{
+    const opmap_finding *f = &v->findings[i];
+    uint64_t h = om_hash_byte(OM_HASH_SEED, (unsigned char)__builtin_ctz(f->kind));
+    h = om_hash_byte(om_hash_str(h, f->op), 0xff);
+    h = om_hash_byte(om_hash_str(h, f->domain), 0xff);
+    h = om_hash_byte(om_hash_str(h, v->keys[i]), 0xff);
+    return by_op ? h : om_hash_str(h, f->node);
+}
+
+static int same_waiver(const opmap_verdict *v, size_t i, size_t j, int by_op)
+{
+    const opmap_finding *f = &v->findings[i], *g = &v->findings[j];
+    return g->kind == f->kind && strcmp(g->op, f->op) == 0 &&
+           strcmp(g->domain, f->domain) == 0 && strcmp(v->keys[j], v->keys[i]) == 0 &&
+           (by_op || strcmp(g->node, f->node) == 0);
+}
+
 int opmap_baseline_write(const opmap_verdict *v, const opmap_baseline_options *opts,
                          opmap_write_fn write, void *payload, opmap_error *err)
 {
@@ -81,7 +102,8 @@ int opmap_baseline_write(const opmap_verdict *v, const opmap_baseline_options *o
     const char *owner = opts && opts->owner ? opts->owner : "unassigned";
     const char *reason = opts && opts->reason ? opts->reason
                                               : "accepted when the gate was adopted (baseline)";
-    size_t i, j, written = 0;
+    size_t i, written = 0, cap, *seen;
+    om_mem mem;
     int rc;
     om_err_clear(err);
     if (!v || !write)
@@ -93,6 +115,13 @@ int opmap_baseline_write(const opmap_verdict *v, const opmap_baseline_options *o
         memcpy(expires, opts->expires, 11);
     else
         om_date_add_days(v->today, 90, expires);
+    /* the waivers written so far, as a hash set of finding indices + 1 (not pairwise) */
+    cap = 16;
+    while (cap < 2 * v->n)
+        cap *= 2;
+    om_mem_init(&mem, &v->ctx->al, v->ctx->limits.max_heap_bytes);
+    if (!(seen = om_calloc(&mem, cap, sizeof(*seen))))
+        return om_fail(err, OPMAP_ENOMEM, NULL, "out of memory");
     om_out_init(&o, write, payload);
     om_out_printf(&o, "# opmap waivers written by `opmap baseline` on %s.\n"
                       "# Each accepts one finding the gate failed on; review them, give each a real\n"
@@ -101,18 +130,17 @@ int opmap_baseline_write(const opmap_verdict *v, const opmap_baseline_options *o
     for (i = 0; i < v->n; i++) {
         const opmap_finding *f = &v->findings[i];
         int dup = 0, by_op;
+        size_t h;
         if (!f->fails || f->kind == OPMAP_FAIL_EFFORT)
             continue;
         /* an operator name that is not UTF-8 cannot be matched exactly: waive its node */
         by_op = f->op[0] && !has_raw_bytes(f->op) && !has_raw_bytes(f->domain);
-        for (j = 0; j < i && !dup; j++) {
-            const opmap_finding *g = &v->findings[j];
-            dup = g->fails && g->kind == f->kind && strcmp(g->op, f->op) == 0 &&
-                  strcmp(g->domain, f->domain) == 0 && strcmp(v->keys[j], v->keys[i]) == 0 &&
-                  (by_op || strcmp(g->node, f->node) == 0);
-        }
+        for (h = (size_t)waiver_key(v, i, by_op) & (cap - 1); seen[h] && !dup;
+             h = (h + 1) & (cap - 1))
+            dup = same_waiver(v, i, seen[h] - 1, by_op);
         if (dup)
             continue;
+        seen[h] = i + 1;
         om_out_str(&o, "  - op: ");
         if (by_op) {
             char name[600];
@@ -135,6 +163,7 @@ int opmap_baseline_write(const opmap_verdict *v, const opmap_baseline_options *o
         om_out_printf(&o, "\n    expires: \"%s\"\n", expires);
         written++;
     }
+    om_dealloc(&mem, seen, cap * sizeof(*seen));
     if (!written)
         om_out_str(&o, "  []\n");
     rc = om_out_finish(&o);

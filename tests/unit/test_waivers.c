@@ -322,12 +322,63 @@ static void test_waivers__model_keys(void **state)
     om_arena_free(&A);
 }
 
+static int collect(void *arg, const void *data, size_t size)
+{
+    char **text = arg;
+    size_t have = *text ? strlen(*text) : 0;
+    char *t = realloc(*text, have + size + 1);
+    if (!t)
+        return -1;
+    memcpy(t + have, data, size);
+    t[have + size] = 0;
+    *text = t;
+    return 0;
+}
+
+static size_t count_of(const char *text, const char *needle)
+{
+    size_t n = 0;
+    for (; (text = strstr(text, needle)); text++)
+        n++;
+    return n;
+}
+
+/* One waiver per (kind, operator, model), however many findings say it; the model as keyed. */
+static void test_waivers__baseline_writes_each_waiver_once(void **state)
+{
+    fixture *f = *state;
+    static const char *const ops[] = { "Mystery", "Tanh", "Sigmoid", "Abs", "Relu" };
+    opmap_result *res[3];
+    opmap_verdict *v;
+    opmap_policy policy = OPMAP_POLICY_INIT;
+    char *text = NULL;
+    res[0] = scan_model(f, "models/a.onnx", ops, 5, 30, 0);
+    res[1] = scan_model(f, "./models//a.onnx", ops, 5, 30, 0);  /* the same model again */
+    res[2] = scan_model(f, "models/b.onnx", ops, 5, 30, 0);
+    policy.fail_on = (1u << OPMAP_FAIL_KIND_COUNT) - 1;
+    policy.today = "2026-06-01";
+    assert_int_equal(opmap_policy_check(&v, f->ctx, (const opmap_result *const *)res, 3, &policy,
+                                        NULL), OPMAP_OK);
+    /* per model: Mystery unmapped, Tanh rewrite, Sigmoid partial, Abs partial + precision */
+    assert_int_equal(opmap_verdict_finding_count(v), 15);
+    assert_int_equal(opmap_baseline_write(v, NULL, collect, &text, NULL), OPMAP_OK);
+    assert_int_equal(count_of(text, "  - op: "), 10);
+    assert_int_equal(count_of(text, "model: \"models/a.onnx\""), 5);
+    assert_int_equal(count_of(text, "model: \"models/b.onnx\""), 5);
+    free(text);
+    opmap_verdict_free(v);
+    opmap_result_free(res[0]);
+    opmap_result_free(res[1]);
+    opmap_result_free(res[2]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_waivers__model_keys),
         cmocka_unit_test(test_waivers__index_matches_the_naive_order),
         cmocka_unit_test(test_waivers__matching_is_linear),
+        cmocka_unit_test(test_waivers__baseline_writes_each_waiver_once),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
