@@ -30,13 +30,17 @@ typedef enum opmap_format {
 /**
  * Opens and reads a model file.
  *
- * The file is mapped read-only and only its structural bytes are touched; it is unmapped
- * before the call returns. The model keeps no reference to the file.
+ * The file is read, never memory-mapped (a mapped file that another process truncates
+ * would end the process with SIGBUS): small files whole, larger ones in chunks as the
+ * reader needs them, so weight payloads are never read. A file that shrinks or changes
+ * while it is read fails with OPMAP_EIO, "file changed while being read". The file is
+ * closed before the call returns; the model keeps no reference to it.
  *
  * @param[out] out  receives the model; the caller owns it (opmap_model_free).
  * @param ctx       the context whose allocator and limits apply.
  * @param path      the file to read.
- * @return OPMAP_OK; OPMAP_EIO (cannot open/map; err->sys_errno set); OPMAP_EFORMAT (malformed,
+ * @return OPMAP_OK; OPMAP_EIO (cannot open or read, err->sys_errno set; or the file changed
+ *         while being read); OPMAP_EFORMAT (malformed,
  *         truncated, inconsistent: err->offset says where); OPMAP_EUNSUPPORTED (e.g. a weights-only
  *         checkpoint); OPMAP_ELIMIT; OPMAP_ENOMEM.
  */

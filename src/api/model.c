@@ -29,22 +29,31 @@ static opmap_model *model_new(opmap_ctx *ctx, const char *name)
     return model;
 }
 
-int opmap_model_open_file(opmap_model **out, opmap_ctx *ctx, const char *path, opmap_error *err)
+int om_model_open_file_view(opmap_model **out, opmap_ctx *ctx, const char *path,
+                            uint64_t small_max, unsigned chunk_shift, opmap_error *err)
 {
     opmap_model *model;
     om_mapped map;
-    int rc;
+    opmap_error why;
+    int rc, changed;
     om_err_clear(err);
     if (!out || !ctx || !path)
         return om_fail(err, OPMAP_EINVAL, path, "opmap_model_open_file: NULL argument");
     *out = NULL;
     if (!(model = model_new(ctx, path)))
         return om_fail(err, OPMAP_ENOMEM, path, "out of memory");
-    rc = om_map_file(&map, &model->ir.mem, path, ctx->limits.max_file_bytes, err);
+    rc = om_map_file_view(&map, &model->ir.mem, path, ctx->limits.max_file_bytes, small_max,
+                          chunk_shift, err);
     if (rc == OPMAP_OK) {
-        model->ir.input_is_mapping = map.map_base != NULL;
+        model->ir.input = &map;
         rc = om_read_model(&model->ir, map.data, map.size, &ctx->limits, err);
-        model->ir.input_is_mapping = 0;
+        model->ir.input = NULL;
+        /* a file that changed under the reader: say so, not what the reader made of it */
+        if ((changed = om_map_check(&map, path, &why)) != OPMAP_OK) {
+            if (err)
+                *err = why;
+            rc = changed;
+        }
         om_unmap(&map);
     }
     if (rc == OPMAP_OK)
@@ -57,6 +66,11 @@ int opmap_model_open_file(opmap_model **out, opmap_ctx *ctx, const char *path, o
     }
     *out = model;
     return OPMAP_OK;
+}
+
+int opmap_model_open_file(opmap_model **out, opmap_ctx *ctx, const char *path, opmap_error *err)
+{
+    return om_model_open_file_view(out, ctx, path, OM_MAP_SMALL_FILE, OM_MAP_CHUNK_SHIFT, err);
 }
 
 int opmap_model_open_memory(opmap_model **out, opmap_ctx *ctx, const void *data, size_t size,

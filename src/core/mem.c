@@ -51,6 +51,16 @@ static int reserve(om_mem *m, size_t size)
     return 1;
 }
 
+int om_mem_charge(om_mem *m, size_t size)
+{
+    return reserve(m, size);
+}
+
+void om_mem_uncharge(om_mem *m, size_t size)
+{
+    m->used -= size <= m->used ? size : m->used;
+}
+
 void *om_alloc(om_mem *m, size_t size)
 {
     void *p;

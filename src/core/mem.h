@@ -30,6 +30,11 @@ void *om_calloc(om_mem *m, size_t n, size_t size);
 void *om_realloc(om_mem *m, void *p, size_t old_size, size_t new_size);
 void om_dealloc(om_mem *m, void *p, size_t size);
 
+/* Memory the budget's owner holds outside the allocator (a file's chunks read into an
+ * anonymous mapping): 1 when it fits the limit, else 0 with over_limit set. */
+int om_mem_charge(om_mem *m, size_t size);
+void om_mem_uncharge(om_mem *m, size_t size);
+
 /* Overflow-checked arithmetic: return 0 on overflow. */
 static inline int om_mul_ok(size_t a, size_t b, size_t *out)
 {

@@ -203,9 +203,9 @@ typedef struct ir_model {
     opmap_model_stats stats;
     om_mem mem;
     om_arena arena;
-    /* While reading: the input is a private read-only file mapping, so readers may drop
-     * pages they are done with (madvise) to keep the resident set small. */
-    int input_is_mapping;
+    /* While reading a file: its lazy view, whose bytes readers ask for with om_need()
+     * (core/mapfile.h); NULL when the input is all in memory. */
+    struct om_mapped *input;
 } ir_model;
 
 /* Canonical domain: NULL, "" and "ai.onnx" are all "ai.onnx". */

@@ -10,19 +10,22 @@
 #include <string.h>
 
 #include "../core/err.h"
+#include "../core/mapfile.h"
 #include "onnx/onnx_reader.h"
 #include "reader.h"
 #include "torchscript/ts_reader.h"
 
-opmap_format om_detect_format(const unsigned char *data, uint64_t size)
+opmap_format om_detect_format(const unsigned char *data, uint64_t size, om_mapped *view)
 {
     uint64_t i = 0;
+    om_need(view, 0, 16);
     if (size >= 4 && (memcmp(data, "PK\003\004", 4) == 0 ||
                       memcmp(data, "PK\005\006", 4) == 0))
         return OPMAP_FORMAT_TORCHSCRIPT;
-    while (i < size && i < 4096 && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' ||
-                                    data[i] == '\r'))
+    while (i < size && i < 4096 && (om_need(view, i, 1), data[i] == ' ' || data[i] == '\t' ||
+                                    data[i] == '\n' || data[i] == '\r'))
         i++;
+    om_need(view, i, 6);
     if (size - i >= 6 && memcmp(data + i, "graph(", 6) == 0)
         return OPMAP_FORMAT_TORCHSCRIPT_GRAPH;
     return OPMAP_FORMAT_ONNX;
@@ -43,15 +46,17 @@ int om_read_model(ir_model *m, const unsigned char *data, uint64_t size, const o
 {
     if (size == 0)
         return om_fail(err, OPMAP_EFORMAT, m->name, "empty file: not a model");
+    om_need(m->input, 0, 16); /* the legacy magic number */
     if (is_legacy_torch_save(data, size))
         return om_fail(err, OPMAP_EUNSUPPORTED, m->name,
                        "a legacy torch.save file (weights or a pickled module): it holds "
                        "weights, not a graph; export the model with "
                        "torch.jit.trace(model, example_inputs).save(path) or torch.onnx.export");
-    switch (om_detect_format(data, size)) {
+    switch (om_detect_format(data, size, m->input)) {
     case OPMAP_FORMAT_TORCHSCRIPT:
         return om_ts_archive_read(m, data, size, lim, err);
     case OPMAP_FORMAT_TORCHSCRIPT_GRAPH:
+        om_need(m->input, 0, size); /* text: every byte is read */
         return om_ts_graph_read(m, data, size, lim, err);
     default:
         return om_onnx_read(m, data, size, lim, err);

@@ -11,8 +11,10 @@
 
 #include "../ir/ir.h"
 
-/* The format the bytes look like (content, not file name). */
-opmap_format om_detect_format(const unsigned char *data, uint64_t size);
+struct om_mapped;
+
+/* The format the bytes look like (content, not file name); `view`: see core/mapfile.h. */
+opmap_format om_detect_format(const unsigned char *data, uint64_t size, struct om_mapped *view);
 
 /* Detects the format and fills `m` with the matching reader. */
 int om_read_model(ir_model *m, const unsigned char *data, uint64_t size, const opmap_limits *lim,

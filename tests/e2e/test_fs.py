@@ -5,10 +5,12 @@ changes while it is read, and model paths spelled several ways (baselines, waive
 Usage: test_fs.py OPMAP_BINARY   (run by ctest)
 """
 import os
+import random
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import unittest
 
 OPMAP = None
@@ -90,6 +92,75 @@ def unmapped_model(path):
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
                                                       helper.make_opsetid("com.example", 1)]),
               path)
+
+
+def weights_model(path, floats, relus):
+    """`relus` Relu nodes after an Add with an initializer of `floats` float32 values."""
+    import onnx
+    from onnx import TensorProto, helper
+    w = helper.make_tensor("w", TensorProto.FLOAT, [floats], b"\x01\x00\x80\x3f" * floats,
+                           raw=True)
+    nodes = [helper.make_node("Add", ["x", "w"], ["t0"], name="add")]
+    for i in range(relus):
+        out = "y" if i == relus - 1 else "t%d" % (i + 1)
+        nodes.append(helper.make_node("Relu", ["t%d" % i], [out], name="relu%d" % i))
+    graph = helper.make_graph(nodes, "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [floats])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [floats])],
+                              initializer=[w])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+
+
+class Shrinking(unittest.TestCase):
+    """A model truncated and rewritten while opmap reads it: a clean scan or exit 3 with a
+    message, never a signal (a mapped file that shrinks ends in SIGBUS)."""
+
+    RUNS = 150
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="opmap-fs-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def churn(self, path, stop):
+        with open(path, "rb") as f:
+            data = f.read()
+        rng = random.Random(16)
+        fd = os.open(path, os.O_WRONLY)
+        try:
+            while not stop.is_set():
+                os.ftruncate(fd, rng.randrange(len(data)))
+                os.pwrite(fd, data, 0)
+        finally:
+            os.close(fd)
+
+    def scan_while_churning(self, floats, relus):
+        path = os.path.join(self.tmp, "m.onnx")
+        weights_model(path, floats, relus)
+        stop = threading.Event()
+        t = threading.Thread(target=self.churn, args=(path, stop))
+        t.start()
+        codes = {}
+        try:
+            for _ in range(self.RUNS):
+                proc = run("scan", "-q", path)
+                codes[proc.returncode] = codes.get(proc.returncode, 0) + 1
+                self.assertIn(proc.returncode, (0, 3), proc.stderr)
+                if proc.returncode == 3:
+                    self.assertEqual(proc.stderr.count("\n"), 1, proc.stderr)
+                    self.assertIn(path, proc.stderr)
+        finally:
+            stop.set()
+            t.join()
+        print("\n%d floats, %d nodes: exit codes %s" % (floats, relus, codes), file=sys.stderr)
+
+    def test_a_large_model_read_lazily(self):
+        # 3 MB of nodes, 4 MB of weights: read in chunks, truncated while the nodes are read
+        self.scan_while_churning(1 << 20, 100000)
+
+    def test_a_small_model_read_whole(self):
+        self.scan_while_churning(8 << 10, 10)  # 32 KB: read in one go
 
 
 class Spellings(unittest.TestCase):

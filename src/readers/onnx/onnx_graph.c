@@ -14,7 +14,7 @@
 
 static int read_attr(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_attr *a)
 {
-    pb_cur c = pb_span(r->base, off, len);
+    pb_cur c = pb_span(r->base, r->view, off, len);
     pb_field f;
     int k, rc, declared = 0;
     uint64_t nf = 0, ni = 0, ns = 0, nt = 0, ng = 0;
@@ -29,7 +29,7 @@ static int read_attr(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_attr 
             nf += f.wt == PB_LEN ? f.len / 4 : 1;
             break;
         case F_ATTR_INTS:
-            ni += f.wt == PB_LEN ? pb_count_varints(r->base, f.off, f.len) : 1;
+            ni += f.wt == PB_LEN ? pb_count_varints(r->base, r->view, f.off, f.len) : 1;
             break;
         case F_ATTR_STRINGS: ns++; break;
         case F_ATTR_T: case F_ATTR_TENSORS:
@@ -52,7 +52,7 @@ static int read_attr(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_attr 
     /* a STRING attribute may declare its type and omit `s`: consumers read s.data as a
      * string, so it is never NULL */
     a->s.data = "";
-    c = pb_span(r->base, off, len);
+    c = pb_span(r->base, r->view, off, len);
     while ((k = pb_next(&c, &f)) > 0) {
         switch (f.num) {
         case F_ATTR_NAME:
@@ -90,6 +90,8 @@ static int read_attr(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_attr 
                 return rc;
             /* Big blobs (e.g. serialized engines) are kept only up to the string limit. */
             a->s.size = (size_t)f.len;
+            om_need(r->view, f.off, f.len < r->lim->max_string_bytes ? f.len
+                                                                      : r->lim->max_string_bytes);
             a->s.data = om_arena_strndup(r->A, (const char *)r->base + f.off,
                                          (size_t)(f.len < r->lim->max_string_bytes
                                                       ? f.len : r->lim->max_string_bytes));
@@ -100,6 +102,7 @@ static int read_attr(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_attr 
         case F_ATTR_FLOATS:
             if (f.wt == PB_LEN) {
                 uint64_t j;
+                om_need(r->view, f.off, f.len);
                 for (j = 0; j + 4 <= f.len && fi < nf; j += 4) {
                     float fv;
                     memcpy(&fv, r->base + f.off + j, 4);
@@ -122,6 +125,8 @@ static int read_attr(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_attr 
             if ((rc = om_onnx_want(r, &f, PB_LEN, "AttributeProto.strings")))
                 return rc;
             a->strings[si].size = (size_t)f.len;
+            om_need(r->view, f.off, f.len < r->lim->max_string_bytes ? f.len
+                                                                      : r->lim->max_string_bytes);
             a->strings[si].data = om_arena_strndup(
                 r->A, (const char *)r->base + f.off,
                 (size_t)(f.len < r->lim->max_string_bytes ? f.len : r->lim->max_string_bytes));
@@ -134,7 +139,6 @@ static int read_attr(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_attr 
                 return rc;
             if ((rc = om_onnx_tensor(r, f.off, f.len, &a->tensors[ti++])))
                 return rc;
-            om_onnx_release(r, f.off, f.len); /* e.g. a Constant holding weights */
             break;
         case F_ATTR_SPARSE_TENSOR:
         case F_ATTR_SPARSE_TENSORS:
@@ -180,7 +184,7 @@ static int read_attr(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_attr 
 
 int om_onnx_node(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_node *n)
 {
-    pb_cur c = pb_span(r->base, off, len);
+    pb_cur c = pb_span(r->base, r->view, off, len);
     pb_field f;
     int k, rc;
     uint64_t nin = 0, nout = 0, nattr = 0;
@@ -205,7 +209,7 @@ int om_onnx_node(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_node *n)
         return om_onnx_oom(r);
 
     n->name = "";
-    c = pb_span(r->base, off, len);
+    c = pb_span(r->base, r->view, off, len);
     while ((k = pb_next(&c, &f)) > 0) {
         switch (f.num) {
         case F_NODE_INPUT:
@@ -260,7 +264,7 @@ ir_graph *om_onnx_graph(rd *r, uint64_t off, uint64_t len, uint32_t depth, int *
 
 ir_graph *om_onnx_graph_merged(rd *r, const pb_seg *segs, size_t n_segs, uint32_t depth, int *rc)
 {
-    pb_mcur c = pb_multi(r->base, segs, n_segs);
+    pb_mcur c = pb_multi(r->base, r->view, segs, n_segs);
     uint64_t off = n_segs ? segs[0].off : 0;
     pb_field f;
     int k;
@@ -280,10 +284,7 @@ ir_graph *om_onnx_graph_merged(rd *r, const pb_seg *segs, size_t n_segs, uint32_
         case F_GRAPH_INPUT: ni++; break;
         case F_GRAPH_OUTPUT: no++; break;
         case F_GRAPH_VALUE_INFO: nv++; break;
-        case F_GRAPH_INITIALIZER: case F_GRAPH_SPARSE_INITIALIZER:
-            nt++;
-            om_onnx_release(r, f.off, f.len); /* only its tag was read */
-            break;
+        case F_GRAPH_INITIALIZER: case F_GRAPH_SPARSE_INITIALIZER: nt++; break;
         default: break;
         }
     }
@@ -305,7 +306,7 @@ ir_graph *om_onnx_graph_merged(rd *r, const pb_seg *segs, size_t n_segs, uint32_
     g->name = "";
     r->m->stats.graphs++;
 
-    c = pb_multi(r->base, segs, n_segs);
+    c = pb_multi(r->base, r->view, segs, n_segs);
     while ((k = pb_mnext(&c, &f)) > 0) {
         switch (f.num) {
         case F_GRAPH_NODE:
@@ -333,14 +334,12 @@ ir_graph *om_onnx_graph_merged(rd *r, const pb_seg *segs, size_t n_segs, uint32_
             if ((*rc = om_onnx_want(r, &f, PB_LEN, "GraphProto.initializer")) ||
                 (*rc = om_onnx_tensor(r, f.off, f.len, &g->inits[xt++])))
                 return NULL;
-            om_onnx_release(r, f.off, f.len);
             r->m->stats.initializers++;
             break;
         case F_GRAPH_SPARSE_INITIALIZER:
             if ((*rc = om_onnx_want(r, &f, PB_LEN, "GraphProto.sparse_initializer")) ||
                 (*rc = om_onnx_sparse(r, f.off, f.len, &g->inits[xt++])))
                 return NULL;
-            om_onnx_release(r, f.off, f.len);
             g->n_sparse_inits++;
             r->m->stats.initializers++;
             break;

@@ -19,6 +19,7 @@
 
 typedef struct rd {
     const unsigned char *base;
+    om_mapped *view;     /* the file's lazy view: om_need() before touching bytes; or NULL */
     uint64_t size;
     ir_model *m;
     om_arena *A;
@@ -42,9 +43,6 @@ int om_onnx_want(rd *r, const pb_field *f, int wt, const char *what);
  * last varint that never ends is an error, not ignored. */
 int om_onnx_ints(rd *r, const pb_field *f, const char *what, int64_t *out, uint64_t *n,
                  uint64_t cap);
-
-/* Done with [off, off + len) of a mapped input: drop its pages from the resident set. */
-void om_onnx_release(rd *r, uint64_t off, uint64_t len);
 
 /* strings copied into the model's arena (interned for names that repeat) */
 int om_onnx_str(rd *r, const pb_field *f, const char *what, const char **out);

@@ -13,37 +13,14 @@
  * Each repeated field is counted in a first pass over its message so arrays are allocated
  * once, at their exact size, in the model's arena.
  */
-#define _DEFAULT_SOURCE /* madvise */
 #include "onnx_reader.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "onnx_internal.h"
-
-/* ---- memory ---- */
-
-/*
- * A read-only private file mapping can drop pages it is done with. The kernel maps whole
- * (possibly large) page-cache folios on a fault, so reading the small header of each
- * initializer would otherwise leave most of the weights resident; dropping each tensor's
- * range once it is read keeps the peak near the size of the graph's structure.
- */
-void om_onnx_release(rd *r, uint64_t off, uint64_t len)
-{
-    long page = sysconf(_SC_PAGESIZE);
-    uintptr_t start, end;
-    if (!r->m->input_is_mapping || len < (1u << 20) || page <= 0)
-        return;
-    start = ((uintptr_t)(r->base + off) + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
-    end = (uintptr_t)(r->base + off + len) & ~((uintptr_t)page - 1);
-    if (end > start)
-        madvise((void *)start, end - start, MADV_DONTNEED);
-}
 
 /* ---- errors ---- */
 
@@ -83,7 +60,7 @@ int om_onnx_ints(rd *r, const pb_field *f, const char *what, int64_t *out, uint6
 {
     int rc;
     if (f->wt == PB_LEN) {
-        pb_cur pc = pb_span(r->base, f->off, f->len);
+        pb_cur pc = pb_span(r->base, r->view, f->off, f->len);
         uint64_t v;
         while (pc.pos < pc.end) {
             if (pb_varint(&pc, &v) < 0)
@@ -145,6 +122,7 @@ int om_onnx_str(rd *r, const pb_field *f, const char *what, const char **out)
     int rc = om_onnx_want(r, f, PB_LEN, what);
     if (rc || (rc = check_len(r, f, what)))
         return rc;
+    om_need(r->view, f->off, f->len);
     *out = om_arena_strndup(r->A, (const char *)r->base + f->off, (size_t)f->len);
     return *out ? OPMAP_OK : om_onnx_oom(r);
 }
@@ -154,6 +132,7 @@ int om_onnx_istr(rd *r, const pb_field *f, const char *what, const char **out)
     int rc = om_onnx_want(r, f, PB_LEN, what);
     if (rc || (rc = check_len(r, f, what)))
         return rc;
+    om_need(r->view, f->off, f->len);
     *out = ir_intern(&r->in, (const char *)r->base + f->off, (size_t)f->len);
     return *out ? OPMAP_OK : om_onnx_oom(r);
 }
@@ -169,7 +148,7 @@ const char *om_onnx_domain(rd *r, const char *d)
 
 static int read_function(rd *r, uint64_t off, uint64_t len, ir_function *fn)
 {
-    pb_cur c = pb_span(r->base, off, len);
+    pb_cur c = pb_span(r->base, r->view, off, len);
     pb_field f;
     int k, rc;
     uint64_t nin = 0, nout = 0, nattr = 0, nnode = 0, nops = 0;
@@ -197,7 +176,7 @@ static int read_function(rd *r, uint64_t off, uint64_t len, ir_function *fn)
         return om_onnx_oom(r);
     *slot = &fn->body;
 
-    c = pb_span(r->base, off, len);
+    c = pb_span(r->base, r->view, off, len);
     while ((k = pb_next(&c, &f)) > 0) {
         switch (f.num) {
         case F_FUNC_NAME:
@@ -300,7 +279,7 @@ static int resolve_calls(rd *r)
 
 static int read_training(rd *r, const pb_field *outer, size_t index, size_t *slot)
 {
-    pb_cur c = pb_span(r->base, outer->off, outer->len);
+    pb_cur c = pb_span(r->base, r->view, outer->off, outer->len);
     pb_field f;
     int k, rc;
     while ((k = pb_next(&c, &f)) > 0) {
@@ -323,7 +302,7 @@ static int read_training(rd *r, const pb_field *outer, size_t index, size_t *slo
 static int read_model(rd *r)
 {
     ir_model *m = r->m;
-    pb_cur c = pb_span(r->base, 0, r->size);
+    pb_cur c = pb_span(r->base, r->view, 0, r->size);
     pb_field f;
     pb_seg *graph;
     int k, rc;
@@ -350,7 +329,7 @@ static int read_model(rd *r)
             int tk;
             if ((rc = om_onnx_want(r, &f, PB_LEN, "ModelProto.training_info")))
                 return rc;
-            tc = pb_span(r->base, f.off, f.len);
+            tc = pb_span(r->base, r->view, f.off, f.len);
             while ((tk = pb_next(&tc, &tf)) > 0)
                 if (tf.num == F_TRAINING_INITIALIZATION || tf.num == F_TRAINING_ALGORITHM)
                     ntrain_graphs++;
@@ -381,7 +360,7 @@ static int read_model(rd *r)
         return om_onnx_oom(r);
 
     /* pass 2 */
-    c = pb_span(r->base, 0, r->size);
+    c = pb_span(r->base, r->view, 0, r->size);
     while ((k = pb_next(&c, &f)) > 0) {
         switch (f.num) {
         case F_MODEL_IR_VERSION: m->ir_version = (int64_t)f.v; break;
@@ -457,6 +436,7 @@ int om_onnx_read(ir_model *m, const unsigned char *data, uint64_t size, const op
     int rc;
     memset(&r, 0, sizeof(r));
     r.base = data;
+    r.view = m->input;
     r.size = size;
     r.m = m;
     r.A = &m->arena;

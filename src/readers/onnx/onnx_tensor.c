@@ -18,6 +18,7 @@ int om_onnx_opset(rd *r, const pb_field *f, ir_opset *out)
     int rc = om_onnx_want(r, f, PB_LEN, "opset_import");
     if (rc)
         return rc;
+    om_need(r->view, f->off, f->len);
     msg = onnx__operator_set_id_proto__unpack(&r->pba, (size_t)f->len, r->base + f->off);
     if (!msg) {
         if (r->m->mem.over_limit)
@@ -55,6 +56,7 @@ static int read_external_entry(rd *r, const pb_field *f, ir_tensor *t)
     int rc = OPMAP_OK;
     if ((rc = om_onnx_want(r, f, PB_LEN, "TensorProto.external_data")))
         return rc;
+    om_need(r->view, f->off, f->len);
     kv = onnx__string_string_entry_proto__unpack(&r->pba, (size_t)f->len, r->base + f->off);
     if (!kv) {
         if (r->m->mem.over_limit)
@@ -159,6 +161,8 @@ static int read_tensor_type(rd *r, const segs *p, int sparse, ir_type *t)
     size_t i;
     int rc;
     t->kind = sparse ? IR_TYPE_SPARSE_TENSOR : IR_TYPE_TENSOR;
+    for (i = 0; i < p->n; i++)
+        om_need(r->view, p->s[i].off, p->s[i].len);
     if (p->n > 1) {
         for (total = 0, i = 0; i < p->n; i++)
             total += p->s[i].len; /* pieces of one file: no overflow */
@@ -213,7 +217,7 @@ static int read_type(rd *r, const segs *pieces, ir_type *t)
     t->kind = IR_TYPE_NONE;
     t->rank = -1;
     for (depth = 0; depth <= r->lim->max_depth; depth++) {
-        pb_mcur c = pb_multi(r->base, cur.s, cur.n);
+        pb_mcur c = pb_multi(r->base, r->view, cur.s, cur.n);
         pb_field f;
         segs member, elem;
         uint32_t active = 0;
@@ -262,7 +266,7 @@ static int read_type(rd *r, const segs *pieces, ir_type *t)
         {
             /* descend into the element (value for maps): every occurrence, merged */
             uint32_t elem_field = kind == IR_TYPE_MAP ? F_TYPE_MAP_VALUE : F_TYPE_SEQUENCE_ELEM;
-            pb_mcur cc = pb_multi(r->base, member.s, member.n);
+            pb_mcur cc = pb_multi(r->base, r->view, member.s, member.n);
             pb_field ef;
             segs_init(&elem);
             while ((k = pb_mnext(&cc, &ef)) > 0)
@@ -315,6 +319,7 @@ static void keep_small_values(rd *r, ir_tensor *t, const pb_field *raw, const pb
             t->values = NULL;
             return;
         }
+        om_need(r->view, raw->off, raw->len);
         for (i = 0; i < count; i++, p += width) {
             uint64_t u = 0;
             int b;
@@ -338,7 +343,7 @@ static void keep_small_values(rd *r, ir_tensor *t, const pb_field *raw, const pb
             }
         }
     } else if (typed && typed->wt == PB_LEN) {
-        pb_cur pc = pb_span(r->base, typed->off, typed->len);
+        pb_cur pc = pb_span(r->base, r->view, typed->off, typed->len);
         for (i = 0; i < count; i++) {
             if (t->dtype == IR_DT_FLOAT || t->dtype == IR_DT_DOUBLE) {
                 uint64_t u = 0;
@@ -347,6 +352,7 @@ static void keep_small_values(rd *r, ir_tensor *t, const pb_field *raw, const pb
                                                                  ? F_TENSOR_FLOAT_DATA
                                                                  : F_TENSOR_DOUBLE_DATA))
                     break;
+                om_need(r->view, pc.pos, width);
                 for (b = (int)width - 1; b >= 0; b--)
                     u = (u << 8) | r->base[pc.pos + (uint64_t)b];
                 pc.pos += width;
@@ -381,7 +387,7 @@ static void keep_small_values(rd *r, ir_tensor *t, const pb_field *raw, const pb
 
 int om_onnx_tensor(rd *r, uint64_t off, uint64_t len, ir_tensor *t)
 {
-    pb_cur c = pb_span(r->base, off, len);
+    pb_cur c = pb_span(r->base, r->view, off, len);
     pb_field f;
     int k, rc, has_raw = 0, n_typed = 0;
     uint64_t ndims = 0, di = 0;
@@ -389,7 +395,7 @@ int om_onnx_tensor(rd *r, uint64_t off, uint64_t len, ir_tensor *t)
 
     while ((k = pb_next(&c, &f)) > 0)
         if (f.num == F_TENSOR_DIMS)
-            ndims += f.wt == PB_LEN ? pb_count_varints(r->base, f.off, f.len) : 1;
+            ndims += f.wt == PB_LEN ? pb_count_varints(r->base, r->view, f.off, f.len) : 1;
     if (k < 0)
         return om_onnx_wire_fail(r, &c);
     if (ndims > UINT32_MAX)
@@ -398,7 +404,7 @@ int om_onnx_tensor(rd *r, uint64_t off, uint64_t len, ir_tensor *t)
     if (ndims && !(t->dims = om_arena_array(r->A, (size_t)ndims, sizeof(int64_t))))
         return om_onnx_oom(r);
 
-    c = pb_span(r->base, off, len);
+    c = pb_span(r->base, r->view, off, len);
     while ((k = pb_next(&c, &f)) > 0) {
         switch (f.num) {
         case F_TENSOR_DIMS:
@@ -467,7 +473,7 @@ int om_onnx_tensor(rd *r, uint64_t off, uint64_t len, ir_tensor *t)
 
 int om_onnx_sparse(rd *r, uint64_t off, uint64_t len, ir_tensor *t)
 {
-    pb_cur c = pb_span(r->base, off, len);
+    pb_cur c = pb_span(r->base, r->view, off, len);
     pb_field f;
     ir_tensor part;
     int k, rc;
@@ -475,7 +481,7 @@ int om_onnx_sparse(rd *r, uint64_t off, uint64_t len, ir_tensor *t)
 
     while ((k = pb_next(&c, &f)) > 0)
         if (f.num == F_SPARSE_DIMS)
-            ndims += f.wt == PB_LEN ? pb_count_varints(r->base, f.off, f.len) : 1;
+            ndims += f.wt == PB_LEN ? pb_count_varints(r->base, r->view, f.off, f.len) : 1;
     if (k < 0)
         return om_onnx_wire_fail(r, &c);
     if (ndims > UINT32_MAX)
@@ -485,7 +491,7 @@ int om_onnx_sparse(rd *r, uint64_t off, uint64_t len, ir_tensor *t)
         return om_onnx_oom(r);
     t->name = "";
 
-    c = pb_span(r->base, off, len);
+    c = pb_span(r->base, r->view, off, len);
     while ((k = pb_next(&c, &f)) > 0) {
         switch (f.num) {
         case F_SPARSE_VALUES:
@@ -528,7 +534,7 @@ int om_onnx_value_info(rd *r, const pb_field *outer, ir_value *v)
     int k, rc;
     if ((rc = om_onnx_want(r, outer, PB_LEN, "ValueInfoProto")))
         return rc;
-    c = pb_span(r->base, outer->off, outer->len);
+    c = pb_span(r->base, r->view, outer->off, outer->len);
     v->name = "";
     v->type.rank = -1;
     segs_init(&types);

@@ -15,7 +15,9 @@ int pb_varint(pb_cur *c, uint64_t *out)
     uint64_t v = 0, start = c->pos;
     unsigned shift = 0;
     while (c->pos < c->end) {
-        unsigned char b = c->base[c->pos++];
+        unsigned char b;
+        om_need(c->view, c->pos, 1); /* byte by byte: only the varint's own bytes */
+        b = c->base[c->pos++];
         if (shift == 63 && b > 1)
             return fail(c, start, "varint overflows 64 bits");
         v |= (uint64_t)(b & 0x7f) << shift;
@@ -50,6 +52,7 @@ int pb_next(pb_cur *c, pb_field *f)
     case PB_FIXED64:
         if (c->end - c->pos < 8)
             return fail(c, f->tag_off, "truncated fixed64 field");
+        om_need(c->view, c->pos, 8);
         {
             uint64_t v = 0;
             int i;
@@ -62,6 +65,7 @@ int pb_next(pb_cur *c, pb_field *f)
     case PB_FIXED32:
         if (c->end - c->pos < 4)
             return fail(c, f->tag_off, "truncated fixed32 field");
+        om_need(c->view, c->pos, 4);
         f->v = (uint64_t)c->base[c->pos] | (uint64_t)c->base[c->pos + 1] << 8 |
                (uint64_t)c->base[c->pos + 2] << 16 | (uint64_t)c->base[c->pos + 3] << 24;
         c->pos += 4;
@@ -85,9 +89,11 @@ int pb_next(pb_cur *c, pb_field *f)
     }
 }
 
-uint64_t pb_count_varints(const unsigned char *base, uint64_t off, uint64_t len)
+uint64_t pb_count_varints(const unsigned char *base, om_mapped *view, uint64_t off,
+                          uint64_t len)
 {
     uint64_t n = 0, i;
+    om_need(view, off, len);
     for (i = 0; i < len; i++)
         if (!(base[off + i] & 0x80))
             n++;
@@ -102,6 +108,6 @@ int pb_mnext(pb_mcur *m, pb_field *f)
             return k;
         if (++m->i >= m->n)
             return 0;
-        m->c = pb_span(m->c.base, m->segs[m->i].off, m->segs[m->i].len);
+        m->c = pb_span(m->c.base, m->c.view, m->segs[m->i].off, m->segs[m->i].len);
     }
 }

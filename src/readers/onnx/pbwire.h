@@ -13,10 +13,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../core/mapfile.h"
+
 enum { PB_VARINT = 0, PB_FIXED64 = 1, PB_LEN = 2, PB_SGROUP = 3, PB_EGROUP = 4, PB_FIXED32 = 5 };
 
 typedef struct pb_cur {
     const unsigned char *base;  /* the whole input */
+    om_mapped *view;            /* its lazy view (bytes are asked for before use), or NULL */
     uint64_t pos;               /* next byte to read, absolute */
     uint64_t end;               /* end of this message, absolute */
     uint64_t err_off;           /* where the last error was found */
@@ -32,10 +35,12 @@ typedef struct pb_field {
 } pb_field;
 
 /* A cursor over [off, off + len) of base. */
-static inline pb_cur pb_span(const unsigned char *base, uint64_t off, uint64_t len)
+static inline pb_cur pb_span(const unsigned char *base, om_mapped *view, uint64_t off,
+                             uint64_t len)
 {
     pb_cur c;
     c.base = base;
+    c.view = view;
     c.pos = off;
     c.end = off + len;
     c.err_off = off;
@@ -61,13 +66,14 @@ typedef struct pb_mcur {
     size_t n, i;
 } pb_mcur;
 
-static inline pb_mcur pb_multi(const unsigned char *base, const pb_seg *segs, size_t n)
+static inline pb_mcur pb_multi(const unsigned char *base, om_mapped *view, const pb_seg *segs,
+                               size_t n)
 {
     pb_mcur m;
     m.segs = segs;
     m.n = n;
     m.i = 0;
-    m.c = pb_span(base, n ? segs[0].off : 0, n ? segs[0].len : 0);
+    m.c = pb_span(base, view, n ? segs[0].off : 0, n ? segs[0].len : 0);
     return m;
 }
 
@@ -78,6 +84,7 @@ int pb_mnext(pb_mcur *m, pb_field *f);
 int pb_varint(pb_cur *c, uint64_t *out);
 
 /* Number of varints in a packed payload (bytes with the high bit clear). */
-uint64_t pb_count_varints(const unsigned char *base, uint64_t off, uint64_t len);
+uint64_t pb_count_varints(const unsigned char *base, om_mapped *view, uint64_t off,
+                          uint64_t len);
 
 #endif /* OM_PBWIRE_H */

@@ -4,6 +4,8 @@
  * costing more than the file: counts that fit the directory, entries inside the file and
  * apart, names unique. Every loop is bounded by the file: the end-record search by
  * miniz's window (69,584 bytes), the directory walk by its entry count (itself at most size / 46).
+ * A file's bytes are asked for (om_need) before they are read: the end records, the
+ * directory, each local header; the entries' data when one is read (ts_zip_read.c).
  */
 #include "ts_zip_internal.h"
 
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "../../core/err.h"
+#include "../../core/mapfile.h"
 
 #define SIG_LOCAL 0x04034b50u
 #define SIG_CENTRAL 0x02014b50u
@@ -91,6 +94,7 @@ static int find_dir(ts_zip *z, dir_loc *dl)
      * the bytes miniz searches: 4 KiB blocks back from the end until one starts 65,557
      * bytes or more from it (17 blocks, overlapping by 3: the last 69,584 bytes) */
     lo = size > 69584 ? size - 69584 : 0;
+    om_need(z->c->m->input, lo, size - lo);
     for (pos = size - 22 + 1; pos-- > lo;)
         if (rd32(d + pos) == SIG_EOCD) {
             eocd = pos;
@@ -106,11 +110,14 @@ static int find_dir(ts_zip *z, dir_loc *dl)
     dl->size = rd32(d + eocd + 12);
     dl->off = rd32(d + eocd + 16);
     dl->end = eocd;
+    if (eocd >= 20 + 56)
+        om_need(z->c->m->input, eocd - 20, 20);
     if (eocd >= 20 + 56 && rd32(d + eocd - 20) == SIG_Z64_LOC) {
         uint64_t loc = eocd - 20, z64 = rd64(d + loc + 8);
         dl->end = loc;
         if (z64 > size - 56)
             return bad(z, loc, "zip64 locator points past the end of the file");
+        om_need(z->c->m->input, z64, 56);
         if (rd32(d + z64) == SIG_Z64_EOCD) {
             /* torch takes every count, size and offset from here, markers or not */
             if (rd64(d + z64 + 4) < 44)
@@ -213,6 +220,8 @@ static int read_entry(ts_zip *z, const dir_loc *dl, uint64_t p, ts_zent *e, span
     if ((e->method == 0 && e->comp != e->usize) || (e->usize && !e->comp))
         return bad(z, p, "compressed and uncompressed sizes disagree");
     /* the local header, its name and extra field, then the data: all before the directory */
+    if (lho <= dl->off && dl->off - lho >= 30)
+        om_need(z->c->m->input, lho, 30);
     if (lho > dl->off || dl->off - lho < 30 || rd32(d + lho) != SIG_LOCAL)
         return bad(z, p, "entry has no local header (truncated file?)");
     lh_end = lho + 30 + rd16(d + lho + 26) + rd16(d + lho + 28);
@@ -239,6 +248,7 @@ static int read_dir(ts_zip *z, const dir_loc *dl)
     int rc = OPMAP_OK;
     if (!dl->n)
         return OPMAP_OK;
+    om_need(c->m->input, dl->off, dl->size);
     /* names: at most the directory's bytes, plus a NUL each */
     z->n = dl->n;
     z->names_len = (size_t)dl->size + (size_t)dl->n;

@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "../../core/err.h"
+#include "../../core/mapfile.h"
 
 uint64_t ts_zip_count(const ts_zip *z)
 {
@@ -86,7 +87,9 @@ static int inflate_entry(ts_zip *z, const ts_zent *e, unsigned char *b, uint64_t
     /* each round either makes progress (bounded by the input and the room) or stops */
     for (;;) {
         if (!s.avail_in && in_left) {
-            uInt k = in_left > UINT_MAX ? UINT_MAX : (uInt)in_left;
+            /* 64 KiB at a time: a prefix read asks the file for no more than it inflates */
+            uInt k = in_left > 65536 ? 65536 : (uInt)in_left;
+            om_need(c->m->input, (uint64_t)(in - z->d), k);
             s.next_in = (unsigned char *)(uintptr_t)in;
             s.avail_in = k;
             in += k;
@@ -152,8 +155,10 @@ int ts_zip_read(ts_zip *z, uint64_t i, uint64_t cap, int prefix_only, unsigned c
         return ts_fail(c, OPMAP_ELIMIT, e->name, 0, 0, "entry too large");
     if (!(b = om_alloc(c->mem, (size_t)want + 1)))
         return ts_oom(c);
-    if (e->method == 0)
+    if (e->method == 0) {
+        om_need(c->m->input, e->data, want);
         memcpy(b, z->d + e->data, (size_t)want); /* stored: comp == usize, inside the file */
+    }
     else if (e->comp)
         rc = inflate_entry(z, e, b, prefix_only ? want : want + 1, &got, &ended);
     if (rc == OPMAP_OK && e->method == 8 && e->comp) {
