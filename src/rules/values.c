@@ -349,6 +349,7 @@ static int infer_graph(infer *in, ir_graph *g, scope *parent)
     }
     for (i = 0; i < g->n_inits; i++) {
         ir_fact f;
+        memset(&f, 0, sizeof(f)); /* is_shape and def too: stack garbage made reports vary */
         f.dtype = g->inits[i].dtype;
         f.rank = (int32_t)g->inits[i].ndims;
         f.is_const = 1;

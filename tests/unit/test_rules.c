@@ -16,6 +16,7 @@
 #include "../../src/api/model_internal.h"
 #include "../../src/rules/advice.h"
 #include "../../src/rules/constraints.h"
+#include "../../src/rules/values.h"
 #include "../support/onnx_build.h"
 
 static const char table_yaml[] =
@@ -799,6 +800,47 @@ static void test_rules__dtype_inference_rules(void **state)
     mb_free(&b);
 }
 
+/* Leaves a pattern where the next calls' frames will be. */
+static void __attribute__((noinline)) dirty_stack(void)
+{
+    volatile unsigned char junk[16384];
+    size_t i;
+    for (i = 0; i < sizeof(junk); i++)
+        junk[i] = 0x5e;
+}
+
+/* An initializer's fact is a constant, nothing more: its is_shape and def were left as
+ * whatever the stack held, so reports varied with the memory layout (issue 16). */
+static void test_rules__initializer_facts_are_clean(void **state)
+{
+    fixture *f = *state;
+    mb b;
+    Onnx__GraphProto *g;
+    opmap_model *model;
+    opmap_result *res;
+    const ir_fact *w;
+    int64_t d2[2] = { 2, 3 }, d1[1] = { 2 };
+
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    /* no graph input: its fact would have filled the stack slot the initializers' reuse */
+    mb_initializer(&b, g, mb_tensor_raw(&b, "x", d2, 2, 24));
+    mb_initializer(&b, g, mb_tensor_raw(&b, "w", d1, 1, 8));
+    mb_node(&b, g, "Reshape", NULL, "r", (const char *const[]){ "x", "w", NULL },
+            (const char *const[]){ "y", NULL });
+    res = scan_model(f, &b, model17(&b, g), NULL, &model);
+    /* again, over a stack left dirty just before, as the frames of a real run leave it */
+    dirty_stack();
+    assert_int_equal(om_values_infer(&model->ir, NULL), OPMAP_OK);
+    w = &model->ir.main->nodes[0].in_facts[1];
+    assert_true(w->is_const);
+    assert_int_equal(w->is_shape, 0);
+    assert_null(w->def);
+    opmap_result_free(res);
+    opmap_model_free(model);
+    mb_free(&b);
+}
+
 /* ---- segments ---- */
 
 static void test_rules__segments_split_at_breakers(void **state)
@@ -905,6 +947,7 @@ int main(void)
         cmocka_unit_test(test_rules__defaults_and_flags),
         cmocka_unit_test(test_rules__list_attributes_and_ordering),
         cmocka_unit_test(test_rules__rank_and_dtype_from_inference),
+        cmocka_unit_test(test_rules__initializer_facts_are_clean),
         cmocka_unit_test(test_rules__dtype_differs_by_chip),
         cmocka_unit_test(test_rules__dtypes_bound_to_their_input),
         cmocka_unit_test(test_rules__shape_arithmetic_is_not_partial),
