@@ -114,32 +114,41 @@ static int open_view(om_mapped *out, om_mem *mem, int fd, const char *path, uint
     return OPMAP_OK;
 }
 
+/* Opens `path` for reading (*fd) and checks what every caller refuses: a directory, a
+ * regular file over max_bytes (named as limit_name). Returns OPMAP_OK or the error set. */
+static int open_checked(om_mapped *out, om_mem *mem, const char *path, uint64_t max_bytes,
+                        const char *limit_name, struct stat *st, int *fd, opmap_error *err)
+{
+    int e;
+    memset(out, 0, sizeof(*out));
+    out->mem = mem;
+    out->fd = -1;
+    if ((*fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return fail_errno(err, path, errno, "cannot open");
+    if (fstat(*fd, st) != 0) {
+        e = errno;
+        close(*fd);
+        return fail_errno(err, path, e, "cannot stat");
+    }
+    if (S_ISDIR(st->st_mode)) {
+        close(*fd);
+        return fail_errno(err, path, EISDIR, "cannot read");
+    }
+    if (S_ISREG(st->st_mode) && (uint64_t)st->st_size > max_bytes) {
+        close(*fd);
+        return om_fail(err, OPMAP_ELIMIT, path, "file is %" PRIu64 " bytes, over %s (%" PRIu64
+                       ")", (uint64_t)st->st_size, limit_name, max_bytes);
+    }
+    return OPMAP_OK;
+}
+
 int om_map_file_view(om_mapped *out, om_mem *mem, const char *path, uint64_t max_bytes,
                      uint64_t small_max, unsigned chunk_shift, opmap_error *err)
 {
     struct stat st;
     int fd, rc;
-    memset(out, 0, sizeof(*out));
-    out->mem = mem;
-    out->fd = -1;
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return fail_errno(err, path, errno, "cannot open");
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return fail_errno(err, path, e, "cannot stat");
-    }
-    if (S_ISDIR(st.st_mode)) {
-        close(fd);
-        return fail_errno(err, path, EISDIR, "cannot read");
-    }
-    if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max_bytes) {
-        close(fd);
-        return om_fail(err, OPMAP_ELIMIT, path,
-                       "file is %" PRIu64 " bytes, over max_file_bytes (%" PRIu64 ")",
-                       (uint64_t)st.st_size, max_bytes);
-    }
+    if ((rc = open_checked(out, mem, path, max_bytes, "max_file_bytes", &st, &fd, err)))
+        return rc;
     stamp(out, &st);
     if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size <= small_max) {
         rc = read_whole(out, mem, fd, path, S_ISREG(st.st_mode) ? (uint64_t)st.st_size
@@ -165,27 +174,8 @@ int om_map_file_limit(om_mapped *out, om_mem *mem, const char *path, uint64_t ma
 {
     struct stat st;
     int fd, rc;
-    memset(out, 0, sizeof(*out));
-    out->mem = mem;
-    out->fd = -1;
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return fail_errno(err, path, errno, "cannot open");
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return fail_errno(err, path, e, "cannot stat");
-    }
-    if (S_ISDIR(st.st_mode)) {
-        close(fd);
-        return fail_errno(err, path, EISDIR, "cannot read");
-    }
-    if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max_bytes) {
-        close(fd);
-        return om_fail(err, OPMAP_ELIMIT, path,
-                       "file is %" PRIu64 " bytes, over %s (%" PRIu64 ")", (uint64_t)st.st_size,
-                       limit_name, max_bytes);
-    }
+    if ((rc = open_checked(out, mem, path, max_bytes, limit_name, &st, &fd, err)))
+        return rc;
     rc = read_whole(out, mem, fd, path, S_ISREG(st.st_mode) ? (uint64_t)st.st_size : UINT64_MAX,
                     max_bytes, limit_name, err);
     close(fd);
