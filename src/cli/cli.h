@@ -56,12 +56,12 @@ typedef struct scan_run {
     opmap_result **slots;         /* the results, count of them, in command-line order */
     size_t count, skipped;
     int input_failed, usage, internal;
-    /* files that could not be read or were skipped, in command-line order: for the reports
-     * and the gate (problems[i].error points into errors) */
+    /* files that could not be read or were skipped: kept as the workers meet them, then
+     * `problems` in command-line order for the reports and the gate (pointing into them) */
+    struct cli_failed *failed;
+    size_t n_failed, cap_failed;
     opmap_file_problem *problems;
-    opmap_error *errors;
-    size_t *problem_index;        /* path index of each, while the workers run */
-    size_t n_problems, cap_problems;
+    size_t n_problems;
 } scan_run;
 
 /* Returns 0, or the exit code of a failure that stops everything (usage, internal). */
@@ -73,6 +73,9 @@ int cli_run(const scan_opts *o, const cli_paths *paths, scan_run *run);
 int cli_start(int argc, char **argv, int baseline, const char *usage, scan_opts *o,
               cli_paths *paths, scan_run *run);
 void cli_run_free(scan_run *run);
+
+/* EXIT_INPUT after saying "no model found" when the run read no model, else 0. */
+int cli_no_model(const scan_run *run);
 
 /* The gate the options describe. */
 void cli_policy(const scan_opts *o, const scan_run *run, opmap_policy *policy);

@@ -53,12 +53,8 @@ int cli_baseline(int argc, char **argv)
         code = EXIT_INPUT; /* a baseline of half the models would hide the rest */
         goto done;
     }
-    if (!run.count) {
-        cli_fail("no model found: %zu file%s skipped, none of them a model opmap reads",
-                 run.skipped, run.skipped == 1 ? "" : "s");
-        code = EXIT_INPUT;
+    if ((code = cli_no_model(&run)))
         goto done;
-    }
     cli_policy(&o, &run, &policy);
     policy.waivers = NULL;
     if (opmap_policy_check(&verdict, run.ctx, (const opmap_result *const *)run.slots, run.count,

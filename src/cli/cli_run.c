@@ -44,29 +44,28 @@ static void progress(job *j, const char *path)
     fflush(stderr);
 }
 
+/* A file the scan did not read, as a worker met it. */
+struct cli_failed {
+    size_t index;         /* in the paths */
+    int skipped;
+    opmap_error err;
+};
+
 /* Keeps a file the scan did not read for the reports; called with the lock held. */
 static int keep_problem(scan_run *run, size_t i, int skipped, const opmap_error *err)
 {
-    if (run->n_problems == run->cap_problems) {
-        size_t ncap = run->cap_problems ? run->cap_problems * 2 : 16;
-        opmap_file_problem *np = realloc(run->problems, ncap * sizeof(*np));
-        opmap_error *ne;
-        size_t *ni;
-        if (np)
-            run->problems = np;
-        ne = np ? realloc(run->errors, ncap * sizeof(*ne)) : NULL;
-        if (ne)
-            run->errors = ne;
-        ni = ne ? realloc(run->problem_index, ncap * sizeof(*ni)) : NULL;
-        if (!ni)
+    if (run->n_failed == run->cap_failed) {
+        size_t ncap = run->cap_failed ? run->cap_failed * 2 : 16;
+        struct cli_failed *nf = realloc(run->failed, ncap * sizeof(*nf));
+        if (!nf)
             return -1;
-        run->problem_index = ni;
-        run->cap_problems = ncap;
+        run->failed = nf;
+        run->cap_failed = ncap;
     }
-    run->errors[run->n_problems] = *err;
-    run->problems[run->n_problems].skipped = skipped;
-    run->problem_index[run->n_problems] = i;
-    run->n_problems++;
+    run->failed[run->n_failed].index = i;
+    run->failed[run->n_failed].skipped = skipped;
+    run->failed[run->n_failed].err = *err;
+    run->n_failed++;
     return 0;
 }
 
@@ -95,26 +94,28 @@ static void report_failure(job *j, size_t i, int rc, const opmap_error *err)
         run->internal = 1;
 }
 
-/* Problems in command-line order, whatever order the workers met them in. */
-static void order_problems(scan_run *run, const cli_paths *paths)
+static int by_index(const void *a, const void *b)
 {
-    size_t a, b;
-    for (a = 1; a < run->n_problems; a++) /* insertion sort: few problems, mostly in order */
-        for (b = a; b > 0 && run->problem_index[b - 1] > run->problem_index[b]; b--) {
-            size_t ti = run->problem_index[b];
-            opmap_error te = run->errors[b];
-            int ts = run->problems[b].skipped;
-            run->problem_index[b] = run->problem_index[b - 1];
-            run->errors[b] = run->errors[b - 1];
-            run->problems[b].skipped = run->problems[b - 1].skipped;
-            run->problem_index[b - 1] = ti;
-            run->errors[b - 1] = te;
-            run->problems[b - 1].skipped = ts;
-        }
-    for (a = 0; a < run->n_problems; a++) {
-        run->problems[a].file = paths->items[run->problem_index[a]];
-        run->problems[a].error = &run->errors[a];
+    size_t x = ((const struct cli_failed *)a)->index, y = ((const struct cli_failed *)b)->index;
+    return x < y ? -1 : x > y;
+}
+
+/* Problems in command-line order, whatever order the workers met them in. */
+static int order_problems(scan_run *run, const cli_paths *paths)
+{
+    size_t i;
+    if (!run->n_failed)
+        return 0;
+    qsort(run->failed, run->n_failed, sizeof(*run->failed), by_index);
+    if (!(run->problems = calloc(run->n_failed, sizeof(*run->problems))))
+        return -1;
+    for (i = 0; i < run->n_failed; i++) {
+        run->problems[i].file = paths->items[run->failed[i].index];
+        run->problems[i].skipped = run->failed[i].skipped;
+        run->problems[i].error = &run->failed[i].err;
     }
+    run->n_problems = run->n_failed;
+    return 0;
 }
 
 static void *worker(void *arg)
@@ -234,12 +235,23 @@ int cli_run(const scan_opts *o, const cli_paths *paths, scan_run *run)
     for (i = 0; i < paths->len; i++)
         if (run->slots[i])
             run->slots[run->count++] = run->slots[i];
-    order_problems(run, paths);
+    if (order_problems(run, paths))
+        run->internal = 1;
     if (run->usage)
         return EXIT_USAGE;
     if (run->internal)
         return EXIT_INTERNAL;
     return 0;
+}
+
+int cli_no_model(const scan_run *run)
+{
+    if (run->count)
+        return 0;
+    /* a directory of checkpoints alone: nothing was checked, so nothing passed */
+    cli_fail("no model found: %zu file%s skipped, none of them a model opmap reads",
+             run->skipped, run->skipped == 1 ? "" : "s");
+    return EXIT_INPUT;
 }
 
 void cli_run_free(scan_run *run)
@@ -249,8 +261,7 @@ void cli_run_free(scan_run *run)
         opmap_result_free(run->slots[i]);
     free(run->slots);
     free(run->problems);
-    free(run->errors);
-    free(run->problem_index);
+    free(run->failed);
     opmap_waivers_free(run->waivers);
     opmap_table_free(run->table);
     opmap_ctx_free(run->ctx);

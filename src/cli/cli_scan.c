@@ -144,13 +144,9 @@ int cli_scan(int argc, char **argv)
     /* reports are written whatever failed: each lists the files it could not read */
     if ((code = write_reports(&o, &run, &ropts)))
         goto done;
-    if (run.input_failed) {
-        code = EXIT_INPUT;
-    } else if (!run.count) {
-        /* a directory of checkpoints alone: nothing was checked, so nothing passed */
-        cli_fail("no model found: %zu file%s skipped, none of them a model opmap reads",
-                 run.skipped, run.skipped == 1 ? "" : "s");
-        code = EXIT_INPUT;
+    code = run.input_failed ? EXIT_INPUT : cli_no_model(&run);
+    if (code) {
+        /* unreadable files or no model: exit 3 outranks the gate */
     } else if (opmap_policy_check(&verdict, run.ctx, (const opmap_result *const *)run.slots,
                                   run.count, &policy, &err) != OPMAP_OK) {
         cli_error(&err);

@@ -217,7 +217,8 @@ static int add(builder *b, unsigned kind, const char *model, const opmap_op *op,
     return OPMAP_OK;
 }
 
-/* Files the scan did not read: what the gate has not seen is not passed. */
+/* Files the scan did not read: what the gate has not seen is not passed. One finding per
+ * problem, in the problems' order (the JUnit writer walks them with a cursor). */
 static int problem_findings(builder *b, const opmap_file_problem *p, size_t n)
 {
     size_t i;

@@ -75,35 +75,41 @@ static void testcase(om_out *o, const opmap_verdict *v, const char *model, const
     om_out_str(o, fails || waived ? "\n    </testcase>\n" : "</testcase>\n");
 }
 
-/* Does the gate fail on this problem file (a skipped one only with --fail-on skipped)? */
-static int problem_fails(const opmap_verdict *v, const opmap_file_problem *p)
+/*
+ * Whether the gate fails on each problem file in turn (a skipped one only with --fail-on
+ * skipped): the verdict holds one unreadable-or-skipped finding per problem, in the
+ * problems' order, so a cursor walks them once. *at starts at 0.
+ */
+static int next_problem_fails(const opmap_verdict *v, size_t *at)
 {
-    size_t i, n = opmap_verdict_finding_count(v);
-    unsigned kind = p->skipped ? OPMAP_FAIL_SKIPPED : OPMAP_FAIL_UNREADABLE;
-    for (i = 0; i < n; i++) {
+    size_t n = opmap_verdict_finding_count(v);
+    for (; *at < n; (*at)++) {
         opmap_finding f;
-        opmap_verdict_finding(v, i, &f);
-        if (f.kind == kind && f.fails && strcmp(f.model, p->file ? p->file : "") == 0)
-            return 1;
+        opmap_verdict_finding(v, *at, &f);
+        if (f.kind == OPMAP_FAIL_SKIPPED || f.kind == OPMAP_FAIL_UNREADABLE) {
+            (*at)++;
+            return f.fails;
+        }
     }
     return 0;
 }
 
 static void problem_suite(om_out *o, const om_report_in *in, size_t failing)
 {
-    size_t i;
+    size_t i, at = 0;
     char msg[1200];
     om_out_printf(o, "  <testsuite name=\"files not read\" tests=\"%zu\" failures=\"%zu\" "
                      "errors=\"%zu\" skipped=\"%zu\">\n", in->n_problems, failing,
                   in->n_unreadable, in->n_problems - in->n_unreadable - failing);
     for (i = 0; i < in->n_problems; i++) {
         const opmap_file_problem *p = &in->problems[i];
+        int fails = next_problem_fails(in->verdict, &at);
         om_problem_message(p, msg, sizeof(msg));
         om_out_str(o, "    <testcase classname=\"files not read\" name=\"");
         om_out_xml(o, p->file ? p->file : "");
         if (!p->skipped)
             om_out_str(o, "\">\n      <error type=\"unreadable\" message=\"");
-        else if (problem_fails(in->verdict, p))
+        else if (fails)
             om_out_str(o, "\">\n      <failure type=\"skipped\" message=\"");
         else
             om_out_str(o, "\">\n      <skipped message=\"");
@@ -115,7 +121,7 @@ static void problem_suite(om_out *o, const om_report_in *in, size_t failing)
 
 int om_report_junit(const om_report_in *in, om_out *o)
 {
-    size_t i, j, tests = 0, failures = 0, skipped = 0, failing_skips = 0;
+    size_t i, j, tests = 0, failures = 0, skipped = 0, failing_skips = 0, at = 0;
     /* totals first: the root element carries them */
     for (i = 0; i < in->count; i++) {
         const opmap_result *r = in->results[i];
@@ -130,7 +136,7 @@ int om_report_junit(const om_report_in *in, om_out *o)
         }
     }
     for (i = 0; i < in->n_problems; i++)
-        failing_skips += in->problems[i].skipped && problem_fails(in->verdict, &in->problems[i]);
+        failing_skips += next_problem_fails(in->verdict, &at) && in->problems[i].skipped;
     tests += in->n_problems;
     failures += failing_skips;
     skipped += in->n_problems - in->n_unreadable - failing_skips;

@@ -390,6 +390,11 @@ class Gate(unittest.TestCase):
         proc = self.scan("--fail-on", "skipped", d)
         self.assertEqual(proc.returncode, 1)
         self.assertIn("gate: skipped:", proc.stderr)
+        for fail_on, tag in (("skipped", "failure"), ("unmapped", "skipped")):
+            root = ET.fromstring(self.scan("--format", "junit", "--fail-on", fail_on, d).stdout)
+            case = [c for c in root.iter("testcase") if c.get("name") == self.path("models/w.pt")]
+            self.assertIsNotNone(case[0].find(tag), fail_on)
+            self.assertEqual(root.get("failures"), "1" if tag == "failure" else "0")
         self.assertEqual(self.scan("--fail-on", "skipped", clean).returncode, 0)
         # skipped files can be accepted like any finding: the baseline round trip
         base = self.path("base.yaml")
