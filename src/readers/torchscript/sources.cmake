@@ -1,0 +1,26 @@
+# The TorchScript reader's sources, relative to src/ (included by src/CMakeLists.txt).
+set(OPMAP_TS_SOURCES
+  readers/torchscript/ts_alias.c
+  readers/torchscript/ts_archive.c
+  readers/torchscript/ts_build.c
+  readers/torchscript/ts_build_call.c
+  readers/torchscript/ts_build_expr.c
+  readers/torchscript/ts_build_stmt.c
+  readers/torchscript/ts_build_types.c
+  readers/torchscript/ts_code.c
+  readers/torchscript/ts_concat.c
+  readers/torchscript/ts_ctx.c
+  readers/torchscript/ts_dce.c
+  readers/torchscript/ts_emit.c
+  readers/torchscript/ts_fold.c
+  readers/torchscript/ts_graph.c
+  readers/torchscript/ts_kinds.c
+  readers/torchscript/ts_lex.c
+  readers/torchscript/ts_og.c
+  readers/torchscript/ts_opt.c
+  readers/torchscript/ts_peephole.c
+  readers/torchscript/ts_pickle.c
+  readers/torchscript/ts_root.c
+  readers/torchscript/ts_types.c
+  readers/torchscript/ts_zip.c
+  readers/torchscript/ts_zip_read.c)
