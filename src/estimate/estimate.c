@@ -5,8 +5,6 @@
 
 #include <string.h>
 
-#include "../scan/result_internal.h"
-
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
     uint64_t s;
@@ -20,22 +18,25 @@ void om_effort_add(opmap_effort *acc, opmap_effort e)
     acc->max = sat_add(acc->max, e.max);
 }
 
-void om_estimate_summary(opmap_op *const *ops, size_t n, opmap_summary *out)
+void om_estimate_add(opmap_summary *out, const om_estimate_op *op)
+{
+    int s = op->status;
+    if (s < 0 || s >= OPMAP_OP_STATUS_COUNT)
+        return;
+    out->operators[s]++;
+    out->instances[s] = sat_add(out->instances[s], op->instances);
+    out->operators_total++;
+    out->instances_total = sat_add(out->instances_total, op->instances);
+    if (s == OPMAP_OP_STRUCTURAL)
+        return;
+    om_effort_add(&out->effort[s], op->effort);
+    om_effort_add(&out->effort_total, op->effort);
+}
+
+void om_estimate_summary(const om_estimate_op *ops, size_t n, opmap_summary *out)
 {
     size_t i;
     memset(out, 0, sizeof(*out));
-    for (i = 0; i < n; i++) {
-        const opmap_op *op = ops[i];
-        int s = op->status;
-        if (s < 0 || s >= OPMAP_OP_STATUS_COUNT)
-            continue;
-        out->operators[s]++;
-        out->instances[s] = sat_add(out->instances[s], op->instances);
-        out->operators_total++;
-        out->instances_total = sat_add(out->instances_total, op->instances);
-        if (s == OPMAP_OP_STRUCTURAL)
-            continue;
-        om_effort_add(&out->effort[s], op->effort);
-        om_effort_add(&out->effort_total, op->effort);
-    }
+    for (i = 0; i < n; i++)
+        om_estimate_add(out, &ops[i]);
 }

@@ -6,9 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../scan/result_internal.h"
-#include "../core/hash.h"
-#include "estimate.h"
+#include "core/hash.h"
 
 static int port_cmp(const void *a, const void *b)
 {
@@ -25,7 +23,7 @@ static int port_cmp(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-int om_portfolio_build(const opmap_result *const *results, size_t count, om_mem *mem,
+int om_portfolio_build(const om_portfolio_model *models, size_t count, om_mem *mem,
                        om_portfolio *out)
 {
     size_t total = 0, cap = 16, i, j, n = 0;
@@ -34,8 +32,8 @@ int om_portfolio_build(const opmap_result *const *results, size_t count, om_mem 
 
     memset(out, 0, sizeof(*out));
     for (i = 0; i < count; i++) {
-        total += results[i]->n_ops;
-        om_effort_add(&out->separately, results[i]->summary.effort_total);
+        total += models[i].n;
+        om_effort_add(&out->separately, models[i].own);
     }
     if (!total)
         return OPMAP_OK;
@@ -51,8 +49,8 @@ int om_portfolio_build(const opmap_result *const *results, size_t count, om_mem 
         return OPMAP_ENOMEM;
     }
     for (i = 0; i < count; i++) {
-        for (j = 0; j < results[i]->n_ops; j++) {
-            const opmap_op *op = results[i]->ops[j];
+        for (j = 0; j < models[i].n; j++) {
+            const om_estimate_op *op = &models[i].ops[j];
             size_t k = om_hash_key(op->domain, op->name) & (cap - 1);
             om_port_op *p;
             while (index[k]) {

@@ -10,7 +10,8 @@
 
 #include <opmap/scan.h>
 
-#include "../core/mem.h"
+#include "core/mem.h"
+#include "estimate.h"
 
 typedef struct om_port_op {
     const char *domain, *name;   /* borrowed from the first result that has it */
@@ -30,7 +31,15 @@ typedef struct om_portfolio {
     opmap_effort separately;     /* sum of each model's own estimate */
 } om_portfolio;
 
-int om_portfolio_build(const opmap_result *const *results, size_t count, om_mem *mem,
+/* One model as the portfolio sees it: its distinct operators and its own estimate. */
+typedef struct om_portfolio_model {
+    const om_estimate_op *ops;
+    size_t n;
+    opmap_effort own;            /* the model's effort_total */
+} om_portfolio_model;
+
+/* Unites `count` models' operators into `out` (freed with om_portfolio_free). */
+int om_portfolio_build(const om_portfolio_model *models, size_t count, om_mem *mem,
                        om_portfolio *out);
 void om_portfolio_free(om_portfolio *p, om_mem *mem);
 

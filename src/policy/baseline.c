@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../api/ctx_internal.h"
+#include "core/context.h"
 #include "../core/err.h"
 #include "../core/hash.h"
-#include "../report/out.h"
+#include "core/out.h"
 #include "policy_internal.h"
 
 /*

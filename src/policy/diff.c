@@ -15,7 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "../core/err.h"
-#include "../report/out.h"
+#include "core/out.h"
 #include "policy_internal.h"
 
 typedef struct dop {

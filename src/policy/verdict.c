@@ -14,10 +14,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../api/ctx_internal.h"
+#include "core/context.h"
 #include "../core/err.h"
-#include "../estimate/portfolio.h"
-#include "../scan/result_internal.h"
+#include "scan/result_estimate.h"
+#include "scan/result_internal.h"
 #include "policy_internal.h"
 
 static const char *const kind_names[OPMAP_FAIL_KIND_COUNT] = {
@@ -340,7 +340,7 @@ int opmap_policy_check(opmap_verdict **out, opmap_ctx *ctx, const opmap_result *
     if (rc == OPMAP_OK && policy && policy->max_effort) {
         om_portfolio p;
         char msg[300], have[32], limit[32];
-        if ((rc = om_portfolio_build(results, count, &v->mem, &p)) == OPMAP_OK) {
+        if ((rc = om_result_portfolio(results, count, &v->mem, &p)) == OPMAP_OK) {
             if (p.summary.effort_total.expected > policy->max_effort) {
                 snprintf(have, sizeof(have), "%.3f", (double)p.summary.effort_total.expected / 1000);
                 snprintf(limit, sizeof(limit), "%.3f", (double)policy->max_effort / 1000);

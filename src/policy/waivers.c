@@ -6,10 +6,10 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "../api/ctx_internal.h"
+#include "core/context.h"
 #include "../core/err.h"
 #include "../core/mapfile.h"
-#include "../table/yaml_read.h"
+#include "core/yaml_read.h"
 #include "policy_internal.h"
 
 static int parse_entry(yr *y, const yt_node *e, om_waiver *w)

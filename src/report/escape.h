@@ -5,7 +5,7 @@
 #ifndef OM_ESCAPE_H
 #define OM_ESCAPE_H
 
-#include "out.h"
+#include "core/out.h"
 
 /* HTML text and attribute values: & < > " ' become entities; control characters '?'. */
 void om_out_html(om_out *o, const char *s);

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "out.h"
+#include "core/out.h"
 
 #define JSONW_MAX_DEPTH 32
 

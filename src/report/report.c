@@ -6,9 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../api/ctx_internal.h"
+#include "core/context.h"
 #include "../core/err.h"
-#include "../scan/result_internal.h"
+#include "scan/result_estimate.h"
+#include "scan/result_internal.h"
 #include "report_internal.h"
 
 static const struct {
@@ -215,7 +216,7 @@ int opmap_report_write(opmap_ctx *ctx, const opmap_result *const *results, size_
     if ((rc = opmap_policy_check(&verdict, ctx, results, count, &policy, err)))
         return rc;
     om_mem_init(&mem, &ctx->al, ctx->limits.max_heap_bytes);
-    if (om_portfolio_build(results, count, &mem, &portfolio) != OPMAP_OK) {
+    if (om_result_portfolio(results, count, &mem, &portfolio) != OPMAP_OK) {
         opmap_verdict_free(verdict);
         return om_fail_mem(err, &mem, NULL);
     }

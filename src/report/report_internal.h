@@ -8,7 +8,7 @@
 #include <opmap/version.h>
 
 #include "../estimate/portfolio.h"
-#include "out.h"
+#include "core/out.h"
 
 #include <opmap/policy.h>
 

@@ -12,15 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../api/ctx_internal.h"
-#include "../api/model_internal.h"
+#include "core/context.h"
+#include "readers/model.h"
 #include "../core/err.h"
 #include "../core/text.h"
-#include "../estimate/estimate.h"
 #include "../rules/advice.h"
 #include "../rules/constraints.h"
 #include "../table/table_internal.h"
 #include "../walker/walker.h"
+#include "rules/placement.h"
+#include "result_estimate.h"
 #include "result_internal.h"
 #include "scan_internal.h"
 
@@ -478,70 +479,10 @@ static int evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *r
     return worst;
 }
 
-static int integer_dtype(int dt)
-{
-    return dt == IR_DT_INT64 || dt == IR_DT_INT32 || dt == IR_DT_INT16 || dt == IR_DT_INT8 ||
-           dt == IR_DT_UINT8 || dt == IR_DT_UINT16 || dt == IR_DT_UINT32 ||
-           dt == IR_DT_UINT64 || dt == IR_DT_BOOL;
-}
-
-/*
- * Operators that read a tensor's shape, never its data, or only relabel it: GE runs its
- * local Reshape/Squeeze/Unsqueeze on the tensor description, and the data stays on the
- * device.
- */
-static int reads_metadata_only(const ir_node *n)
-{
-    if (strcmp(n->domain, "ai.onnx") == 0)
-        return strcmp(n->op, "Shape") == 0 || strcmp(n->op, "Size") == 0 ||
-               strcmp(n->op, "Reshape") == 0 || strcmp(n->op, "Squeeze") == 0 ||
-               strcmp(n->op, "Unsqueeze") == 0 || strcmp(n->op, "Flatten") == 0;
-    if (strcmp(n->domain, "aten") == 0)
-        return strcmp(n->op, "size") == 0 || strcmp(n->op, "dim") == 0 ||
-               strcmp(n->op, "numel") == 0;
-    return 0;
-}
-
-/*
- * Where an instance runs. Host and AI CPU operators that compute on integer or boolean
- * tensors are shape and index plumbing (Shape -> Gather -> Unsqueeze -> Concat -> Reshape):
- * what crosses to the host is a few integers, not activations, and for static shapes GE
- * folds them at compile time, so they do not split the NPU graph; nor does reading a
- * shape (Shape, Size). Everything else that
- * runs off the NPU, or has no Ascend implementation, does.
- */
-static int placement(const opmap_op *op, const ir_node *n, int status)
-{
-    int off_npu = strcmp(op->engine, "ai_cpu") == 0 || strcmp(op->engine, "host") == 0 ||
-                  strcmp(op->engine, "cpu_fallback") == 0;
-    if (status == OPMAP_OP_STRUCTURAL)
-        return OM_PLACE_NEUTRAL;
-    if (status >= OPMAP_OP_REWRITE)
-        return OM_PLACE_BREAK;
-    if (off_npu && strcmp(op->engine, "cpu_fallback") != 0 &&
-        ((n->n_inputs && n->in_facts && integer_dtype(n->in_facts[0].dtype)) ||
-         reads_metadata_only(n)))
-        return OM_PLACE_NEUTRAL;
-    return off_npu ? OM_PLACE_BREAK : OM_PLACE_NPU;
-}
-
-static const char *break_why(const opmap_op *op, int status)
-{
-    if (status == OPMAP_OP_UNMAPPED)
-        return "unmapped: no row in the table";
-    if (status == OPMAP_OP_REWRITE)
-        return "rewrite: no Ascend implementation";
-    if (strcmp(op->engine, "cpu_fallback") == 0)
-        return "falls back to the host CPU (torch_npu)";
-    if (strcmp(op->engine, "host") == 0)
-        return "runs on the host";
-    return "runs on AI CPU";
-}
-
 static int segment(group *g, const opmap_op *op, const om_visit *v, int status)
 {
     opmap_result *res = g->res;
-    int place = placement(op, v->node, status);
+    int place = om_placement(op->engine, v->node, status);
     om_seq *q = om_segments_add(&res->segments, &res->mem, v->seq, place);
     if (!q)
         return oom(g);
@@ -557,7 +498,7 @@ static int segment(group *g, const opmap_op *op, const om_visit *v, int status)
         if (!(b = om_vec_push(&res->segments.breakers, &res->mem)) ||
             !(b->node = om_arena_strdup(&res->arena, v->path)) ||
             !(b->op = om_arena_strdup(&res->arena, name)) ||
-            !(b->why = om_arena_strdup(&res->arena, break_why(op, status))))
+            !(b->why = om_arena_strdup(&res->arena, om_break_why(op->engine, status))))
             return oom(g);
     }
     return OPMAP_OK;
@@ -786,6 +727,17 @@ static int pick_chips(group *g, const opmap_table *t, const char *soc, opmap_err
     return OPMAP_OK;
 }
 
+/* The result's totals: the estimate over its distinct operators. */
+static void summarize(opmap_result *res)
+{
+    size_t k;
+    memset(&res->summary, 0, sizeof(res->summary));
+    for (k = 0; k < res->n_ops; k++) {
+        om_estimate_op e = om_result_estimate_op(res->ops[k]);
+        om_estimate_add(&res->summary, &e);
+    }
+}
+
 int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
                const opmap_table *table, const opmap_scan_options *opts, opmap_error *err)
 {
@@ -857,7 +809,7 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
     if (rc == OPMAP_OK && om_risks_flags(res) != OPMAP_OK)
         rc = oom(&g);
     if (rc == OPMAP_OK)
-        om_estimate_summary(res->ops, res->n_ops, &res->summary);
+        summarize(res);
 done:
     for (i = 0; i < g.ops.len; i++) {
         opmap_op *op = OM_VEC_AT(&g.ops, opmap_op *, i);

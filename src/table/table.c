@@ -7,7 +7,7 @@
 
 #include <opmap/table.h>
 
-#include "../api/ctx_internal.h"
+#include "core/context.h"
 #include "../core/err.h"
 #include "../core/mapfile.h"
 #include "../ir/ir.h"

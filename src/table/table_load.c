@@ -18,8 +18,8 @@
 #include "../core/hash.h"
 #include "../ir/ir.h"
 #include "table_internal.h"
-#include "yaml_read.h"
-#include "yaml_tree.h"
+#include "core/yaml_read.h"
+#include "core/yaml_tree.h"
 
 #define TABLE_SCHEMA 1
 

@@ -6,10 +6,10 @@
 
 #include <opmap/table.h>
 
-#include "../api/ctx_internal.h"
+#include "core/context.h"
 #include "../core/err.h"
 #include "../core/mapfile.h"
-#include "yaml_read.h"
+#include "core/yaml_read.h"
 
 int opmap_weights_load_memory(opmap_weights *out, opmap_ctx *ctx, const void *data, size_t size,
                               const char *name, opmap_error *err)

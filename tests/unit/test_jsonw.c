@@ -13,7 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "../../src/report/jsonw.h"
-#include "../../src/report/out.h"
+#include "core/out.h"
 
 typedef struct sink {
     char data[4096];

@@ -25,7 +25,7 @@
 
 #include <opmap/opmap.h>
 
-#include "../../src/api/model_internal.h"
+#include "readers/model.h"
 #include "../../src/core/mapfile.h"
 
 typedef struct fixture {

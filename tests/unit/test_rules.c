@@ -13,10 +13,10 @@
 
 #include <opmap/opmap.h>
 
-#include "../../src/api/model_internal.h"
+#include "readers/model.h"
 #include "../../src/rules/advice.h"
 #include "../../src/rules/constraints.h"
-#include "../../src/rules/values.h"
+#include "ir/values.h"
 #include "../support/onnx_build.h"
 
 static const char table_yaml[] =

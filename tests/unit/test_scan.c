@@ -195,8 +195,7 @@ static void test_estimate__weights_override_the_table(void **state)
  */
 static void test_estimate__seed_guide_example_is_112_8_days(void **state)
 {
-    static opmap_op ops[200];
-    opmap_op *ptrs[200];
+    static om_estimate_op ops[200];
     opmap_summary s;
     size_t i;
     (void)state;
@@ -206,9 +205,8 @@ static void test_estimate__seed_guide_example_is_112_8_days(void **state)
         ops[i].status = i < 116 ? OPMAP_OP_FULL : i < 180 ? OPMAP_OP_PARTIAL : OPMAP_OP_REWRITE;
         ops[i].effort = i < 116 ? full : i < 180 ? partial : rewrite;
         ops[i].instances = 1 + i % 7; /* instances never change the estimate */
-        ptrs[i] = &ops[i];
     }
-    om_estimate_summary(ptrs, 200, &s);
+    om_estimate_summary(ops, 200, &s);
     assert_int_equal(s.operators[OPMAP_OP_FULL], 116);
     assert_int_equal(s.operators[OPMAP_OP_PARTIAL], 64);
     assert_int_equal(s.operators[OPMAP_OP_REWRITE], 20);

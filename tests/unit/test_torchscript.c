@@ -17,7 +17,7 @@
 
 #include <opmap/opmap.h>
 
-#include "../../src/api/model_internal.h"
+#include "readers/model.h"
 #include "../../src/walker/walker.h"
 #include "../support/zip_build.h"
 

@@ -12,7 +12,7 @@
 #include <opmap/error.h>
 #include <opmap/table.h>
 
-#include "../core/mem.h"
+#include "mem.h"
 #include "yaml_tree.h"
 
 typedef struct yr {

@@ -5,12 +5,12 @@
 
 #include <opmap/model.h>
 
-#include "../core/err.h"
-#include "../core/mapfile.h"
-#include "../readers/reader.h"
-#include "../rules/values.h"
-#include "ctx_internal.h"
-#include "model_internal.h"
+#include "core/err.h"
+#include "core/mapfile.h"
+#include "reader.h"
+#include "ir/values.h"
+#include "core/context.h"
+#include "model.h"
 
 static opmap_model *model_new(opmap_ctx *ctx, const char *name)
 {

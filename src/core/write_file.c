@@ -19,7 +19,7 @@
 
 #include <opmap/report.h>
 
-#include "../core/err.h"
+#include "err.h"
 
 typedef struct filesink {
     int fd;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/err.h"
+#include "err.h"
 
 int yr_bad(yr *l, const yt_node *n, const char *fmt, ...)
 {

@@ -13,7 +13,7 @@
 
 #include <opmap/error.h>
 
-#include "../core/mem.h"
+#include "mem.h"
 
 typedef enum { YT_SCALAR, YT_SEQ, YT_MAP } yt_kind;
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/err.h"
+#include "err.h"
 
 void om_out_init(om_out *o, opmap_write_fn write, void *payload)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "../core/err.h"
+#include "err.h"
 
 typedef struct open_node {
     yt_node *node;

@@ -1,7 +1,7 @@
 /*
- * api/report_memory.c - reports into memory or into a file, and the portfolio estimate:
- * small conveniences over opmap_report_write() for callers that are not C programs with a
- * stream at hand (the Python binding, services), see opmap/report.h.
+ * report/report_memory.c - reports into memory or into a file: small conveniences over
+ * opmap_report_write() for callers that are not C programs with a stream at hand (the
+ * Python binding, services), see opmap/report.h.
  */
 #include <string.h>
 
@@ -9,8 +9,7 @@
 
 #include "../core/err.h"
 #include "../core/mem.h"
-#include "../estimate/portfolio.h"
-#include "ctx_internal.h"
+#include "core/context.h"
 
 /* --- memory --- */
 
@@ -110,30 +109,4 @@ int opmap_report_write_file(opmap_ctx *ctx, const opmap_result *const *results, 
     a.format = format;
     a.opts = opts;
     return opmap_write_file(path, fill_report, &a, err);
-}
-
-/* --- portfolio --- */
-
-int opmap_portfolio_estimate(opmap_ctx *ctx, const opmap_result *const *results, size_t count,
-                             opmap_effort *together, opmap_effort *separately, opmap_error *err)
-{
-    om_mem mem;
-    om_portfolio p;
-    size_t i;
-    om_err_clear(err);
-    if (!ctx || (count && !results))
-        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_portfolio_estimate: NULL argument");
-    for (i = 0; i < count; i++)
-        if (!results[i])
-            return om_fail(err, OPMAP_EINVAL, NULL, "opmap_portfolio_estimate: result %zu is NULL",
-                           i);
-    om_mem_init(&mem, &ctx->al, ctx->limits.max_heap_bytes);
-    if (om_portfolio_build(results, count, &mem, &p) != OPMAP_OK)
-        return om_fail_mem(err, &mem, NULL);
-    if (together)
-        *together = p.summary.effort_total;
-    if (separately)
-        *separately = p.separately;
-    om_portfolio_free(&p, &mem);
-    return OPMAP_OK;
 }

@@ -8,8 +8,8 @@
 #include <opmap/context.h>
 #include <opmap/version.h>
 
-#include "../core/err.h"
-#include "ctx_internal.h"
+#include "err.h"
+#include "context.h"
 
 #define KiB (1024ull)
 #define MiB (1024ull * KiB)

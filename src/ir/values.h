@@ -13,7 +13,7 @@
 
 #include <opmap/error.h>
 
-#include "../ir/ir.h"
+#include "ir.h"
 
 int om_values_infer(ir_model *m, opmap_error *err);
 

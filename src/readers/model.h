@@ -6,7 +6,7 @@
 
 #include <opmap/model.h>
 
-#include "../ir/ir.h"
+#include "ir/ir.h"
 
 struct opmap_model {
     ir_model ir;

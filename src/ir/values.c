@@ -9,8 +9,8 @@
 
 #include <string.h>
 
-#include "../core/err.h"
-#include "../core/hash.h"
+#include "core/err.h"
+#include "core/hash.h"
 
 typedef struct scope {
     struct scope *parent;
