@@ -12,41 +12,148 @@
 
 /* ---- graphs, nodes, attributes (mutually recursive, depth-bounded) ---- */
 
-static int read_attr(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_attr *a)
+/* What pass 1 counts of an attribute, and what pass 2 has filled. */
+typedef struct attr_fill {
+    uint64_t nf, ni, ns, nt, ng;          /* elements of each list (t and g count as one) */
+    size_t fi, si, ti, gi;                /* filled so far */
+    uint64_t ii;
+    int declared, has_f, has_i, has_s, has_tp, has_tps;
+} attr_fill;
+
+/* Pass 1: counts the list elements, tensors and graphs so arrays are allocated once. */
+static int count_attr(rd *r, uint64_t off, uint64_t len, attr_fill *n, ir_attr *a)
 {
     pb_cur c = pb_span(r->base, r->view, off, len);
     pb_field f;
-    int k, rc, declared = 0;
-    uint64_t nf = 0, ni = 0, ns = 0, nt = 0, ng = 0;
-    int has_f = 0, has_i = 0, has_s = 0, has_tp = 0, has_tps = 0;
-    size_t fi = 0, si = 0, ti = 0, gi = 0;
-    uint64_t ii = 0;
-
-    /* pass 1: count list elements and tensors/graphs (t and g count as one) */
+    int k;
     while ((k = pb_next(&c, &f)) > 0) {
         switch (f.num) {
         case F_ATTR_FLOATS:
-            nf += f.wt == PB_LEN ? f.len / 4 : 1;
+            n->nf += f.wt == PB_LEN ? f.len / 4 : 1;
             break;
         case F_ATTR_INTS:
-            ni += f.wt == PB_LEN ? pb_count_varints(r->base, r->view, f.off, f.len) : 1;
+            n->ni += f.wt == PB_LEN ? pb_count_varints(r->base, r->view, f.off, f.len) : 1;
             break;
-        case F_ATTR_STRINGS: ns++; break;
+        case F_ATTR_STRINGS: n->ns++; break;
         case F_ATTR_T: case F_ATTR_TENSORS:
-        case F_ATTR_SPARSE_TENSOR: case F_ATTR_SPARSE_TENSORS: nt++; break;
-        case F_ATTR_G: case F_ATTR_GRAPHS: ng++; break;
+        case F_ATTR_SPARSE_TENSOR: case F_ATTR_SPARSE_TENSORS: n->nt++; break;
+        case F_ATTR_G: case F_ATTR_GRAPHS: n->ng++; break;
         default: break;
         }
     }
     if (k < 0)
         return om_onnx_wire_fail(r, &c);
-    if ((nf && !(a->floats = om_arena_array(r->A, (size_t)nf, sizeof(double)))) ||
-        (ni && !(a->ints = om_arena_array(r->A, (size_t)ni, sizeof(int64_t)))) ||
-        (ns && !(a->strings = om_arena_array(r->A, (size_t)ns, sizeof(ir_bytes)))) ||
-        (nt && !(a->tensors = om_arena_array(r->A, (size_t)nt, sizeof(ir_tensor)))) ||
-        (ng && !(a->graphs = om_arena_array(r->A, (size_t)ng, sizeof(ir_graph *)))))
+    if ((n->nf && !(a->floats = om_arena_array(r->A, (size_t)n->nf, sizeof(double)))) ||
+        (n->ni && !(a->ints = om_arena_array(r->A, (size_t)n->ni, sizeof(int64_t)))) ||
+        (n->ns && !(a->strings = om_arena_array(r->A, (size_t)n->ns, sizeof(ir_bytes)))) ||
+        (n->nt && !(a->tensors = om_arena_array(r->A, (size_t)n->nt, sizeof(ir_tensor)))) ||
+        (n->ng && !(a->graphs = om_arena_array(r->A, (size_t)n->ng, sizeof(ir_graph *)))))
         return om_onnx_oom(r);
+    return OPMAP_OK;
+}
 
+/* A string field, kept only up to the string limit (big blobs, e.g. serialized engines). */
+static int attr_bytes(rd *r, const pb_field *f, const char *what, ir_bytes *out)
+{
+    uint64_t keep = f->len < r->lim->max_string_bytes ? f->len : r->lim->max_string_bytes;
+    int rc;
+    if ((rc = om_onnx_want(r, f, PB_LEN, what)))
+        return rc;
+    out->size = (size_t)f->len;
+    om_need(r->view, f->off, keep);
+    if (!(out->data = om_arena_strndup(r->A, (const char *)r->base + f->off, (size_t)keep)))
+        return om_onnx_oom(r);
+    return OPMAP_OK;
+}
+
+/* `floats`: packed or one fixed32 at a time. */
+static int attr_floats(rd *r, const pb_field *f, attr_fill *n, ir_attr *a)
+{
+    if (f->wt == PB_LEN) {
+        uint64_t j;
+        om_need(r->view, f->off, f->len);
+        for (j = 0; j + 4 <= f->len && n->fi < n->nf; j += 4) {
+            float fv;
+            memcpy(&fv, r->base + f->off + j, 4);
+            a->floats[n->fi++] = fv;
+        }
+    } else if (f->wt == PB_FIXED32 && n->fi < n->nf) {
+        float fv;
+        uint32_t bits = (uint32_t)f->v;
+        memcpy(&fv, &bits, sizeof(fv));
+        a->floats[n->fi++] = fv;
+    } else {
+        return om_onnx_want(r, f, PB_FIXED32, "AttributeProto.floats");
+    }
+    return OPMAP_OK;
+}
+
+/* The scalar fields: name, ref_attr_name, type, f, i, s. 1 when f is none of them. */
+static int attr_scalar(rd *r, const pb_field *f, attr_fill *n, ir_attr *a, int *rc)
+{
+    switch (f->num) {
+    case F_ATTR_NAME:
+        *rc = om_onnx_istr(r, f, "AttributeProto.name", &a->name);
+        return 0;
+    case F_ATTR_REF_ATTR_NAME:
+        *rc = om_onnx_str(r, f, "AttributeProto.ref_attr_name", &a->ref_attr_name);
+        return 0;
+    case F_ATTR_TYPE:
+        if ((*rc = om_onnx_want(r, f, PB_VARINT, "AttributeProto.type")) == OPMAP_OK) {
+            a->type = (int)f->v;
+            n->declared = 1;
+        }
+        return 0;
+    case F_ATTR_F:
+        if ((*rc = om_onnx_want(r, f, PB_FIXED32, "AttributeProto.f")) == OPMAP_OK) {
+            float fv;
+            uint32_t bits = (uint32_t)f->v;
+            memcpy(&fv, &bits, sizeof(fv));
+            a->f = fv;
+            n->has_f = 1;
+        }
+        return 0;
+    case F_ATTR_I:
+        if ((*rc = om_onnx_want(r, f, PB_VARINT, "AttributeProto.i")) == OPMAP_OK) {
+            a->i = (int64_t)f->v;
+            n->has_i = 1;
+        }
+        return 0;
+    case F_ATTR_S:
+        if ((*rc = attr_bytes(r, f, "AttributeProto.s", &a->s)) == OPMAP_OK)
+            n->has_s = 1;
+        return 0;
+    default:
+        *rc = OPMAP_OK;
+        return 1;
+    }
+}
+
+/* Old files omit `type`: infer it from the one field that is set. */
+static void infer_attr_type(const attr_fill *n, ir_attr *a)
+{
+    if (n->gi) a->type = n->gi > 1 ? IR_ATTR_GRAPHS : IR_ATTR_GRAPH;
+    else if (n->ti) a->type = n->ti > 1 ? IR_ATTR_TENSORS : IR_ATTR_TENSOR;
+    else if (n->has_s) a->type = IR_ATTR_STRING;
+    else if (n->has_i) a->type = IR_ATTR_INT;
+    else if (n->has_f) a->type = IR_ATTR_FLOAT;
+    else if (n->ii) a->type = IR_ATTR_INTS;
+    else if (n->fi) a->type = IR_ATTR_FLOATS;
+    else if (n->si) a->type = IR_ATTR_STRINGS;
+    else if (n->has_tp) a->type = IR_ATTR_TYPE_PROTO;
+    else if (n->has_tps) a->type = IR_ATTR_TYPE_PROTOS;
+}
+
+static int read_attr(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_attr *a)
+{
+    pb_cur c;
+    pb_field f;
+    attr_fill n;
+    int k, rc;
+
+    memset(&n, 0, sizeof(n));
+    if ((rc = count_attr(r, off, len, &n, a)))
+        return rc;
     /* pass 2 */
     a->name = "";
     /* a STRING attribute may declare its type and omit `s`: consumers read s.data as a
@@ -54,131 +161,54 @@ static int read_attr(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_attr 
     a->s.data = "";
     c = pb_span(r->base, r->view, off, len);
     while ((k = pb_next(&c, &f)) > 0) {
-        switch (f.num) {
-        case F_ATTR_NAME:
-            if ((rc = om_onnx_istr(r, &f, "AttributeProto.name", &a->name)))
+        if (!attr_scalar(r, &f, &n, a, &rc)) {
+            if (rc)
                 return rc;
-            break;
-        case F_ATTR_REF_ATTR_NAME:
-            if ((rc = om_onnx_str(r, &f, "AttributeProto.ref_attr_name", &a->ref_attr_name)))
-                return rc;
-            break;
-        case F_ATTR_TYPE:
-            if ((rc = om_onnx_want(r, &f, PB_VARINT, "AttributeProto.type")))
-                return rc;
-            a->type = (int)f.v;
-            declared = 1;
-            break;
-        case F_ATTR_F: {
-            float fv;
-            uint32_t bits = (uint32_t)f.v;
-            if ((rc = om_onnx_want(r, &f, PB_FIXED32, "AttributeProto.f")))
-                return rc;
-            memcpy(&fv, &bits, sizeof(fv));
-            a->f = fv;
-            has_f = 1;
-            break;
+            continue;
         }
-        case F_ATTR_I:
-            if ((rc = om_onnx_want(r, &f, PB_VARINT, "AttributeProto.i")))
-                return rc;
-            a->i = (int64_t)f.v;
-            has_i = 1;
-            break;
-        case F_ATTR_S:
-            if ((rc = om_onnx_want(r, &f, PB_LEN, "AttributeProto.s")))
-                return rc;
-            /* Big blobs (e.g. serialized engines) are kept only up to the string limit. */
-            a->s.size = (size_t)f.len;
-            om_need(r->view, f.off, f.len < r->lim->max_string_bytes ? f.len
-                                                                      : r->lim->max_string_bytes);
-            a->s.data = om_arena_strndup(r->A, (const char *)r->base + f.off,
-                                         (size_t)(f.len < r->lim->max_string_bytes
-                                                      ? f.len : r->lim->max_string_bytes));
-            if (!a->s.data)
-                return om_onnx_oom(r);
-            has_s = 1;
-            break;
+        switch (f.num) {
         case F_ATTR_FLOATS:
-            if (f.wt == PB_LEN) {
-                uint64_t j;
-                om_need(r->view, f.off, f.len);
-                for (j = 0; j + 4 <= f.len && fi < nf; j += 4) {
-                    float fv;
-                    memcpy(&fv, r->base + f.off + j, 4);
-                    a->floats[fi++] = fv;
-                }
-            } else if (f.wt == PB_FIXED32 && fi < nf) {
-                float fv;
-                uint32_t bits = (uint32_t)f.v;
-                memcpy(&fv, &bits, sizeof(fv));
-                a->floats[fi++] = fv;
-            } else if ((rc = om_onnx_want(r, &f, PB_FIXED32, "AttributeProto.floats"))) {
-                return rc;
-            }
+            rc = attr_floats(r, &f, &n, a);
             break;
         case F_ATTR_INTS:
-            if ((rc = om_onnx_ints(r, &f, "AttributeProto.ints", a->ints, &ii, ni)))
-                return rc;
+            rc = om_onnx_ints(r, &f, "AttributeProto.ints", a->ints, &n.ii, n.ni);
             break;
         case F_ATTR_STRINGS:
-            if ((rc = om_onnx_want(r, &f, PB_LEN, "AttributeProto.strings")))
-                return rc;
-            a->strings[si].size = (size_t)f.len;
-            om_need(r->view, f.off, f.len < r->lim->max_string_bytes ? f.len
-                                                                      : r->lim->max_string_bytes);
-            a->strings[si].data = om_arena_strndup(
-                r->A, (const char *)r->base + f.off,
-                (size_t)(f.len < r->lim->max_string_bytes ? f.len : r->lim->max_string_bytes));
-            if (!a->strings[si++].data)
-                return om_onnx_oom(r);
+            rc = attr_bytes(r, &f, "AttributeProto.strings", &a->strings[n.si]);
+            n.si += rc == OPMAP_OK;
             break;
         case F_ATTR_T:
         case F_ATTR_TENSORS:
-            if ((rc = om_onnx_want(r, &f, PB_LEN, "AttributeProto tensor")))
-                return rc;
-            if ((rc = om_onnx_tensor(r, f.off, f.len, &a->tensors[ti++])))
-                return rc;
+            if (!(rc = om_onnx_want(r, &f, PB_LEN, "AttributeProto tensor")))
+                rc = om_onnx_tensor(r, f.off, f.len, &a->tensors[n.ti++]);
             break;
         case F_ATTR_SPARSE_TENSOR:
         case F_ATTR_SPARSE_TENSORS:
-            if ((rc = om_onnx_want(r, &f, PB_LEN, "AttributeProto sparse tensor")))
-                return rc;
-            if ((rc = om_onnx_sparse(r, f.off, f.len, &a->tensors[ti++])))
-                return rc;
+            if (!(rc = om_onnx_want(r, &f, PB_LEN, "AttributeProto sparse tensor")))
+                rc = om_onnx_sparse(r, f.off, f.len, &a->tensors[n.ti++]);
             break;
         case F_ATTR_G:
         case F_ATTR_GRAPHS:
-            if ((rc = om_onnx_want(r, &f, PB_LEN, "AttributeProto graph")))
-                return rc;
-            if (!(a->graphs[gi++] = om_onnx_graph(r, f.off, f.len, depth + 1, &rc)))
+            if (!(rc = om_onnx_want(r, &f, PB_LEN, "AttributeProto graph")) &&
+                !(a->graphs[n.gi++] = om_onnx_graph(r, f.off, f.len, depth + 1, &rc)))
                 return rc;
             break;
-        case F_ATTR_TP: has_tp = 1; break;
-        case F_ATTR_TYPE_PROTOS: has_tps = 1; break;
+        case F_ATTR_TP: n.has_tp = 1; break;
+        case F_ATTR_TYPE_PROTOS: n.has_tps = 1; break;
         default: break;
         }
+        if (rc)
+            return rc;
     }
     if (k < 0)
         return om_onnx_wire_fail(r, &c);
-    a->n_floats = fi;
-    a->n_ints = ii;
-    a->n_strings = si;
-    a->n_tensors = ti;
-    a->n_graphs = gi;
-    if (!declared) {
-        /* Old files omit `type`: infer it from the one field that is set. */
-        if (gi) a->type = gi > 1 ? IR_ATTR_GRAPHS : IR_ATTR_GRAPH;
-        else if (ti) a->type = ti > 1 ? IR_ATTR_TENSORS : IR_ATTR_TENSOR;
-        else if (has_s) a->type = IR_ATTR_STRING;
-        else if (has_i) a->type = IR_ATTR_INT;
-        else if (has_f) a->type = IR_ATTR_FLOAT;
-        else if (ii) a->type = IR_ATTR_INTS;
-        else if (fi) a->type = IR_ATTR_FLOATS;
-        else if (si) a->type = IR_ATTR_STRINGS;
-        else if (has_tp) a->type = IR_ATTR_TYPE_PROTO;
-        else if (has_tps) a->type = IR_ATTR_TYPE_PROTOS;
-    }
+    a->n_floats = n.fi;
+    a->n_ints = n.ii;
+    a->n_strings = n.si;
+    a->n_tensors = n.ti;
+    a->n_graphs = n.gi;
+    if (!n.declared)
+        infer_attr_type(&n, a);
     return OPMAP_OK;
 }
 
