@@ -1,5 +1,5 @@
 /*
- * api/context.c - opmap_ctx: allocator and limits (see opmap/context.h).
+ * core/context.c - opmap_ctx: allocator and limits (see opmap/context.h).
  */
 #include <stddef.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /*
- * api/ctx_internal.h - the context behind opmap_ctx, for the other api/ files.
+ * core/context.h - the context behind opmap_ctx: allocator and limits, for every stage.
  */
-#ifndef OM_CTX_INTERNAL_H
-#define OM_CTX_INTERNAL_H
+#ifndef OM_CORE_CONTEXT_H
+#define OM_CORE_CONTEXT_H
 
 #include <opmap/context.h>
 
@@ -15,4 +15,4 @@ struct opmap_ctx {
 void *om_ctx_calloc(opmap_ctx *ctx, size_t size);
 void om_ctx_release(opmap_ctx *ctx, void *p);
 
-#endif /* OM_CTX_INTERNAL_H */
+#endif /* OM_CORE_CONTEXT_H */

@@ -1,5 +1,5 @@
 /*
- * report/out.c - buffered output to the caller's callback (see out.h).
+ * core/out.c - buffered output to the caller's callback (see out.h).
  */
 #include "out.h"
 

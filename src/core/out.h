@@ -1,5 +1,5 @@
 /*
- * report/out.h - buffered output to the caller's write callback, shared by the writers.
+ * core/out.h - buffered output to the caller's write callback (reports, baselines, diffs).
  *
  * Writers append; the buffer is flushed to the callback when it fills and at the end. A
  * callback failure is remembered and turns into OPMAP_EWRITE.

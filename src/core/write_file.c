@@ -1,5 +1,5 @@
 /*
- * api/write_file.c - opmap_write_file(): a file written as opmap writes its reports.
+ * core/write_file.c - opmap_write_file(): a file written as opmap writes its reports.
  *
  * A regular file (or a new one) is written beside its target and renamed into place, so a
  * failed run leaves the old file. Anything else at the path is never replaced: a symlink

@@ -1,5 +1,5 @@
 /*
- * table/yaml_read.c - typed reads from a yaml_tree with file:line:column errors (see
+ * core/yaml_read.c - typed reads from a yaml_tree with file:line:column errors (see
  * yaml_read.h).
  */
 #include "yaml_read.h"

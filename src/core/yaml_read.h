@@ -1,5 +1,5 @@
 /*
- * table/yaml_read.h - typed reads from a yaml_tree, each failing with file:line:column.
+ * core/yaml_read.h - typed reads from a yaml_tree, each failing with file:line:column.
  *
  * Shared by every YAML input opmap reads: the table, weights files and waiver files.
  * Each function returns OPMAP_OK or the status it put in the error record.

@@ -1,5 +1,5 @@
 /*
- * table/yaml_tree.c - libyaml events -> bounded tree (see yaml_tree.h).
+ * core/yaml_tree.c - libyaml events -> bounded tree (see yaml_tree.h).
  */
 #include "yaml_tree.h"
 

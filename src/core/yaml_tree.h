@@ -1,5 +1,5 @@
 /*
- * table/yaml_tree.h - a YAML document as a small tree with line:column on every node.
+ * core/yaml_tree.h - a YAML document as a small tree with line:column on every node.
  *
  * Built from libyaml's event stream with the limits tables need: nesting depth, node
  * count, no anchors or aliases (so no alias expansion bombs), one document, no duplicate

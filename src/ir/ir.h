@@ -117,7 +117,7 @@ typedef struct ir_attr {
 struct ir_function;
 
 /*
- * What is known statically about a value a node reads or writes (rules/values.c fills it
+ * What is known statically about a value a node reads or writes (ir/values.c fills it
  * after reading): dtype and rank when declared or inferable, whether it is a constant
  * (initializer, Constant, ConstantOfShape), and the constant tensor when there is one.
  */
@@ -147,7 +147,7 @@ typedef struct ir_node {
     const char *src_file;     /* original source location, when known */
     uint32_t src_line;
     uint64_t offset;          /* byte offset of the node in the input (binary formats) */
-    ir_fact *in_facts;        /* n_inputs entries, filled by rules/values.c */
+    ir_fact *in_facts;        /* n_inputs entries, filled by ir/values.c */
     ir_fact *out_facts;       /* n_outputs entries */
     /* TorchScript: the call's arguments in schema order, as the graph passes them. An
      * argument that is a constant scalar (bool and int as IR_ATTR_INT, float, string) or a

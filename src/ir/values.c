@@ -1,5 +1,5 @@
 /*
- * rules/values.c - dtype, rank and constness of every value (see values.h).
+ * ir/values.c - dtype, rank and constness of every value (see values.h).
  *
  * Each graph gets a scope: a hash table from value name to fact, chained to the enclosing
  * graph's scope, filled in node order (ONNX graphs are topologically sorted). Recursion

@@ -1,5 +1,5 @@
 /*
- * rules/values.h - static facts about every value: dtype, rank, constness.
+ * ir/values.h - static facts about every value: dtype, rank, constness.
  *
  * Runs once per model after reading. Sources, in order of trust: what the model declares
  * (graph inputs/outputs, value_info, initializers, TorchScript's printed output types),

@@ -1,5 +1,5 @@
 /*
- * api/model.c - opmap_model: open a file or buffer, read it into the IR.
+ * readers/model.c - opmap_model: open a file or buffer, read it into the IR.
  */
 #include <string.h>
 

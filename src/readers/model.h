@@ -1,8 +1,8 @@
 /*
- * api/model_internal.h - what an opmap_model is: the IR plus its context.
+ * readers/model.h - what an opmap_model is: the IR plus its context.
  */
-#ifndef OM_MODEL_INTERNAL_H
-#define OM_MODEL_INTERNAL_H
+#ifndef OM_READERS_MODEL_H
+#define OM_READERS_MODEL_H
 
 #include <opmap/model.h>
 
@@ -18,4 +18,4 @@ struct opmap_model {
 int om_model_open_file_view(opmap_model **out, opmap_ctx *ctx, const char *path,
                             uint64_t small_max, unsigned chunk_shift, opmap_error *err);
 
-#endif /* OM_MODEL_INTERNAL_H */
+#endif /* OM_READERS_MODEL_H */

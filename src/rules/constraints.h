@@ -2,7 +2,7 @@
  * rules/constraints.h - one table constraint against one operator instance.
  *
  * Conditions read the instance's attributes (with the table's default when one is absent),
- * whether an input is a constant, and the rank and dtype facts of rules/values.c. A
+ * whether an input is a constant, and the rank and dtype facts of ir/values.c. A
  * condition on something unknown (a rank nobody declared) does not hold: opmap reports
  * what it can show, never a guess.
  */
