@@ -4,8 +4,41 @@
 #ifndef OM_SCAN_INTERNAL_H
 #define OM_SCAN_INTERNAL_H
 
-#include "../walker/walker.h"
+#include "ir/ir.h"
+#include "rules/advice.h"
+#include "table/table_internal.h"
+#include "walker/walker.h"
 #include "result_internal.h"
+
+/* One scan in progress: the result it fills and the distinct operators so far. */
+typedef struct group {
+    opmap_result *res;
+    const opmap_table *table;
+    const opmap_weights *weights; /* the user's, replacing the table's, or NULL */
+    uint32_t chip_soc[64];    /* result chip i -> table SoC index */
+    om_vec ops;               /* opmap_op* */
+    opmap_op **index;         /* open addressing over (domain, op, opset) */
+    size_t index_cap;
+    ir_interner names;        /* names of ATen fallback operators, for the index */
+    om_advice_state *advice;  /* per table advice entry (ONNX models only), or NULL */
+    opmap_error *err;
+} group;
+
+/* scan.c: the error for running out of memory (names the model); returns OPMAP_ENOMEM. */
+int om_scan_oom(group *g);
+
+/* operators.c: the distinct operator node n (at opset) belongs to, created on first sight
+ * (NULL when memory ran out); the chip's answer in a row (NULL: the row's applies); items
+ * joined by sep into one arena string ("" for none, NULL when memory ran out). */
+opmap_op *om_scan_operator(group *g, const ir_node *n, int64_t opset);
+const om_soc_answer *om_scan_soc_answer(const opmap_row *row, uint32_t soc);
+const char *om_scan_join(om_arena *A, const char *const *items, size_t n, const char *sep);
+
+/* answer.c: one instance on every chip: fills inst[chip], records reasons on op, returns
+ * the instance's worst status (*rc: OPMAP_OK or the error); the source ids of a fact,
+ * joined for a result. */
+int om_scan_evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *rc);
+const char *om_scan_sources(om_arena *A, const om_evidence *ev);
 
 /* model_copy.c: the model facts a result keeps (ENOMEM on failure). */
 int om_scan_copy_model(opmap_result *res, const ir_model *m);

@@ -1,0 +1,272 @@
+/*
+ * scan/answer.c - one instance answered on every chip scanned for: the chip's answer, the
+ * table's constraints that hold (rules/constraints.h), the kernels' input dtypes under
+ * ATC's precision mode, unpublished chips; each reason kept once per operator with the
+ * evidence behind it.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "rules/constraints.h"
+#include "scan_internal.h"
+
+/* The evidence behind a reason: its grade, and its source ids joined for the result. */
+typedef struct why {
+    uint8_t grade;
+    const char *const *sources;
+    size_t n_sources;
+} why;
+
+static const why no_evidence = { 0, NULL, 0 };
+
+static why from_evidence(const om_evidence *ev)
+{
+    why w;
+    w.grade = ev->grade;
+    w.sources = ev->sources;
+    w.n_sources = ev->n_sources;
+    return w;
+}
+
+static const char *join_sources(om_arena *A, const why *w)
+{
+    return om_scan_join(A, w->sources, w->n_sources, ", ");
+}
+
+static int add_reason(group *g, opmap_op *op, const char *message, const char *actual,
+                      int status, unsigned flag, uint64_t chips, const char *path, const why *w)
+{
+    om_reason *r;
+    size_t i;
+    for (i = 0; i < op->reason_vec.len; i++) {
+        r = &OM_VEC_AT(&op->reason_vec, om_reason, i);
+        if (strcmp(r->message, message) == 0 && strcmp(r->actual, actual) == 0) {
+            r->instances++;
+            r->chips |= chips;
+            return OPMAP_OK;
+        }
+    }
+    if (op->reason_vec.len >= OM_MAX_REASONS) {
+        op->reasons_dropped++;
+        return OPMAP_OK;
+    }
+    if (!(r = om_vec_push(&op->reason_vec, &g->res->mem)) ||
+        !(r->message = om_arena_strdup(&g->res->arena, message)) ||
+        !(r->actual = om_arena_strdup(&g->res->arena, actual)) ||
+        !(r->example = om_arena_strdup(&g->res->arena, path)) ||
+        !(r->sources = join_sources(&g->res->arena, w)))
+        return om_scan_oom(g);
+    r->status = status;
+    r->flag = flag;
+    r->chips = chips;
+    r->instances = 1;
+    r->grade = w->grade;
+    return OPMAP_OK;
+}
+
+/*
+ * An instance whose inputs are all constants or shape arithmetic: the graph engine folds it
+ * at compile time (static shapes) or computes it on the host; no kernel sees its dtypes.
+ */
+static int folded(const ir_node *n)
+{
+    uint32_t i, present = 0;
+    if (!n->in_facts || !n->n_inputs)
+        return 0;
+    for (i = 0; i < n->n_inputs; i++) {
+        if (!n->inputs[i][0])
+            continue;
+        present++;
+        if (!n->in_facts[i].is_const && !n->in_facts[i].is_shape)
+            return 0;
+    }
+    return present > 0;
+}
+
+/*
+ * The dtypes the kernels take on input k for one chip, and the evidence for them: for
+ * input 0, the chip's own list, else the row's per-input list, else the row's `dtypes`;
+ * for other inputs, the row's per-input list. 0 when nothing is stated.
+ */
+static uint32_t kernel_dtypes(const opmap_row *row, const om_soc_answer *a, uint32_t k, why *w)
+{
+    size_t i;
+    if (k == 0 && a && a->dtypes) {
+        w->grade = a->grade;
+        w->sources = a->sources;
+        w->n_sources = a->n_sources;
+        return a->dtypes;
+    }
+    for (i = 0; i < row->n_inputs; i++)
+        if (row->inputs[i].index == k) {
+            *w = from_evidence(&row->inputs[i].ev);
+            return row->inputs[i].dtypes;
+        }
+    if (k == 0 && row->dtypes) {
+        *w = from_evidence(&row->ev_dtypes);
+        return row->dtypes;
+    }
+    return 0;
+}
+
+static int is_onnx(const char *domain)
+{
+    return strncmp(domain, "ai.onnx", 7) == 0;
+}
+
+/*
+ * Input dtypes against the kernels' lists, per chip. A dtype no kernel takes makes a full
+ * operator partial (a Cast is needed, or it runs elsewhere), with one exception: float32 on
+ * an ONNX operator whose kernels list float16 and not float32 is what ATC's default precision
+ * mode (force_fp16) computes in float16 anyway, so that is a precision note, not a partial.
+ */
+static int check_dtypes(group *g, opmap_op *op, const om_visit *v, int *inst)
+{
+    const opmap_result *res = g->res;
+    const opmap_row *row = op->row;
+    const ir_node *n = v->node;
+    uint32_t k, last = 0;
+    size_t i, c;
+    char message[400], actual[200];
+    int rc;
+    if (!row || !n->in_facts || folded(n))
+        return OPMAP_OK;
+    for (i = 0; i < row->n_inputs; i++)
+        if (row->inputs[i].index > last)
+            last = row->inputs[i].index;
+    for (k = 0; k < n->n_inputs && k <= last; k++) {
+        const ir_fact *f = &n->in_facts[k];
+        uint64_t partial = 0, note = 0;
+        why w = no_evidence, wn = no_evidence, wc;
+        int dt = f->dtype;
+        if (!n->inputs[k][0] || dt <= 0 || dt >= 32 || f->is_shape)
+            continue;
+        for (c = 0; c < res->n_chips; c++) {
+            uint32_t mask = kernel_dtypes(row, om_scan_soc_answer(row, g->chip_soc[c]), k, &wc);
+            /* structural ops need no kernel; rewrite/unmapped ones are worse already */
+            if (!mask || (mask & (1u << dt)) || inst[c] == OPMAP_OP_STRUCTURAL ||
+                inst[c] >= OPMAP_OP_REWRITE)
+                continue;
+            if (dt == IR_DT_FLOAT && (mask & (1u << IR_DT_FLOAT16)) && is_onnx(row->domain)) {
+                note |= 1ull << c;
+                wn = wc;
+            } else {
+                partial |= 1ull << c;
+                inst[c] = OPMAP_OP_PARTIAL;
+                w = wc;
+            }
+        }
+        snprintf(actual, sizeof(actual), "dtype(input %u)=%s", k, ir_dtype_name(dt));
+        if (partial) {
+            snprintf(message, sizeof(message),
+                     "input %u dtype %s is not among the dtypes the table lists for this chip's "
+                     "kernels: a Cast is needed, or it runs elsewhere", k, ir_dtype_name(dt));
+            if ((rc = add_reason(g, op, message, actual, OPMAP_OP_PARTIAL, 0, partial, v->path,
+                                 &w)))
+                return rc;
+        }
+        if (note) {
+            snprintf(message, sizeof(message),
+                     "the kernels listed for input %u take float16, not float32: under ATC's "
+                     "default --precision_mode (force_fp16) it computes in float16; with "
+                     "must_keep_origin_dtype it would fall back to AI CPU", k);
+            if ((rc = add_reason(g, op, message, actual, -1, 0, note, v->path, &wn)))
+                return rc;
+        }
+    }
+    return OPMAP_OK;
+}
+
+/* A constraint with a rank or dtype condition: a kernel's restriction. */
+static int about_kernel(const om_constraint *ct)
+{
+    size_t i;
+    if (ct->subject == OM_SUBJ_RANK || ct->subject == OM_SUBJ_DTYPE)
+        return 1;
+    for (i = 0; i < ct->n_also; i++)
+        if (ct->also[i].subject == OM_SUBJ_RANK || ct->also[i].subject == OM_SUBJ_DTYPE)
+            return 1;
+    return 0;
+}
+
+/*
+ * One instance on every chip: the chip's answer, then each constraint that holds (worst
+ * wins), then whether the kernels take its input dtypes. A chip whose answer nobody
+ * published is evaluated on the row's general answer like the others, but finish_ops()
+ * leaves it out of the operator's status: it is counted apart, never charged.
+ * Returns the instance's worst status over the chips.
+ */
+int om_scan_evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *rc)
+{
+    const opmap_result *res = g->res;
+    const opmap_row *row = op->row;
+    const ir_node *n = v->node;
+    size_t c, k;
+    int worst = OPMAP_OP_STRUCTURAL;
+    char actual[256];
+    int is_folded = folded(n);
+
+    *rc = OPMAP_OK;
+    for (c = 0; c < res->n_chips; c++) {
+        const om_soc_answer *a = om_scan_soc_answer(row, g->chip_soc[c]);
+        inst[c] = !row ? OPMAP_OP_UNMAPPED
+                  : a && a->status != OM_SOC_UNKNOWN ? a->status : row->status;
+    }
+    for (k = 0; row && k < row->n_constraints; k++) {
+        const om_constraint *ct = &row->constraints[k];
+        uint64_t chips = 0;
+        why w = from_evidence(&ct->ev);
+        /* kernel restrictions (rank, dtype) say nothing of an instance no kernel runs */
+        if (is_folded && about_kernel(ct))
+            continue;
+        for (c = 0; c < res->n_chips; c++)
+            if (!ct->soc_mask || (ct->soc_mask & (1ull << g->chip_soc[c])))
+                chips |= 1ull << c;
+        if (!chips || !om_constraint_holds(ct, n, actual, sizeof(actual)))
+            continue;
+        for (c = 0; c < res->n_chips; c++)
+            if ((chips & (1ull << c)) && ct->then_status > inst[c])
+                inst[c] = ct->then_status;
+        op->flags |= ct->flag;
+        if ((*rc = add_reason(g, op, ct->message, actual, ct->then_status, ct->flag, chips,
+                              v->path, &w)))
+            return worst;
+    }
+    if ((*rc = check_dtypes(g, op, v, inst)))
+        return worst;
+    if (row) {
+        /* a chip nobody has published an answer for: say so, never claim support */
+        uint64_t unknown = 0;
+        const char *note = NULL;
+        for (c = 0; c < res->n_chips; c++)
+            if (op->chip_unknown[c]) {
+                const om_soc_answer *a = om_scan_soc_answer(row, g->chip_soc[c]);
+                unknown |= 1ull << c;
+                if (!note && a->note)
+                    note = a->note;
+            }
+        if (unknown &&
+            (*rc = add_reason(g, op, note ? note : "no public source states whether this chip "
+                                                   "supports the operator",
+                              op->all_unknown
+                                  ? "answer unpublished for every chip scanned for: estimated "
+                                    "on the row's general answer, counted as unpublished too"
+                                  : "answer unpublished for this chip: counted apart, not "
+                                    "estimated",
+                              -1, 0, unknown, v->path, &no_evidence)))
+            return worst;
+    }
+    for (c = 0; c < res->n_chips; c++) {
+        if (inst[c] > op->chip_status[c])
+            op->chip_status[c] = inst[c];
+        if (inst[c] > worst && (!op->chip_unknown[c] || op->all_unknown))
+            worst = inst[c];
+    }
+    return worst;
+}
+
+const char *om_scan_sources(om_arena *A, const om_evidence *ev)
+{
+    why w = from_evidence(ev);
+    return join_sources(A, &w);
+}
