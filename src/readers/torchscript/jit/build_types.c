@@ -1,0 +1,231 @@
+/*
+ * readers/torchscript/jit/build_types.c - the types of what builtins return.
+ *
+ * Printed code annotates signatures and some assignments, not the results of operators,
+ * yet later decisions depend on them: tuple versus list indexing, what may be None, what
+ * is mutable (aliasing, constant folding), and the types of If and Loop outputs. So each
+ * aten:: and prim:: result gets the type torch's schema would give it, from the op's name
+ * and its inputs' types; anything else is a tensor, or unknown where a guess could mislead.
+ */
+#include <string.h>
+
+#include "readers/torchscript/jit/build_internal.h"
+#include "readers/torchscript/jit/kinds.h"
+
+static const ts_type *num_result(bld *b, og_node *n, int to_float)
+{
+    uint32_t i;
+    int any_float = 0, any_num = 0, any_unknown = 0;
+    for (i = 0; i < n->n_in; i++) {
+        const ts_type *t = og_in(n, i)->type;
+        if (!t)
+            any_unknown = 1;
+        else if (t->k == TY_FLOAT)
+            any_float = 1;
+        else if (t->k == TY_NUMBER)
+            any_num = 1;
+        else if (t->k != TY_INT && t->k != TY_BOOL)
+            any_unknown = 1;
+    }
+    if (any_unknown)
+        return tsb_prim(b, TY_UNKNOWN);
+    if (any_num)
+        return tsb_prim(b, TY_NUMBER);
+    return tsb_prim(b, to_float || any_float ? TY_FLOAT : TY_INT);
+}
+
+const ts_type *tsb_builtin_type(bld *b, og_node *n, uint32_t out_index)
+{
+    const char *op = n->op;
+    uint32_t i;
+    int any_tensor = 0;
+    const ts_type *t0 = n->n_in ? og_in(n, 0)->type : NULL;
+    (void)out_index;
+    for (i = 0; i < n->n_in; i++) {
+        const ts_type *t = og_in(n, i)->type;
+        if (t && (t->k == TY_TENSOR || (t->k == TY_OPTIONAL && t->el[0]->k == TY_TENSOR)))
+            any_tensor = 1;
+    }
+    if (strcmp(n->ns, "prim") == 0) {
+        static const char *const bools[] = { "is_cuda", "is_xpu", "is_sparse", "is_sparse_csr",
+                                             "is_nested", "requires_grad", "is_quantized",
+                                             "is_meta", "is_mkldnn", "is_vulkan", "is_ort",
+                                             "is_mps", "is_ipu", "isinstance" };
+        for (i = 0; i < sizeof(bools) / sizeof(bools[0]); i++)
+            if (strcmp(op, bools[i]) == 0)
+                return tsb_prim(b, TY_BOOL);
+        if (!strcmp(op, "dtype") || !strcmp(op, "layout") || !strcmp(op, "itemsize"))
+            return tsb_prim(b, TY_INT);
+        if (!strcmp(op, "device"))
+            return tsb_prim(b, TY_DEVICE);
+        if (!strcmp(op, "NumToTensor") || !strcmp(op, "data") || !strcmp(op, "grad"))
+            return !strcmp(op, "grad") ? ty_optional(b->ty, tsb_prim(b, TY_TENSOR))
+                                       : tsb_prim(b, TY_TENSOR);
+        if (!strcmp(op, "shape"))
+            return ty_list(b->ty, tsb_prim(b, TY_INT));
+        if (!strcmp(op, "name") || !strcmp(op, "type"))
+            return !strcmp(op, "name") ? ty_optional(b->ty, tsb_prim(b, TY_STR))
+                                       : tsb_prim(b, TY_STR);
+        if (!strcmp(op, "min") || !strcmp(op, "max")) {
+            if (t0 && t0->k == TY_LIST && n->n_in == 1)
+                return t0->el[0];
+            return num_result(b, n, 0);
+        }
+        if (!strcmp(op, "RaiseException") || !strcmp(op, "Print"))
+            return tsb_prim(b, TY_NONE);
+        return tsb_prim(b, TY_UNKNOWN);
+    }
+    if (strcmp(n->ns, "aten") != 0)
+        return tsb_prim(b, TY_TENSOR);
+    {
+        /* ops returning a list of tensors (some take one: meshgrid([a, b])) */
+        static const char *const lists_t[] = { "split", "chunk", "unbind", "tensor_split",
+                                               "split_with_sizes", "meshgrid",
+                                               "broadcast_tensors", "unsafe_chunk",
+                                               "unsafe_split", "hsplit", "vsplit", "dsplit",
+                                               "nonzero_numpy", "atleast_1d", "atleast_2d",
+                                               "atleast_3d", "align_tensors",
+                                               "unsafe_split_with_sizes", "gradient",
+                                               "_foreach_add", "_foreach_mul" };
+        int list_in = t0 && t0->k == TY_LIST && t0->el[0]->k == TY_TENSOR;
+        for (i = 0; i < sizeof(lists_t) / sizeof(lists_t[0]); i++)
+            if (strcmp(op, lists_t[i]) == 0 && (any_tensor || list_in) &&
+                !(t0 && t0->k == TY_STR))
+                return ty_list(b->ty, tsb_prim(b, TY_TENSOR));
+        if ((!strcmp(op, "atleast_1d") || !strcmp(op, "dequantize")) && list_in)
+            return ty_list(b->ty, tsb_prim(b, TY_TENSOR));
+    }
+    if (any_tensor) {
+        static const char *const ints[] = { "dim", "numel", "size", "len", "element_size",
+                                            "get_device", "Int", "IntImplicit", "stride",
+                                            "nbytes", "itemsize", "storage_offset" };
+        static const char *const bools_t[] = { "is_floating_point", "is_complex", "Bool",
+                                               "is_contiguous", "is_nonzero", "equal",
+                                               "allclose", "is_same_size", "is_signed",
+                                               "is_pinned", "is_set_to", "is_conj", "is_neg",
+                                               "is_inference", "__is__", "__isnot__",
+                                               "__contains__", "_has_compatible_shallow_copy_type" };
+        if (!strcmp(op, "size") && n->n_in == 1)
+            return ty_list(b->ty, tsb_prim(b, TY_INT));
+        if (!strcmp(op, "stride") && n->n_in == 1)
+            return ty_list(b->ty, tsb_prim(b, TY_INT));
+        for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+            if (strcmp(op, ints[i]) == 0)
+                return tsb_prim(b, TY_INT);
+        for (i = 0; i < sizeof(bools_t) / sizeof(bools_t[0]); i++)
+            if (strcmp(op, bools_t[i]) == 0)
+                return tsb_prim(b, TY_BOOL);
+        if (!strcmp(op, "Float") || !strcmp(op, "FloatImplicit"))
+            return tsb_prim(b, TY_FLOAT);
+        if (!strcmp(op, "item") || !strcmp(op, "ScalarImplicit"))
+            return tsb_prim(b, TY_NUMBER);
+        if (!strcmp(op, "str") || !strcmp(op, "format"))
+            return tsb_prim(b, TY_STR);
+        if (!strcmp(op, "tolist"))
+            return tsb_prim(b, TY_UNKNOWN);
+        if (!strcmp(op, "where") && n->n_in == 1)
+            return ty_list(b->ty, tsb_prim(b, TY_TENSOR));
+        if (t0 && t0->k == TY_LIST && (!strcmp(op, "__getitem__") || !strcmp(op, "pop")))
+            return t0->el[0];
+        return tsb_prim(b, TY_TENSOR);
+    }
+    /* no tensor input */
+    {
+        static const char *const ints[] = { "len", "Int", "IntImplicit", "ord", "__range_length",
+                                            "__derive_index", "index", "count", "dim", "numel",
+                                            "size", "_get_tracing_state", "get_device", "find",
+                                            "rfind", "hash", "__round_to_zero_floordiv" };
+        static const char *const bools[] = { "__not__", "__is__", "__isnot__", "__contains__",
+                                             "Bool", "eq", "ne", "lt", "le", "gt", "ge",
+                                             "isnan", "isinf", "isfinite", "is_scripting",
+                                             "startswith", "endswith", "isdigit", "isalpha",
+                                             "isupper", "islower", "isspace", "isalnum",
+                                             "is_grad_enabled", "is_autocast_enabled",
+                                             "is_tensor", "all", "any" };
+        static const char *const strs[] = { "str", "format", "percentFormat", "join", "lower",
+                                            "upper", "strip", "lstrip", "rstrip", "replace",
+                                            "capitalize", "title", "center", "ljust", "rjust",
+                                            "zfill", "swapcase", "expandtabs", "hex", "oct",
+                                            "bin", "chr", "__str__", "repr", "casefold" };
+        if (!strcmp(op, "size") && n->n_in == 1)
+            return ty_list(b->ty, tsb_prim(b, TY_INT));
+        for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+            if (strcmp(op, ints[i]) == 0 && !(t0 && t0->k == TY_UNKNOWN && !strcmp(op, "index")))
+                return tsb_prim(b, TY_INT);
+        for (i = 0; i < sizeof(bools) / sizeof(bools[0]); i++)
+            if (strcmp(op, bools[i]) == 0)
+                return tsb_prim(b, TY_BOOL);
+        for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+            if (strcmp(op, strs[i]) == 0)
+                return tsb_prim(b, TY_STR);
+        if (!strcmp(op, "Float") || !strcmp(op, "FloatImplicit"))
+            return tsb_prim(b, TY_FLOAT);
+        if (!strcmp(op, "ScalarImplicit") || !strcmp(op, "item"))
+            return tsb_prim(b, TY_NUMBER);
+        if (!strcmp(op, "device"))
+            return tsb_prim(b, TY_DEVICE);
+        if (!strcmp(op, "warn"))
+            return tsb_prim(b, TY_NONE);
+        if (!strcmp(op, "split") || !strcmp(op, "splitlines") || !strcmp(op, "rsplit"))
+            return t0 && t0->k == TY_STR ? ty_list(b->ty, tsb_prim(b, TY_STR))
+                                         : ty_list(b->ty, tsb_prim(b, TY_TENSOR));
+        if (!strcmp(op, "list") || !strcmp(op, "copy") || !strcmp(op, "sorted") ||
+            !strcmp(op, "append") || !strcmp(op, "_set_item") || !strcmp(op, "add_") ||
+            !strcmp(op, "mul_") || !strcmp(op, "extend"))
+            return t0 && (t0->k == TY_LIST || t0->k == TY_DICT) ? t0
+                   : t0 && t0->k == TY_STR ? ty_list(b->ty, tsb_prim(b, TY_STR))
+                                           : tsb_prim(b, TY_UNKNOWN);
+        if (t0 && t0->k == TY_DICT) {
+            if (!strcmp(op, "keys"))
+                return ty_list(b->ty, t0->el[0]);
+            if (!strcmp(op, "values"))
+                return ty_list(b->ty, t0->el[1]);
+            if (!strcmp(op, "items")) {
+                const ts_type *kv[2] = { t0->el[0], t0->el[1] };
+                return ty_list(b->ty, ty_tuple(b->ty, kv, 2));
+            }
+            if (!strcmp(op, "get"))
+                return n->n_in >= 3 ? t0->el[1] : ty_optional(b->ty, t0->el[1]);
+            if (!strcmp(op, "pop") || !strcmp(op, "setdefault") || !strcmp(op, "__getitem__"))
+                return t0->el[1];
+        }
+        if (t0 && t0->k == TY_LIST) {
+            if (!strcmp(op, "__getitem__") || !strcmp(op, "pop"))
+                return t0->el[0];
+            if (!strcmp(op, "add") || !strcmp(op, "mul") || !strcmp(op, "slice"))
+                return t0;
+        }
+        if (t0 && t0->k == TY_STR && (!strcmp(op, "__getitem__") || !strcmp(op, "add") ||
+                                      !strcmp(op, "mul") || !strcmp(op, "slice")))
+            return tsb_prim(b, TY_STR);
+        if (!strcmp(op, "div") || !strcmp(op, "pow") || !strcmp(op, "sqrt") ||
+            !strcmp(op, "log") || !strcmp(op, "exp") || !strcmp(op, "log2") ||
+            !strcmp(op, "log10") || !strcmp(op, "sin") || !strcmp(op, "cos") ||
+            !strcmp(op, "tan") || !strcmp(op, "atan2") || !strcmp(op, "tanh") ||
+            !strcmp(op, "log1p") || !strcmp(op, "erf"))
+            return n->n_in ? (num_result(b, n, 1)->k == TY_UNKNOWN ? tsb_prim(b, TY_UNKNOWN)
+                                                                   : tsb_prim(b, TY_FLOAT))
+                           : tsb_prim(b, TY_FLOAT);
+        if (!strcmp(op, "floor") || !strcmp(op, "ceil") || !strcmp(op, "round") ||
+            !strcmp(op, "trunc"))
+            return t0 && t0->k == TY_FLOAT ? tsb_prim(b, TY_INT) : num_result(b, n, 0);
+        if (!strcmp(op, "add") || !strcmp(op, "sub") || !strcmp(op, "mul") ||
+            !strcmp(op, "floordiv") || !strcmp(op, "remainder") || !strcmp(op, "neg") ||
+            !strcmp(op, "abs") || !strcmp(op, "fmod") || !strcmp(op, "min") ||
+            !strcmp(op, "max") || !strcmp(op, "__and__") || !strcmp(op, "__or__") ||
+            !strcmp(op, "__xor__") || !strcmp(op, "__lshift__") || !strcmp(op, "__rshift__") ||
+            !strcmp(op, "__invert__") || !strcmp(op, "gcd") || !strcmp(op, "copysign")) {
+            if (t0 && t0->k == TY_BOOL && (!strcmp(op, "__and__") || !strcmp(op, "__or__") ||
+                                           !strcmp(op, "__xor__")))
+                return tsb_prim(b, TY_BOOL);
+            if (!strcmp(op, "fmod") || !strcmp(op, "copysign"))
+                return tsb_prim(b, TY_FLOAT);
+            return num_result(b, n, 0);
+        }
+        if (ts_kind_fresh_tensor(op))
+            return tsb_prim(b, TY_TENSOR);
+        if (!strcmp(op, "__getitem__"))
+            return tsb_prim(b, TY_UNKNOWN);
+    }
+    return tsb_prim(b, TY_TENSOR);
+}
