@@ -7,7 +7,7 @@
  * code/X.py into classes and functions, its code/X.py.debug_pkl into (code offset -> file,
  * line) records; data/ (tensor storages) is never opened. data.pkl is run as torch's
  * unpickler runs it (ts_root): the class of the object it builds is the model, and its
- * forward is built, inlined and emitted (ts_opt, ts_emit). Zips that are not TorchScript
+ * forward is built, inlined and emitted (ts_opt, tsir_lower). Zips that are not TorchScript
  * get a clear OPMAP_EUNSUPPORTED.
  */
 #include "readers/torchscript/torchscript_reader.h"
@@ -61,34 +61,34 @@ static const char *module_of(ts_ctx *c, const char *rel)
     return s;
 }
 
-static int read_code(ts_ctx *c, ts_zip *z, ts_prog *prog, uint64_t i, const char *name,
+static int read_code(ts_ctx *c, tsc_zip *z, tsl_program *prog, uint64_t i, const char *name,
                      const char *rel)
 {
     unsigned char *buf;
     size_t len;
     const char *module = module_of(c, rel);
-    ts_file *file;
+    tsl_file *file;
     int rc;
     int64_t dbg;
     char *dname;
     if (!module)
         return ts_oom(c);
-    if ((rc = ts_zip_read(z, i, c->lim->max_entry_bytes, 0, &buf, &len)))
+    if ((rc = tsc_zip_read(z, i, c->lim->max_entry_bytes, 0, &buf, &len)))
         return rc;
-    rc = ts_code_parse(c, prog, name, module, buf, len, &file);
-    ts_zip_free(z, buf, len);
+    rc = tsl_parse_entry(c, prog, name, module, buf, len, &file);
+    tsc_zip_free(z, buf, len);
     if (rc)
         return rc;
     /* its debug records, when present */
     if (!(dname = om_arena_printf(&c->tmp, "%s.debug_pkl", name)))
         return ts_oom(c);
-    dbg = ts_zip_find(z, dname);
+    dbg = tsc_zip_find(z, dname);
     if (dbg < 0)
         return OPMAP_OK;
-    if ((rc = ts_zip_read(z, (uint64_t)dbg, c->lim->max_entry_bytes, 0, &buf, &len)))
+    if ((rc = tsc_zip_read(z, (uint64_t)dbg, c->lim->max_entry_bytes, 0, &buf, &len)))
         return rc;
-    rc = ts_debug_read(c, dname, buf, len, &file->dbg);
-    ts_zip_free(z, buf, len);
+    rc = tsc_debug_read(c, dname, buf, len, &file->dbg);
+    tsc_zip_free(z, buf, len);
     return rc;
 }
 
@@ -105,59 +105,59 @@ static int ci_suffix(const char *s, const char *suffix)
 }
 
 /* The class whose forward is the model: the object data.pkl builds, as torch.jit.load. */
-static int root_class(ts_ctx *c, ts_zip *z, ts_prog *prog, int64_t data_pkl, ts_class **root)
+static int root_class(ts_ctx *c, tsc_zip *z, tsl_program *prog, int64_t data_pkl, tsl_class **root)
 {
     unsigned char *buf;
     size_t len;
-    const char *name = ts_zip_name(z, (uint64_t)data_pkl);
-    int rc = ts_zip_read(z, (uint64_t)data_pkl, c->lim->max_entry_bytes, 0, &buf, &len);
+    const char *name = tsc_zip_name(z, (uint64_t)data_pkl);
+    int rc = tsc_zip_read(z, (uint64_t)data_pkl, c->lim->max_entry_bytes, 0, &buf, &len);
     if (rc)
         return rc;
-    rc = ts_root_class(c, prog, name, buf, len, root);
-    ts_zip_free(z, buf, len);
+    rc = tsc_root_class(c, prog, name, buf, len, root);
+    tsc_zip_free(z, buf, len);
     return rc;
 }
 
 /* The version entry, which torch requires (.data/version first) and parses as a number;
  * its value is kept as m->ir_version (no range is checked: newer torch writes more). */
-static int read_version(ts_ctx *c, ts_zip *z, ir_model *m, const char *prefix)
+static int read_version(ts_ctx *c, tsc_zip *z, ir_model *m, const char *prefix)
 {
     char *vname = om_arena_printf(&c->tmp, "%s.data/version", prefix);
-    int64_t i = vname ? ts_zip_find(z, vname) : -1;
+    int64_t i = vname ? tsc_zip_find(z, vname) : -1;
     unsigned char *buf;
     size_t len, k = 0;
     int64_t v = 0;
     int rc;
     if (i < 0 && (vname = om_arena_printf(&c->tmp, "%sversion", prefix)))
-        i = ts_zip_find(z, vname);
+        i = tsc_zip_find(z, vname);
     if (!vname)
         return ts_oom(c);
     if (i < 0)
         return om_fail(c->err, OPMAP_EFORMAT, c->src,
                        "no %sversion entry (torch.jit.load refuses the archive)", prefix);
-    if ((rc = ts_zip_read(z, (uint64_t)i, 64, 1, &buf, &len)))
+    if ((rc = tsc_zip_read(z, (uint64_t)i, 64, 1, &buf, &len)))
         return rc;
     while (k < len && (buf[k] == ' ' || (buf[k] >= '\t' && buf[k] <= '\r')))
         k++;
     if (k == len || buf[k] < '0' || buf[k] > '9') {
-        ts_zip_free(z, buf, len);
-        return ts_fail(c, OPMAP_EFORMAT, ts_zip_name(z, (uint64_t)i), 0, 0,
+        tsc_zip_free(z, buf, len);
+        return ts_fail(c, OPMAP_EFORMAT, tsc_zip_name(z, (uint64_t)i), 0, 0,
                        "the version is not a number (torch.jit.load refuses the archive)");
     }
     for (; k < len && buf[k] >= '0' && buf[k] <= '9' && v < 100000000; k++)
         v = v * 10 + (buf[k] - '0');
     m->ir_version = v;
-    ts_zip_free(z, buf, len);
+    tsc_zip_free(z, buf, len);
     return OPMAP_OK;
 }
 
 /* What a zip that is not a TorchScript archive is, for the message; OPMAP_OK if it is one. */
-static int not_torchscript(ts_ctx *c, ts_zip *z)
+static int not_torchscript(ts_ctx *c, tsc_zip *z)
 {
-    uint64_t i, n = ts_zip_count(z);
+    uint64_t i, n = tsc_zip_count(z);
     int has_code = 0, has_data = 0, has_bytecode = 0;
     for (i = 0; i < n; i++) {
-        const char *name = ts_zip_name(z, i), *rel = rel_name(name);
+        const char *name = tsc_zip_name(z, i), *rel = rel_name(name);
         if (is_pt2_marker(rel) || is_pt2_marker(name))
             return om_fail(c->err, OPMAP_EUNSUPPORTED, c->src,
                            "a torch.export program (.pt2): opmap does not read these yet; "
@@ -187,13 +187,13 @@ static int not_torchscript(ts_ctx *c, ts_zip *z)
 }
 
 /* Every code/ entry torch could look up: under the archive's folder, case ignored. */
-static int read_all_code(ts_ctx *c, ts_zip *z, ts_prog *prog, const char *prefix)
+static int read_all_code(ts_ctx *c, tsc_zip *z, tsl_program *prog, const char *prefix)
 {
-    uint64_t i, n = ts_zip_count(z);
+    uint64_t i, n = tsc_zip_count(z);
     size_t pl = strlen(prefix);
     int rc;
     for (i = 0; i < n; i++) {
-        const char *name = ts_zip_name(z, i), *rel = name + pl;
+        const char *name = tsc_zip_name(z, i), *rel = name + pl;
         if (ci_prefix(name, prefix) && ci_prefix(rel, "code/") && ci_suffix(rel, ".py") &&
             (rc = read_code(c, z, prog, i, name, rel)))
             return rc;
@@ -205,24 +205,24 @@ int om_ts_archive_read(ir_model *m, const unsigned char *data, uint64_t size,
                        const opmap_limits *lim, opmap_error *err)
 {
     ts_ctx c;
-    ts_zip *z = NULL;
-    ts_prog prog;
+    tsc_zip *z = NULL;
+    tsl_program prog;
     int64_t data_pkl;
     const char *first, *slash;
     char *prefix, *name;
     int rc;
-    ts_class *root = NULL;
-    ts_func *fwd = NULL;
+    tsl_class *root = NULL;
+    tsl_func *fwd = NULL;
 
     ts_ctx_init(&c, m, lim, err);
-    ts_prog_init(&prog);
+    tsl_program_init(&prog);
     m->format = OPMAP_FORMAT_TORCHSCRIPT;
     m->producer_name = "pytorch";
     m->producer_version = m->domain = "";
-    if ((rc = ts_zip_open(&z, &c, data, size)) || (rc = not_torchscript(&c, z)))
+    if ((rc = tsc_zip_open(&z, &c, data, size)) || (rc = not_torchscript(&c, z)))
         goto out;
     /* torch: the folder of the directory's first entry holds everything it looks up */
-    first = ts_zip_name(z, 0);
+    first = tsc_zip_name(z, 0);
     if (!(slash = strchr(first, '/'))) {
         rc = ts_fail(&c, OPMAP_EFORMAT, first, 0, 0,
                      "the archive's first entry is not in a folder (torch.jit.load refuses "
@@ -239,7 +239,7 @@ int om_ts_archive_read(ir_model *m, const unsigned char *data, uint64_t size,
         rc = ts_oom(&c);
         goto out;
     }
-    if ((data_pkl = ts_zip_find(z, name)) < 0) {
+    if ((data_pkl = tsc_zip_find(z, name)) < 0) {
         rc = om_fail(err, OPMAP_EFORMAT, c.src,
                      "no %sdata.pkl: the archive has no root module (torch.jit.load refuses "
                      "it too)", prefix);
@@ -261,20 +261,20 @@ int om_ts_archive_read(ir_model *m, const unsigned char *data, uint64_t size,
         goto out;
     }
     {
-        ts_tys ty;
-        og_graph *g;
-        ts_tys_init(&ty, &c, &prog);
-        rc = ts_opt_precheck(&c, &prog, &ty, fwd);
+        tsl_types ty;
+        tsj_graph *g;
+        tsl_types_init(&ty, &c, &prog);
+        rc = tsp_precheck(&c, &prog, &ty, fwd);
         if (rc == OPMAP_OK)
-            rc = ts_opt_function(&c, &prog, &ty, fwd, 1, &g);
+            rc = tsp_optimize_function(&c, &prog, &ty, fwd, 1, &g);
         if (rc == 1)
             rc = om_fail(err, OPMAP_EFORMAT, c.src, "the root forward calls itself");
         if (rc == OPMAP_OK)
-            rc = ts_emit(&c, g);
+            rc = tsir_lower(&c, g);
     }
 out:
-    ts_zip_close(z);
-    ts_prog_free(&c, &prog);
+    tsc_zip_close(z);
+    tsl_program_free(&c, &prog);
     ts_ctx_fini(&c);
     return rc;
 }

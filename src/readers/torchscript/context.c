@@ -68,12 +68,12 @@ int ts_fail_at(ts_ctx *c, int code, const char *entry, uint64_t offset, const ch
     return om_fail_at(c->err, code, source, offset, "%s", msg);
 }
 
-const char *ts_tintern(ts_ctx *c, const char *s, size_t n)
+const char *ts_intern_scratch(ts_ctx *c, const char *s, size_t n)
 {
     return ir_intern(&c->tmp_in, s, n);
 }
 
-const char *ts_iintern(ts_ctx *c, const char *s)
+const char *ts_intern_model(ts_ctx *c, const char *s)
 {
     return ir_intern(&c->ir_in, s, strlen(s));
 }

@@ -48,7 +48,7 @@ int ts_fail_at(ts_ctx *c, int code, const char *entry, uint64_t offset, const ch
     __attribute__((format(printf, 5, 6)));
 
 /* Interned copies: in the scratch arena (code identifiers) or the model arena (IR). */
-const char *ts_tintern(ts_ctx *c, const char *s, size_t n);
-const char *ts_iintern(ts_ctx *c, const char *s);
+const char *ts_intern_scratch(ts_ctx *c, const char *s, size_t n);
+const char *ts_intern_model(ts_ctx *c, const char *s);
 
 #endif /* OM_TS_CONTEXT_H */

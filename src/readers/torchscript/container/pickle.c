@@ -606,11 +606,11 @@ static int lines_before(pk *p, pk_obj *list, const pk_obj *table, uint64_t start
 
 static int cmp_rec(const void *a, const void *b)
 {
-    const ts_dbg_rec *x = a, *y = b;
+    const tsc_debug_rec *x = a, *y = b;
     return x->off < y->off ? -1 : x->off > y->off;
 }
 
-static int extract(pk *p, pk_obj *top, ts_dbg *out)
+static int extract(pk *p, pk_obj *top, tsc_debug_map *out)
 {
     const pk_obj *table = NULL, *recs = top;
     size_t k;
@@ -632,7 +632,7 @@ static int extract(pk *p, pk_obj *top, ts_dbg *out)
     for (k = 0; k < recs->n; k++) {
         const pk_obj *r = recs->items[k], *off = item(r, 0, PK_INT), *range = item(r, 1, -1);
         const pk_obj *source = item(range, 0, -1), *start = item(range, 1, PK_INT);
-        ts_dbg_rec *d = &out->recs[out->n];
+        tsc_debug_rec *d = &out->recs[out->n];
         const pk_obj *fname = NULL, *lineno;
         uint64_t nl = 0;
         int rc;
@@ -663,7 +663,7 @@ static int extract(pk *p, pk_obj *top, ts_dbg *out)
         }
         if (fname && fname->slen && lineno->i > 0) {
             char *tmp = om_arena_strndup(&p->A, fname->s, fname->slen);
-            if (!tmp || !(d->file = ts_iintern(p->c, tmp)))
+            if (!tmp || !(d->file = ts_intern_model(p->c, tmp)))
                 return pk_oom(p);
             d->line = (uint32_t)((uint64_t)lineno->i + nl > UINT32_MAX ? UINT32_MAX
                                                                        : lineno->i + nl);
@@ -677,8 +677,8 @@ static int extract(pk *p, pk_obj *top, ts_dbg *out)
     return OPMAP_OK;
 }
 
-int ts_debug_read(ts_ctx *c, const char *entry, const unsigned char *data, size_t len,
-                  ts_dbg *out)
+int tsc_debug_read(ts_ctx *c, const char *entry, const unsigned char *data, size_t len,
+                  tsc_debug_map *out)
 {
     pk p;
     pk_obj *top = NULL;
@@ -704,7 +704,7 @@ int ts_debug_read(ts_ctx *c, const char *entry, const unsigned char *data, size_
     return rc;
 }
 
-int ts_dbg_find(const ts_dbg *d, uint64_t off, const char **file, uint32_t *line)
+int tsc_debug_find(const tsc_debug_map *d, uint64_t off, const char **file, uint32_t *line)
 {
     size_t lo = 0, hi = d->n;
     if (!d->n || d->recs[0].off > off)

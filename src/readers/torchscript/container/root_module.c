@@ -24,17 +24,17 @@ enum { F_CLASS, F_OPAQUE, F_LIST, F_NO_TABLE, F_INTLIST, F_TENSOR, F_TUPLE_OTHER
 typedef struct rval {
     uint8_t t;
     int64_t i;            /* V_INT */
-    ts_class *k;          /* V_OBJ */
+    tsl_class *k;          /* V_OBJ */
 } rval;
 
 typedef struct rfun {
     uint8_t kind;
-    ts_class *k;          /* F_CLASS */
+    tsl_class *k;          /* F_CLASS */
 } rfun;
 
 typedef struct rvm {
     ts_ctx *c;
-    const ts_prog *prog;
+    const tsl_program *prog;
     const char *entry;
     const unsigned char *d;
     size_t len, pos, op_at;
@@ -77,7 +77,7 @@ static int grow(rvm *v, void **p, size_t *cap, size_t elem, size_t need)
     return OPMAP_OK;
 }
 
-static int push(rvm *v, int t, int64_t i, ts_class *k)
+static int push(rvm *v, int t, int64_t i, tsl_class *k)
 {
     int rc = grow(v, (void **)&v->st, &v->scap, sizeof(*v->st), v->sp + 1);
     if (rc)
@@ -89,7 +89,7 @@ static int push(rvm *v, int t, int64_t i, ts_class *k)
     return OPMAP_OK;
 }
 
-static int add_fn(rvm *v, int kind, ts_class *k)
+static int add_fn(rvm *v, int kind, tsl_class *k)
 {
     int rc = grow(v, (void **)&v->fn, &v->fcap, sizeof(*v->fn), v->nfn + 1);
     if (rc)
@@ -132,7 +132,7 @@ static int code_global(rvm *v, const char *mod, size_t ml, const char *cls, size
     char q[512];
     const char *iq;
     void *found = NULL;
-    ts_class *k;
+    tsl_class *k;
     if (ml + cl + 2 > sizeof(q))
         return fail(v, "GLOBAL name of %zu bytes", ml + cl + 1);
     memcpy(q, mod, ml);
@@ -141,9 +141,9 @@ static int code_global(rvm *v, const char *mod, size_t ml, const char *cls, size
     q[ml + 1 + cl] = 0;
     if (strncmp(q, "__torch__.torch.classes.", 24) == 0)
         return add_fn(v, F_OPAQUE, NULL); /* a custom C++ class (torchbind) */
-    if (!(iq = ts_tintern(v->c, q, ml + 1 + cl)))
+    if (!(iq = ts_intern_scratch(v->c, q, ml + 1 + cl)))
         return ts_oom(v->c);
-    if (ts_prog_find(v->prog, iq, &found) != 1)
+    if (tsl_program_find(v->prog, iq, &found) != 1)
         return fail(v, "data.pkl names the type '%s', which no code/ entry defines "
                        "(torch.jit.load fails the same way)", q);
     k = found;
@@ -219,7 +219,7 @@ static int op_global(rvm *v)
     return code_global(v, mod, ml, cls, cl);
 }
 
-static int has_method(const ts_class *k, const char *name)
+static int has_method(const tsl_class *k, const char *name)
 {
     uint32_t i;
     for (i = 0; i < k->n_methods; i++)
@@ -448,8 +448,8 @@ static int step(rvm *v, int *stop)
     }
 }
 
-int ts_root_class(ts_ctx *c, const ts_prog *prog, const char *entry, const unsigned char *data,
-                  size_t len, ts_class **root)
+int tsc_root_class(ts_ctx *c, const tsl_program *prog, const char *entry, const unsigned char *data,
+                  size_t len, tsl_class **root)
 {
     rvm v;
     int rc = OPMAP_OK, stop = 0;

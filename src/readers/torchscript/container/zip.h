@@ -23,26 +23,26 @@
 
 #include "readers/torchscript/context.h"
 
-typedef struct ts_zip ts_zip;
+typedef struct tsc_zip tsc_zip;
 
-/* Opens the zip in `data` (borrowed until ts_zip_close). */
-int ts_zip_open(ts_zip **out, ts_ctx *c, const unsigned char *data, uint64_t size);
-void ts_zip_close(ts_zip *z);
+/* Opens the zip in `data` (borrowed until tsc_zip_close). */
+int tsc_zip_open(tsc_zip **out, ts_ctx *c, const unsigned char *data, uint64_t size);
+void tsc_zip_close(tsc_zip *z);
 
-uint64_t ts_zip_count(const ts_zip *z);
+uint64_t tsc_zip_count(const tsc_zip *z);
 /* Entry i's name (NUL-terminated; names never hold a NUL), valid until close. */
-const char *ts_zip_name(const ts_zip *z, uint64_t i);
+const char *tsc_zip_name(const tsc_zip *z, uint64_t i);
 /* The entry named `name`, ASCII case ignored as torch's lookup does, or -1. */
-int64_t ts_zip_find(const ts_zip *z, const char *name);
+int64_t tsc_zip_find(const tsc_zip *z, const char *name);
 
 /*
  * Reads entry i whole into a NUL-terminated buffer from the model's budget (free it with
- * ts_zip_free). Entries declaring more than `cap` bytes fail with OPMAP_ELIMIT; entries
+ * tsc_zip_free). Entries declaring more than `cap` bytes fail with OPMAP_ELIMIT; entries
  * under a `data/` folder are refused. With `prefix_only`, at most `cap` bytes are read and
  * a longer entry is not an error (used for the version entry).
  */
-int ts_zip_read(ts_zip *z, uint64_t i, uint64_t cap, int prefix_only, unsigned char **buf,
+int tsc_zip_read(tsc_zip *z, uint64_t i, uint64_t cap, int prefix_only, unsigned char **buf,
                 size_t *len);
-void ts_zip_free(ts_zip *z, unsigned char *buf, size_t len);
+void tsc_zip_free(tsc_zip *z, unsigned char *buf, size_t len);
 
 #endif /* OM_TS_CONTAINER_ZIP_H */

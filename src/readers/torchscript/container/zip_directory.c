@@ -42,7 +42,7 @@ static uint64_t rd64(const unsigned char *p)
     return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
 }
 
-static int bad(ts_zip *z, uint64_t off, const char *what)
+static int bad(tsc_zip *z, uint64_t off, const char *what)
 {
     return om_fail_at(z->c->err, OPMAP_EFORMAT, z->c->src, off, "malformed zip archive: %s",
                       what);
@@ -59,7 +59,7 @@ static unsigned char lower(unsigned char ch)
     return ch >= 'A' && ch <= 'Z' ? (unsigned char)(ch - 'A' + 'a') : ch;
 }
 
-int ts_zkey_cmp(const char *a, size_t alen, const char *b, size_t blen)
+int tsc_zip_key_cmp(const char *a, size_t alen, const char *b, size_t blen)
 {
     size_t i, n = alen < blen ? alen : blen;
     for (i = 0; i < n; i++) {
@@ -72,8 +72,8 @@ int ts_zkey_cmp(const char *a, size_t alen, const char *b, size_t blen)
 
 static int cmp_key(const void *a, const void *b)
 {
-    const ts_zkey *x = a, *y = b;
-    return ts_zkey_cmp(x->name, x->nlen, y->name, y->nlen);
+    const tsc_zip_key *x = a, *y = b;
+    return tsc_zip_key_cmp(x->name, x->nlen, y->name, y->nlen);
 }
 
 /* The directory's place and size, from the end record and its zip64 record (miniz's rules). */
@@ -84,7 +84,7 @@ typedef struct dir_loc {
     uint64_t eocd;
 } dir_loc;
 
-static int find_dir(ts_zip *z, dir_loc *dl)
+static int find_dir(tsc_zip *z, dir_loc *dl)
 {
     const unsigned char *d = z->d;
     uint64_t size = z->size, lo, pos, eocd = UINT64_MAX, on_disk, cd_disk;
@@ -188,7 +188,7 @@ static int zip64_extra(const unsigned char *ex, uint32_t elen, uint64_t *usize, 
 }
 
 /* The directory record at p -> e, its name into name_out, its extent; *next: the record after. */
-static int read_entry(ts_zip *z, const dir_loc *dl, uint64_t p, ts_zent *e, span *sp,
+static int read_entry(tsc_zip *z, const dir_loc *dl, uint64_t p, tsc_zip_entry *e, span *sp,
                       char *name_out, uint64_t *next)
 {
     const unsigned char *d = z->d;
@@ -239,7 +239,7 @@ static int read_entry(ts_zip *z, const dir_loc *dl, uint64_t p, ts_zent *e, span
 }
 
 /* Every entry read; none overlaps another (one stream read as many: the zip-bomb trick). */
-static int read_dir(ts_zip *z, const dir_loc *dl)
+static int read_dir(tsc_zip *z, const dir_loc *dl)
 {
     ts_ctx *c = z->c;
     uint64_t i, p = dl->off;
@@ -291,9 +291,9 @@ static int read_dir(ts_zip *z, const dir_loc *dl)
     return OPMAP_OK;
 }
 
-int ts_zip_open(ts_zip **out, ts_ctx *c, const unsigned char *data, uint64_t size)
+int tsc_zip_open(tsc_zip **out, ts_ctx *c, const unsigned char *data, uint64_t size)
 {
-    ts_zip *z;
+    tsc_zip *z;
     dir_loc dl;
     int rc;
     *out = NULL;
@@ -306,14 +306,14 @@ int ts_zip_open(ts_zip **out, ts_ctx *c, const unsigned char *data, uint64_t siz
     if ((rc = find_dir(z, &dl)) == OPMAP_OK)
         rc = read_dir(z, &dl);
     if (rc != OPMAP_OK) {
-        ts_zip_close(z);
+        tsc_zip_close(z);
         return rc;
     }
     *out = z;
     return OPMAP_OK;
 }
 
-void ts_zip_close(ts_zip *z)
+void tsc_zip_close(tsc_zip *z)
 {
     om_mem *m;
     if (!z)

@@ -18,22 +18,22 @@
 #include "core/err.h"
 #include "core/mapfile.h"
 
-uint64_t ts_zip_count(const ts_zip *z)
+uint64_t tsc_zip_count(const tsc_zip *z)
 {
     return z->n;
 }
 
-const char *ts_zip_name(const ts_zip *z, uint64_t i)
+const char *tsc_zip_name(const tsc_zip *z, uint64_t i)
 {
     return i < z->n ? z->e[i].name : NULL;
 }
 
-int64_t ts_zip_find(const ts_zip *z, const char *name)
+int64_t tsc_zip_find(const tsc_zip *z, const char *name)
 {
     size_t len = strlen(name), lo = 0, hi = (size_t)z->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        int r = ts_zkey_cmp(z->keys[mid].name, z->keys[mid].nlen, name, len);
+        int r = tsc_zip_key_cmp(z->keys[mid].name, z->keys[mid].nlen, name, len);
         if (r == 0)
             return z->keys[mid].idx;
         if (r < 0)
@@ -69,7 +69,7 @@ static void z_free(voidpf opaque, voidpf address)
 }
 
 /* Inflates e's raw deflate data into b (room for `room` bytes); *got: bytes produced. */
-static int inflate_entry(ts_zip *z, const ts_zent *e, unsigned char *b, uint64_t room,
+static int inflate_entry(tsc_zip *z, const tsc_zip_entry *e, unsigned char *b, uint64_t room,
                          uint64_t *got, int *ended)
 {
     ts_ctx *c = z->c;
@@ -115,11 +115,11 @@ static int inflate_entry(ts_zip *z, const ts_zent *e, unsigned char *b, uint64_t
     return OPMAP_OK; /* Z_STREAM_END, or Z_BUF_ERROR: out of input or out of room */
 }
 
-int ts_zip_read(ts_zip *z, uint64_t i, uint64_t cap, int prefix_only, unsigned char **buf,
+int tsc_zip_read(tsc_zip *z, uint64_t i, uint64_t cap, int prefix_only, unsigned char **buf,
                 size_t *len)
 {
     ts_ctx *c = z->c;
-    const ts_zent *e;
+    const tsc_zip_entry *e;
     uint64_t want, got = 0;
     unsigned char *b;
     int rc = OPMAP_OK, ended = 1;
@@ -185,7 +185,7 @@ int ts_zip_read(ts_zip *z, uint64_t i, uint64_t cap, int prefix_only, unsigned c
     return OPMAP_OK;
 }
 
-void ts_zip_free(ts_zip *z, unsigned char *buf, size_t len)
+void tsc_zip_free(tsc_zip *z, unsigned char *buf, size_t len)
 {
     if (buf)
         om_dealloc(z->c->mem, buf, len + 1);

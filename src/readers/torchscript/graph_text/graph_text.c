@@ -428,8 +428,8 @@ static int parse_attrs(gp *p, const char *s, size_t n, size_t at, ir_node *node)
             } else if (is_num) {
                 double f;
                 a->type = IR_ATTR_FLOAT;
-                if (s[vs] == '-' ? ts_parse_float(s + vs + 1, e - vs - 1, &f)
-                                 : ts_parse_float(s + vs, e - vs, &f))
+                if (s[vs] == '-' ? tsl_parse_float(s + vs + 1, e - vs - 1, &f)
+                                 : tsl_parse_float(s + vs, e - vs, &f))
                     a->f = s[vs] == '-' ? -f : f;
             } else {
                 a->type = IR_ATTR_STRING;
@@ -469,7 +469,7 @@ static int parse_comment(gp *p, const char *s, size_t n, ir_node *node)
         return OPMAP_OK;
     {
         char *tmp = om_arena_strndup(&p->c->tmp, s, c1);
-        if (!tmp || !(node->src_file = ts_iintern(p->c, tmp)))
+        if (!tmp || !(node->src_file = ts_intern_model(p->c, tmp)))
             return goom(p);
         node->src_line = (uint32_t)line;
     }
@@ -569,7 +569,7 @@ static int list_escapes(const ir_node *node, uint32_t k)
 {
     if (strcmp(node->domain, "aten") != 0)
         return strcmp(node->domain, "prim") != 0 || strcmp(node->op, "ListUnpack") != 0;
-    return ts_kind_mutable(node->domain, node->op) || (k == 0 && ts_kind_view(node->op));
+    return tsj_kind_mutable(node->domain, node->op) || (k == 0 && tsj_kind_view(node->op));
 }
 
 /* A printed list constant "[1, 2]" / "[0.5, 1.]" into a (its elements: dt). */
@@ -603,7 +603,7 @@ static int parse_list_const(gp *p, const char *s, size_t n, int dt, ir_attr *a)
         neg = e > b && s[b] == '-';
         if (floats) {
             double f;
-            if (e <= b + (size_t)neg || !ts_parse_float(s + b + neg, e - b - neg, &f))
+            if (e <= b + (size_t)neg || !tsl_parse_float(s + b + neg, e - b - neg, &f))
                 return OPMAP_OK;
             a->floats[k++] = neg ? -f : f;
         } else {
@@ -720,7 +720,7 @@ static int note_values(gp *p, const ir_node *node)
 /* Every node's args from the values its inputs name, interned. */
 static int fill_args(gp *p)
 {
-    ts_argtab tab;
+    tsir_argtab tab;
     om_vec buf;
     size_t gi, i;
     int rc = OPMAP_OK;
@@ -749,14 +749,14 @@ static int fill_args(gp *p)
                 if (e && !e->written)
                     a[k] = e->a;
             }
-            if (!(nd->args = ts_args_intern(&tab, a, nd->n_inputs)))
+            if (!(nd->args = tsir_args_intern(&tab, a, nd->n_inputs)))
                 rc = goom(p);
             else
                 nd->n_args = nd->n_inputs;
         }
     }
     om_vec_free(&buf, p->c->mem);
-    ts_args_free(&tab);
+    tsir_args_free(&tab);
     return rc;
 }
 
@@ -797,9 +797,9 @@ static int node_line(gp *p, const char *s, size_t n)
             goto done;
         }
         if (!(tmp = om_arena_strndup(&p->c->tmp, s + kstart, (size_t)(sep - (s + kstart)))) ||
-            !(node.domain = ts_iintern(p->c, tmp)) ||
+            !(node.domain = ts_intern_model(p->c, tmp)) ||
             !(tmp = om_arena_strndup(&p->c->tmp, sep + 2, (size_t)(s + kend - sep - 2))) ||
-            !(node.op = ts_iintern(p->c, tmp))) {
+            !(node.op = ts_intern_model(p->c, tmp))) {
             rc = goom(p);
             goto done;
         }
@@ -1146,7 +1146,7 @@ static int attach_sections(gp *p, ir_graph *g, section *secs, size_t n, uint32_t
             if (!hit)
                 continue;
             if (!(op = om_arena_strndup(&p->c->tmp, nd->op, q - 1)) ||
-                !(nd->op = ts_iintern(p->c, op)))
+                !(nd->op = ts_intern_model(p->c, op)))
                 return goom(p);
             /* a fork's subgraph is its closure, which torch's inlined graph does not walk
              * either; fusion groups hold the operators that run */

@@ -22,7 +22,7 @@
 
 /* ---- errors and small helpers ---- */
 
-int tsb_fail(bld *b, const ts_expr *e, const char *fmt, ...)
+int tsj_build_fail(tsj_builder *b, const tsl_expr *e, const char *fmt, ...)
 {
     char msg[300];
     va_list ap;
@@ -33,19 +33,19 @@ int tsb_fail(bld *b, const ts_expr *e, const char *fmt, ...)
                    e ? e->col : 1, "%s", msg);
 }
 
-int tsb_oom(bld *b)
+int tsj_build_oom(tsj_builder *b)
 {
     return ts_oom(b->c);
 }
 
-const ts_type *tsb_prim(bld *b, int k)
+const tsl_type *tsj_prim_type(tsj_builder *b, int k)
 {
-    return ty_prim(b->ty, k);
+    return tsl_type_prim(b->ty, k);
 }
 
 /* ---- environment ---- */
 
-static size_t hslot(const bld *b, const char *k)
+static size_t hslot(const tsj_builder *b, const char *k)
 {
     uintptr_t v = (uintptr_t)k;
     v ^= v >> 15;
@@ -53,18 +53,18 @@ static size_t hslot(const bld *b, const char *k)
     return (size_t)(v >> 9) & (b->cap - 1);
 }
 
-static int env_grow(bld *b)
+static int env_grow(tsj_builder *b)
 {
     size_t ncap = b->cap ? b->cap * 2 : 256, i;
     const char **nk = om_calloc(b->c->mem, ncap, sizeof(*nk));
-    og_val **nv = om_calloc(b->c->mem, ncap, sizeof(*nv));
+    tsj_value **nv = om_calloc(b->c->mem, ncap, sizeof(*nv));
     uint32_t *ns = om_calloc(b->c->mem, ncap, sizeof(*ns));
     uint32_t *na = om_calloc(b->c->mem, ncap, sizeof(*na));
-    const ts_type **nd = om_calloc(b->c->mem, ncap, sizeof(*nd));
+    const tsl_type **nd = om_calloc(b->c->mem, ncap, sizeof(*nd));
     const char **ok = b->keys;
-    og_val **ov = b->vals;
+    tsj_value **ov = b->vals;
     uint32_t *os = b->stamps, *oa = b->aux;
-    const ts_type **od = b->decl;
+    const tsl_type **od = b->decl;
     size_t ocap = b->cap;
     if (!nk || !nv || !ns || !na || !nd) {
         if (nd)
@@ -108,7 +108,7 @@ static int env_grow(bld *b)
 }
 
 /* The slot of name k (inserted empty when missing); SIZE_MAX when out of memory. */
-size_t tsb_env_slot(bld *b, const char *k)
+size_t tsj_env_slot(tsj_builder *b, const char *k)
 {
     size_t j;
     if ((b->len + 1) * 2 > b->cap && !env_grow(b))
@@ -122,7 +122,7 @@ size_t tsb_env_slot(bld *b, const char *k)
 }
 
 /* The slot of a name known to be present (never grows the table). */
-size_t tsb_env_find(const bld *b, const char *k)
+size_t tsj_env_find(const tsj_builder *b, const char *k)
 {
     size_t j;
     for (j = hslot(b, k); b->keys[j] != k; j = (j + 1) & (b->cap - 1))
@@ -130,7 +130,7 @@ size_t tsb_env_find(const bld *b, const char *k)
     return j;
 }
 
-og_val *tsb_env_get(bld *b, const char *k)
+tsj_value *tsj_env_get(tsj_builder *b, const char *k)
 {
     size_t j;
     if (!b->cap)
@@ -141,42 +141,42 @@ og_val *tsb_env_get(bld *b, const char *k)
     return NULL;
 }
 
-int tsb_env_set(bld *b, const char *k, og_val *v)
+int tsj_env_set(tsj_builder *b, const char *k, tsj_value *v)
 {
-    size_t j = tsb_env_slot(b, k);
-    undo_rec *u;
+    size_t j = tsj_env_slot(b, k);
+    tsj_undo_rec *u;
     if (j == SIZE_MAX || !(u = om_vec_push(&b->undo, b->c->mem)))
-        return tsb_oom(b);
+        return tsj_build_oom(b);
     u->k = k;
     u->old = b->vals[j];
     b->vals[j] = v;
     return OPMAP_OK;
 }
 
-void tsb_env_restore(bld *b, size_t mark)
+void tsj_env_restore(tsj_builder *b, size_t mark)
 {
     while (b->undo.len > mark) {
-        undo_rec *u = &OM_VEC_AT(&b->undo, undo_rec, b->undo.len - 1);
-        b->vals[tsb_env_find(b, u->k)] = u->old;
+        tsj_undo_rec *u = &OM_VEC_AT(&b->undo, tsj_undo_rec, b->undo.len - 1);
+        b->vals[tsj_env_find(b, u->k)] = u->old;
         b->undo.len--;
     }
 }
 
 /* Distinct names assigned since `mark`, with their current values, in first-set order;
  * their slots get `stamp` and aux = index in the list. */
-int tsb_assigned_since(bld *b, size_t mark, uint32_t stamp, om_vec *out)
+int tsj_env_assigned_since(tsj_builder *b, size_t mark, uint32_t stamp, om_vec *out)
 {
     size_t i;
     for (i = mark; i < b->undo.len; i++) {
-        const char *k = OM_VEC_AT(&b->undo, undo_rec, i).k;
-        size_t j = tsb_env_find(b, k);
-        named *n;
+        const char *k = OM_VEC_AT(&b->undo, tsj_undo_rec, i).k;
+        size_t j = tsj_env_find(b, k);
+        tsj_named_value *n;
         if (b->stamps[j] == stamp)
             continue;
         b->stamps[j] = stamp;
         b->aux[j] = (uint32_t)out->len;
         if (!(n = om_vec_push(out, b->c->mem)))
-            return tsb_oom(b);
+            return tsj_build_oom(b);
         n->k = k;
         n->v = b->vals[j];
     }
@@ -185,33 +185,33 @@ int tsb_assigned_since(bld *b, size_t mark, uint32_t stamp, om_vec *out)
 
 /* ---- nodes ---- */
 
-void tsb_set_src(bld *b, og_node *n, const ts_expr *at, uint32_t off)
+void tsj_set_source(tsj_builder *b, tsj_node *n, const tsl_expr *at, uint32_t off)
 {
     const char *file;
     uint32_t line;
     if (at)
         off = at->off;
-    if (ts_dbg_find(&b->file->dbg, off, &file, &line)) {
+    if (tsc_debug_find(&b->file->dbg, off, &file, &line)) {
         n->file = file;
         n->line = line;
     }
 }
 
-og_node *tsb_emit(bld *b, int kind, const char *ns, const char *op, uint32_t n_in,
-                  uint32_t n_out, const ts_expr *at)
+tsj_node *tsj_add_node(tsj_builder *b, int kind, const char *ns, const char *op, uint32_t n_in,
+                  uint32_t n_out, const tsl_expr *at)
 {
-    og_node *n = og_node_new(b->c, kind, ns, op, n_in, n_out, 0);
+    tsj_node *n = tsj_node_new(b->c, kind, ns, op, n_in, n_out, 0);
     if (!n)
         return NULL;
-    tsb_set_src(b, n, at, 0);
-    og_append(b->blk, n);
+    tsj_set_source(b, n, at, 0);
+    tsj_append(b->blk, n);
     return n;
 }
 
 /* Moves n, appended before its arguments were built, after them (operands come first). */
-void tsb_settle(bld *b, og_node *n)
+void tsj_settle(tsj_builder *b, tsj_node *n)
 {
-    og_block *blk = n->owner;
+    tsj_block *blk = n->owner;
     if (blk->tail == n)
         return;
     if (n->prev)
@@ -219,64 +219,64 @@ void tsb_settle(bld *b, og_node *n)
     else
         blk->head = n->next;
     n->next->prev = n->prev;
-    og_append(b->blk, n);
+    tsj_append(b->blk, n);
 }
 
-og_node *tsb_emit_kind(bld *b, const char *ns, const char *op, uint32_t n_in,
-                       uint32_t n_out, const ts_expr *at)
+tsj_node *tsj_add_op(tsj_builder *b, const char *ns, const char *op, uint32_t n_in,
+                       uint32_t n_out, const tsl_expr *at)
 {
-    return tsb_emit(b, ts_kind_lookup(ns, op), ns, op, n_in, n_out, at);
+    return tsj_add_node(b, tsj_kind_lookup(ns, op), ns, op, n_in, n_out, at);
 }
 
-static const ts_type *const_type(bld *b, const og_const *cv)
+static const tsl_type *const_type(tsj_builder *b, const tsj_const *cv)
 {
     switch (cv->k) {
-    case C_NONE: return tsb_prim(b, TY_NONE);
-    case C_BOOL: return tsb_prim(b, TY_BOOL);
-    case C_INT: return tsb_prim(b, TY_INT);
-    case C_FLOAT: return tsb_prim(b, TY_FLOAT);
-    case C_STR: return tsb_prim(b, TY_STR);
-    case C_DEVICE: return tsb_prim(b, TY_DEVICE);
-    case C_TENSOR: return tsb_prim(b, TY_TENSOR);
-    case C_FUNC: return tsb_prim(b, TY_FUNCTION);
-    case C_TUPLE: {
-        const ts_type *el[64];
+    case TSJ_CONST_NONE: return tsj_prim_type(b, TY_NONE);
+    case TSJ_CONST_BOOL: return tsj_prim_type(b, TY_BOOL);
+    case TSJ_CONST_INT: return tsj_prim_type(b, TY_INT);
+    case TSJ_CONST_FLOAT: return tsj_prim_type(b, TY_FLOAT);
+    case TSJ_CONST_STR: return tsj_prim_type(b, TY_STR);
+    case TSJ_CONST_DEVICE: return tsj_prim_type(b, TY_DEVICE);
+    case TSJ_CONST_TENSOR: return tsj_prim_type(b, TY_TENSOR);
+    case TSJ_CONST_FUNC: return tsj_prim_type(b, TY_FUNCTION);
+    case TSJ_CONST_TUPLE: {
+        const tsl_type *el[64];
         uint32_t i;
         if (cv->n > 64)
-            return tsb_prim(b, TY_UNKNOWN);
+            return tsj_prim_type(b, TY_UNKNOWN);
         for (i = 0; i < cv->n; i++)
             el[i] = const_type(b, cv->el[i]);
-        return ty_tuple(b->ty, el, cv->n);
+        return tsl_type_tuple(b->ty, el, cv->n);
     }
-    default: return tsb_prim(b, TY_UNKNOWN);
+    default: return tsj_prim_type(b, TY_UNKNOWN);
     }
 }
 
-og_val *tsb_const(bld *b, og_const *cv, const ts_expr *at)
+tsj_value *tsj_add_const(tsj_builder *b, tsj_const *cv, const tsl_expr *at)
 {
-    og_node *n;
-    const ts_type *t;
+    tsj_node *n;
+    const tsl_type *t;
     if (!cv || !(t = const_type(b, cv)))
         return NULL;
-    if (!(n = og_const_node(b->c, cv, t)))
+    if (!(n = tsj_const_node(b->c, cv, t)))
         return NULL;
-    tsb_set_src(b, n, at, 0);
-    og_append(b->blk, n);
+    tsj_set_source(b, n, at, 0);
+    tsj_append(b->blk, n);
     return &n->out[0];
 }
 
-og_val *tsb_const_simple(bld *b, int k, int64_t i, const ts_expr *at)
+tsj_value *tsj_add_const_simple(tsj_builder *b, int k, int64_t i, const tsl_expr *at)
 {
-    og_const *cv = og_const_new(b->c, k);
+    tsj_const *cv = tsj_const_new(b->c, k);
     if (!cv)
         return NULL;
     cv->i = i;
-    return tsb_const(b, cv, at);
+    return tsj_add_const(b, cv, at);
 }
 
 /* ---- names ---- */
 
-const char *ts_display_name(ts_ctx *c, const char *qual)
+const char *tsj_display_name(ts_ctx *c, const char *qual)
 {
     char buf[1024];
     size_t k = 0;
@@ -296,20 +296,20 @@ const char *ts_display_name(ts_ctx *c, const char *qual)
         buf[k++] = *p++;
     }
     buf[k] = 0;
-    return ts_tintern(c, buf, k);
+    return ts_intern_scratch(c, buf, k);
 }
 
 /* The dotted name of an attribute chain rooted at a global (not a local) name. */
-const char *tsb_dotted_name(bld *b, const ts_expr *e, const char **root, uint32_t *parts)
+const char *tsj_dotted_name(tsj_builder *b, const tsl_expr *e, const char **root, uint32_t *parts)
 {
     char buf[2048];
     size_t len, i, np = 0;
-    const ts_expr *ps[256];
+    const tsl_expr *ps[256];
     while (e->k == EX_ATTR && np < 256) {
         ps[np++] = e;
         e = e->base;
     }
-    if (e->k != EX_NAME || np == 256 || tsb_env_get(b, e->s))
+    if (e->k != EX_NAME || np == 256 || tsj_env_get(b, e->s))
         return NULL;
     *root = e->s;
     *parts = (uint32_t)np;
@@ -325,19 +325,19 @@ const char *tsb_dotted_name(bld *b, const ts_expr *e, const char **root, uint32_
         memcpy(buf + len, ps[i]->s, l);
         len += l;
     }
-    return ts_tintern(b->c, buf, len);
+    return ts_intern_scratch(b->c, buf, len);
 }
 
 /* Resolves a script call target from a `__torch__....` chain: 2 function, 1 class. */
-int tsb_find_qual(bld *b, const char *q, void **v)
+int tsj_find_qual(tsj_builder *b, const char *q, void **v)
 {
-    return q ? ts_prog_find(b->prog, q, v) : 0;
+    return q ? tsl_program_find(b->prog, q, v) : 0;
 }
 
-int ts_build(ts_ctx *c, ts_prog *prog, ts_tys *ty, ts_func *fn, og_graph **out)
+int tsj_build_function(ts_ctx *c, tsl_program *prog, tsl_types *ty, tsl_func *fn, tsj_graph **out)
 {
-    bld b;
-    og_graph *g;
+    tsj_builder b;
+    tsj_graph *g;
     uint32_t i;
     int rc = OPMAP_OK;
     memset(&b, 0, sizeof(b));
@@ -346,41 +346,42 @@ int ts_build(ts_ctx *c, ts_prog *prog, ts_tys *ty, ts_func *fn, og_graph **out)
     b.ty = ty;
     b.fn = fn;
     b.file = fn->file;
-    om_vec_init(&b.undo, sizeof(undo_rec));
-    if (!(b.n_torch = ts_tintern(c, "torch", 5)) || !(b.n_ops = ts_tintern(c, "ops", 3)) ||
-        !(b.n_torch_ = ts_tintern(c, "__torch__", 9)) ||
-        !(b.n_constants = ts_tintern(c, "CONSTANTS", 9)) ||
-        !(b.n_self = ts_tintern(c, "self", 4)))
-        return tsb_oom(&b);
-    if (!(g = om_arena_alloc(&c->tmp, sizeof(*g))) || !(g->top = og_block_new(c, NULL)))
-        return tsb_oom(&b);
+    om_vec_init(&b.undo, sizeof(tsj_undo_rec));
+    if (!(b.n_torch = ts_intern_scratch(c, "torch", 5)) ||
+        !(b.n_ops = ts_intern_scratch(c, "ops", 3)) ||
+        !(b.n_torch_ = ts_intern_scratch(c, "__torch__", 9)) ||
+        !(b.n_constants = ts_intern_scratch(c, "CONSTANTS", 9)) ||
+        !(b.n_self = ts_intern_scratch(c, "self", 4)))
+        return tsj_build_oom(&b);
+    if (!(g = om_arena_alloc(&c->tmp, sizeof(*g))) || !(g->top = tsj_block_new(c, NULL)))
+        return tsj_build_oom(&b);
     g->fn = fn;
     b.g = g;
     b.blk = g->top;
     if (fn->n_params &&
-        !(g->top->params = om_arena_array(&c->tmp, fn->n_params, sizeof(og_val *))))
-        return tsb_oom(&b);
+        !(g->top->params = om_arena_array(&c->tmp, fn->n_params, sizeof(tsj_value *))))
+        return tsj_build_oom(&b);
     g->top->n_params = fn->n_params;
     for (i = 0; i < fn->n_params && !rc; i++) {
-        const ts_param *p = &fn->params[i];
-        const ts_type *t;
+        const tsl_param *p = &fn->params[i];
+        const tsl_type *t;
         if (i == 0 && fn->cls && !p->type)
-            t = ty_class(ty, fn->cls);
+            t = tsl_type_class(ty, fn->cls);
         else
-            t = ty_from_expr(ty, p->type);
-        if (!t || !(g->top->params[i] = og_param_new(c, t)))
-            rc = tsb_oom(&b);
+            t = tsl_type_from_expr(ty, p->type);
+        if (!t || !(g->top->params[i] = tsj_param_new(c, t)))
+            rc = tsj_build_oom(&b);
         else
-            rc = tsb_env_set(&b, p->name, g->top->params[i]);
+            rc = tsj_env_set(&b, p->name, g->top->params[i]);
         if (!rc && i == 0 && fn->cls)
             b.self = g->top->params[0];
     }
     if (!rc)
-        rc = tsb_stmts(&b, fn->body, fn->n_body, 1);
+        rc = tsj_build_stmts(&b, fn->body, fn->n_body, 1);
     if (!rc && !g->top->n_rets) {
-        og_val *v = tsb_const_simple(&b, C_NONE, 0, NULL);
-        if (!v || !(g->top->rets = om_arena_alloc(&c->tmp, sizeof(og_val *))))
-            rc = tsb_oom(&b);
+        tsj_value *v = tsj_add_const_simple(&b, TSJ_CONST_NONE, 0, NULL);
+        if (!v || !(g->top->rets = om_arena_alloc(&c->tmp, sizeof(tsj_value *))))
+            rc = tsj_build_oom(&b);
         else {
             g->top->rets[0] = v;
             g->top->n_rets = 1;

@@ -10,9 +10,9 @@
 #include "readers/torchscript/lang/types.h"
 
 /* Builds fn's graph. Errors name the code entry, line and column of the construct. */
-int ts_build(ts_ctx *c, ts_prog *prog, ts_tys *ty, ts_func *fn, og_graph **out);
+int tsj_build_function(ts_ctx *c, tsl_program *prog, tsl_types *ty, tsl_func *fn, tsj_graph **out);
 
 /* The printed name of a qualified name for people: "__torch__." and mangling dropped. */
-const char *ts_display_name(ts_ctx *c, const char *qual);
+const char *tsj_display_name(ts_ctx *c, const char *qual);
 
 #endif /* OM_TS_JIT_BUILD_H */

@@ -15,15 +15,15 @@
 #include "readers/torchscript/jit/kinds.h"
 
 /* The attribute path of a module value from self ("layer1", "blocks.0"), or NULL. */
-static const char *receiver_label(bld *b, og_val *v)
+static const char *receiver_label(tsj_builder *b, tsj_value *v)
 {
     const char *parts[64];
     size_t np = 0, len = 0, i;
     char buf[1024];
-    v = og_v(v);
-    while (v && v->def && v->def->kind == OK_GETATTR && np < 64) {
+    v = tsj_resolve(v);
+    while (v && v->def && v->def->kind == TSJ_KIND_GETATTR && np < 64) {
         parts[np++] = v->def->name;
-        v = og_in(v->def, 0);
+        v = tsj_input(v->def, 0);
     }
     if (v != b->self || np == 0 || np == 64)
         return NULL;
@@ -36,18 +36,18 @@ static const char *receiver_label(bld *b, og_val *v)
         memcpy(buf + len, parts[i], l);
         len += l;
     }
-    return ts_tintern(b->c, buf, len);
+    return ts_intern_scratch(b->c, buf, len);
 }
 
 /* Arguments of a call to script function fn: positional, keywords by name, defaults. */
-static int script_args(bld *b, const ts_expr *e, ts_func *fn, og_node *n, uint32_t first)
+static int script_args(tsj_builder *b, const tsl_expr *e, tsl_func *fn, tsj_node *n, uint32_t first)
 {
     uint32_t np = fn->n_params, i, npos = e->n - e->n_kw;
     int rc;
     if (e->n + first > np)
-        return tsb_fail(b, e, "too many arguments in a call to '%s'", fn->qual);
+        return tsj_build_fail(b, e, "too many arguments in a call to '%s'", fn->qual);
     for (i = 0; i < npos; i++)
-        if ((rc = tsb_expr(b, e->a[i], &n->in[first + i])))
+        if ((rc = tsj_build_expr(b, e->a[i], &n->in[first + i])))
             return rc;
     for (i = npos; i < e->n; i++) {
         uint32_t p;
@@ -56,54 +56,55 @@ static int script_args(bld *b, const ts_expr *e, ts_func *fn, og_node *n, uint32
             if (fn->params[p].name == kw)
                 break;
         if (p == np)
-            return tsb_fail(b, e, "unknown keyword argument '%s'", kw);
-        if ((rc = tsb_expr(b, e->a[i], &n->in[p])))
+            return tsj_build_fail(b, e, "unknown keyword argument '%s'", kw);
+        if ((rc = tsj_build_expr(b, e->a[i], &n->in[p])))
             return rc;
     }
     for (i = first; i < np; i++) {
-        og_const *cv;
+        tsj_const *cv;
         if (n->in[i])
             continue;
         if (!fn->params[i].dflt)
-            return tsb_fail(b, e, "missing argument '%s'", fn->params[i].name);
-        if ((rc = tsb_literal(b, fn->params[i].dflt, &cv)))
+            return tsj_build_fail(b, e, "missing argument '%s'", fn->params[i].name);
+        if ((rc = tsj_literal(b, fn->params[i].dflt, &cv)))
             return rc;
         if (!cv) {
             if (fn->params[i].dflt->k == EX_LIST && fn->params[i].dflt->n == 0) {
-                og_node *l = tsb_emit(b, OK_LISTC, "prim", "ListConstruct", 0, 1, e);
+                tsj_node *l = tsj_add_node(b, TSJ_KIND_LISTC, "prim", "ListConstruct", 0, 1, e);
                 if (!l)
-                    return tsb_oom(b);
-                l->out[0].type = fn->params[i].type ? ty_from_expr(b->ty, fn->params[i].type)
-                                                    : tsb_prim(b, TY_UNKNOWN);
+                    return tsj_build_oom(b);
+                l->out[0].type = fn->params[i].type ? tsl_type_from_expr(b->ty, fn->params[i].type)
+                                                    : tsj_prim_type(b, TY_UNKNOWN);
                 n->in[i] = &l->out[0];
                 continue;
             }
-            if ((rc = tsb_expr(b, fn->params[i].dflt, &n->in[i])))
+            if ((rc = tsj_build_expr(b, fn->params[i].dflt, &n->in[i])))
                 return rc;
             continue;
         }
-        if (!(n->in[i] = tsb_const(b, cv, e)))
-            return tsb_oom(b);
+        if (!(n->in[i] = tsj_add_const(b, cv, e)))
+            return tsj_build_oom(b);
     }
     return OPMAP_OK;
 }
 
-static const ts_type *ret_type(bld *b, ts_func *fn)
+static const tsl_type *ret_type(tsj_builder *b, tsl_func *fn)
 {
-    const ts_type *t = fn->ret ? ty_from_expr(b->ty, fn->ret) : tsb_prim(b, TY_NONE);
-    return t ? t : tsb_prim(b, TY_UNKNOWN);
+    const tsl_type *t = fn->ret ? tsl_type_from_expr(b->ty, fn->ret) : tsj_prim_type(b, TY_NONE);
+    return t ? t : tsj_prim_type(b, TY_UNKNOWN);
 }
 
-static int call_script(bld *b, const ts_expr *e, ts_func *fn, og_val *recv, og_val **out)
+static int call_script(tsj_builder *b, const tsl_expr *e, tsl_func *fn, tsj_value *recv,
+                       tsj_value **out)
 {
-    og_node *n;
+    tsj_node *n;
     int rc;
     uint32_t first = recv ? 1 : 0;
     if (fn->n_params < first)
-        return tsb_fail(b, e, "method '%s' has no self parameter", fn->qual);
-    if (!(n = tsb_emit(b, recv ? OK_CALLM : OK_CALLF, "prim", recv ? "CallMethod" : "CallFunction",
-                       fn->n_params, 1, e)))
-        return tsb_oom(b);
+        return tsj_build_fail(b, e, "method '%s' has no self parameter", fn->qual);
+    if (!(n = tsj_add_node(b, recv ? TSJ_KIND_CALLM : TSJ_KIND_CALLF, "prim",
+                           recv ? "CallMethod" : "CallFunction", fn->n_params, 1, e)))
+        return tsj_build_oom(b);
     n->callee = fn;
     n->name = fn->name;
     if (recv) {
@@ -112,31 +113,31 @@ static int call_script(bld *b, const ts_expr *e, ts_func *fn, og_val *recv, og_v
     }
     if ((rc = script_args(b, e, fn, n, first)))
         return rc;
-    tsb_settle(b, n);
+    tsj_settle(b, n);
     if (!(n->out[0].type = ret_type(b, fn)))
-        return tsb_oom(b);
+        return tsj_build_oom(b);
     *out = &n->out[0];
     return OPMAP_OK;
 }
 
-static int call_op(bld *b, const ts_expr *e, const char *ns, const char *op, uint32_t n_out,
-                   og_node **out)
+static int call_op(tsj_builder *b, const tsl_expr *e, const char *ns, const char *op,
+                   uint32_t n_out, tsj_node **out)
 {
-    og_node *n;
+    tsj_node *n;
     uint32_t i;
     int rc;
-    if (!(n = tsb_emit_kind(b, ns, op, e->n, n_out, e)))
-        return tsb_oom(b);
-    if ((rc = tsb_expr_args(b, e, n, 0)))
+    if (!(n = tsj_add_op(b, ns, op, e->n, n_out, e)))
+        return tsj_build_oom(b);
+    if ((rc = tsj_build_args(b, e, n, 0)))
         return rc;
-    tsb_settle(b, n);
+    tsj_settle(b, n);
     if (e->n_kw) {
         n->kw = e->kw;
         n->n_kw = e->n_kw;
     }
     for (i = 0; i < n_out; i++)
-        if (!(n->out[i].type = tsb_builtin_type(b, n, i)))
-            return tsb_oom(b);
+        if (!(n->out[i].type = tsj_builtin_type(b, n, i)))
+            return tsj_build_oom(b);
     /* ops that return nothing in torch have no output (a None-typed one would be folded) */
     if (n_out == 1 && ((strcmp(ns, "prim") == 0 && (strcmp(op, "RaiseException") == 0 ||
                                                      strcmp(op, "Print") == 0)) ||
@@ -147,96 +148,98 @@ static int call_op(bld *b, const ts_expr *e, const char *ns, const char *op, uin
 }
 
 /* The value of a call node: its output, or None for ops without one. */
-static og_val *call_value(bld *b, og_node *n, const ts_expr *e)
+static tsj_value *call_value(tsj_builder *b, tsj_node *n, const tsl_expr *e)
 {
-    return n->n_out ? &n->out[0] : tsb_const_simple(b, C_NONE, 0, e);
+    return n->n_out ? &n->out[0] : tsj_add_const_simple(b, TSJ_CONST_NONE, 0, e);
 }
 
-static const ts_type *type_arg(bld *b, const ts_expr *e)
+static const tsl_type *type_arg(tsj_builder *b, const tsl_expr *e)
 {
-    return ty_from_expr(b->ty, e);
+    return tsl_type_from_expr(b->ty, e);
 }
 
 /* Calls; n_out > 1 only for `a, b = torch.op(...)`. */
-int tsb_call(bld *b, const ts_expr *e, uint32_t n_out, og_node **multi, og_val **out)
+int tsj_build_call(tsj_builder *b, const tsl_expr *e, uint32_t n_out, tsj_node **multi,
+                   tsj_value **out)
 {
-    const ts_expr *f = e->base;
-    og_node *n = NULL;
+    const tsl_expr *f = e->base;
+    tsj_node *n = NULL;
     int rc;
     if (f->k == EX_NAME) {
-        og_val *fv = tsb_env_get(b, f->s);
+        tsj_value *fv = tsj_env_get(b, f->s);
         const char *bop;
         if (fv) {
-            const og_const *cv = og_cval(fv);
-            if (cv && cv->k == C_FUNC)
+            const tsj_const *cv = tsj_const_of(fv);
+            if (cv && cv->k == TSJ_CONST_FUNC)
                 return call_script(b, e, cv->fn, NULL, out);
-            return tsb_fail(b, e, "'%s' is not a function", f->s);
+            return tsj_build_fail(b, e, "'%s' is not a function", f->s);
         }
-        if ((bop = ts_builtin_op(f->s))) {
+        if ((bop = tsj_builtin_op(f->s))) {
             if ((rc = call_op(b, e, "aten", bop, 1, &n)))
                 return rc;
             *out = &n->out[0];
             return OPMAP_OK;
         }
         if (!strcmp(f->s, "getattr")) {
-            og_val *obj;
+            tsj_value *obj;
             const char *name;
             if (e->n != 2 || e->a[1]->k != EX_STR)
-                return tsb_fail(b, e, "getattr needs an object and a name");
-            if ((rc = tsb_expr(b, e->a[0], &obj)))
+                return tsj_build_fail(b, e, "getattr needs an object and a name");
+            if ((rc = tsj_build_expr(b, e->a[0], &obj)))
                 return rc;
-            if (!(name = ts_tintern(b->c, e->a[1]->s, e->a[1]->slen)))
-                return tsb_oom(b);
-            return tsb_get_attr(b, e, obj, name, out);
+            if (!(name = ts_intern_scratch(b->c, e->a[1]->s, e->a[1]->slen)))
+                return tsj_build_oom(b);
+            return tsj_get_attr(b, e, obj, name, out);
         }
         if (!strcmp(f->s, "annotate") || !strcmp(f->s, "unchecked_cast")) {
-            const ts_type *t;
-            og_val *v;
+            const tsl_type *t;
+            tsj_value *v;
             int unchecked = f->s[0] == 'u';
             if (e->n != 2)
-                return tsb_fail(b, e, "%s needs a type and a value", f->s);
+                return tsj_build_fail(b, e, "%s needs a type and a value", f->s);
             if (!(t = type_arg(b, e->a[0])))
-                return tsb_oom(b);
+                return tsj_build_oom(b);
             if (!unchecked && (t->k == TY_INT || t->k == TY_FLOAT || t->k == TY_NUMBER) &&
                 e->a[1]->k != EX_INT && e->a[1]->k != EX_FLOAT && e->a[1]->k != EX_NEG) {
                 /* an implicit tensor -> scalar conversion */
                 const char *op = t->k == TY_INT ? "IntImplicit" : t->k == TY_FLOAT
                                  ? "FloatImplicit" : "ScalarImplicit";
-                if (!(n = tsb_emit_kind(b, "aten", op, 1, 1, e)))
-                    return tsb_oom(b);
-                if ((rc = tsb_expr(b, e->a[1], &n->in[0])))
+                if (!(n = tsj_add_op(b, "aten", op, 1, 1, e)))
+                    return tsj_build_oom(b);
+                if ((rc = tsj_build_expr(b, e->a[1], &n->in[0])))
                     return rc;
-                tsb_settle(b, n);
+                tsj_settle(b, n);
                 n->out[0].type = t;
                 *out = &n->out[0];
                 return OPMAP_OK;
             }
             if (unchecked) {
-                if (!(n = tsb_emit(b, OK_UNCHECKED, "prim", "unchecked_cast", 1, 1, e)))
-                    return tsb_oom(b);
-                if ((rc = tsb_expr(b, e->a[1], &n->in[0])))
+                if (!(n = tsj_add_node(b, TSJ_KIND_UNCHECKED, "prim", "unchecked_cast", 1, 1, e)))
+                    return tsj_build_oom(b);
+                if ((rc = tsj_build_expr(b, e->a[1], &n->in[0])))
                     return rc;
-                tsb_settle(b, n);
+                tsj_settle(b, n);
                 n->ty = t;
                 n->out[0].type = t;
                 *out = &n->out[0];
                 return OPMAP_OK;
             }
-            if ((rc = tsb_expr(b, e->a[1], &v)))
+            if ((rc = tsj_build_expr(b, e->a[1], &v)))
                 return rc;
-            v = og_v(v);
-            if (v->def && (v->def->kind == OK_LISTC || v->def->kind == OK_DICTC ||
-                           v->def->kind == OK_CONST || v->def->kind == OK_TOLIST))
+            v = tsj_resolve(v);
+            if (v->def && (v->def->kind == TSJ_KIND_LISTC || v->def->kind == TSJ_KIND_DICTC ||
+                           v->def->kind == TSJ_KIND_CONST || v->def->kind == TSJ_KIND_TOLIST))
                 v->type = t;
             *out = v;
             return OPMAP_OK;
         }
         if (!strcmp(f->s, "uninitialized")) {
-            const ts_type *t;
+            const tsl_type *t;
             if (e->n != 1 || !(t = type_arg(b, e->a[0])))
-                return e->n != 1 ? tsb_fail(b, e, "uninitialized needs a type") : tsb_oom(b);
-            if (!(n = tsb_emit(b, OK_UNINIT, "prim", "Uninitialized", 0, 1, e)))
-                return tsb_oom(b);
+                return e->n != 1 ? tsj_build_fail(b, e, "uninitialized needs a type")
+                                 : tsj_build_oom(b);
+            if (!(n = tsj_add_node(b, TSJ_KIND_UNINIT, "prim", "Uninitialized", 0, 1, e)))
+                return tsj_build_oom(b);
             n->ty = t;
             n->out[0].type = t;
             *out = &n->out[0];
@@ -244,33 +247,33 @@ int tsb_call(bld *b, const ts_expr *e, uint32_t n_out, og_node **multi, og_val *
         }
         if (!strcmp(f->s, "isinstance")) {
             if (e->n != 2)
-                return tsb_fail(b, e, "isinstance needs a value and a type");
-            if (!(n = tsb_emit(b, OK_ISINSTANCE, "prim", "isinstance", 1, 1, e)))
-                return tsb_oom(b);
-            if ((rc = tsb_expr(b, e->a[0], &n->in[0])))
+                return tsj_build_fail(b, e, "isinstance needs a value and a type");
+            if (!(n = tsj_add_node(b, TSJ_KIND_ISINSTANCE, "prim", "isinstance", 1, 1, e)))
+                return tsj_build_oom(b);
+            if ((rc = tsj_build_expr(b, e->a[0], &n->in[0])))
                 return rc;
-            tsb_settle(b, n);
-            n->out[0].type = tsb_prim(b, TY_BOOL);
+            tsj_settle(b, n);
+            n->out[0].type = tsj_prim_type(b, TY_BOOL);
             *out = &n->out[0];
             return OPMAP_OK;
         }
         if (!strcmp(f->s, "fork") && e->n >= 1) {
             /* prim::fork runs its closure asynchronously; the closure is not inlined */
-            const og_const *fc;
-            og_val *cl;
+            const tsj_const *fc;
+            tsj_value *cl;
             uint32_t k;
-            if ((rc = tsb_expr(b, e->a[0], &cl)))
+            if ((rc = tsj_build_expr(b, e->a[0], &cl)))
                 return rc;
-            fc = og_cval(cl);
-            if (!fc || fc->k != C_FUNC)
-                return tsb_fail(b, e, "fork of something that is not a function");
-            if (!(n = tsb_emit(b, OK_OTHER, "prim", "fork", e->n - 1, 1, e)))
-                return tsb_oom(b);
+            fc = tsj_const_of(cl);
+            if (!fc || fc->k != TSJ_CONST_FUNC)
+                return tsj_build_fail(b, e, "fork of something that is not a function");
+            if (!(n = tsj_add_node(b, TSJ_KIND_OTHER, "prim", "fork", e->n - 1, 1, e)))
+                return tsj_build_oom(b);
             for (k = 1; k < e->n; k++)
-                if ((rc = tsb_expr(b, e->a[k], &n->in[k - 1])))
+                if ((rc = tsj_build_expr(b, e->a[k], &n->in[k - 1])))
                     return rc;
-            tsb_settle(b, n);
-            n->out[0].type = tsb_prim(b, TY_UNKNOWN);
+            tsj_settle(b, n);
+            n->out[0].type = tsj_prim_type(b, TY_UNKNOWN);
             *out = &n->out[0];
             return OPMAP_OK;
         }
@@ -278,102 +281,104 @@ int tsb_call(bld *b, const ts_expr *e, uint32_t n_out, og_node **multi, og_val *
             if ((rc = call_op(b, e, "prim", "Print", 1, &n)))
                 return rc;
             *out = call_value(b, n, e);
-            return *out ? OPMAP_OK : tsb_oom(b);
+            return *out ? OPMAP_OK : tsj_build_oom(b);
         }
-        return tsb_fail(b, e, "unknown function '%s'", f->s);
+        return tsj_build_fail(b, e, "unknown function '%s'", f->s);
     }
     if (f->k == EX_ATTR) {
         const char *root, *q;
         uint32_t parts;
-        q = tsb_dotted_name(b, f, &root, &parts);
+        q = tsj_dotted_name(b, f, &root, &parts);
         if (q && root == b->n_torch) {
             if (parts != 1)
-                return tsb_fail(b, e, "unknown call '%s'", q);
+                return tsj_build_fail(b, e, "unknown call '%s'", q);
             if (!strcmp(f->s, "device")) {
-                og_const *cv;
-                if ((rc = tsb_literal(b, e, &cv)))
+                tsj_const *cv;
+                if ((rc = tsj_literal(b, e, &cv)))
                     return rc;
                 if (cv) {
-                    *out = tsb_const(b, cv, e);
-                    return *out ? OPMAP_OK : tsb_oom(b);
+                    *out = tsj_add_const(b, cv, e);
+                    return *out ? OPMAP_OK : tsj_build_oom(b);
                 }
             }
-            if ((rc = call_op(b, e, "aten", ts_canon_op(f->s), n_out, &n)))
+            if ((rc = call_op(b, e, "aten", tsj_canon_op(f->s), n_out, &n)))
                 return rc;
             if (multi)
                 *multi = n;
             *out = call_value(b, n, e);
-            return *out ? OPMAP_OK : tsb_oom(b);
+            return *out ? OPMAP_OK : tsj_build_oom(b);
         }
         if (q && root == b->n_ops) {
             const char *ns;
             if (parts != 2)
-                return tsb_fail(b, e, "unknown call '%s'", q);
+                return tsj_build_fail(b, e, "unknown call '%s'", q);
             ns = f->base->s;
             if ((rc = call_op(b, e, ns, f->s, n_out, &n)))
                 return rc;
             if (multi)
                 *multi = n;
             *out = call_value(b, n, e);
-            return *out ? OPMAP_OK : tsb_oom(b);
+            return *out ? OPMAP_OK : tsj_build_oom(b);
         }
         if (q && root == b->n_torch_) {
             void *v;
-            int k = tsb_find_qual(b, q, &v);
+            int k = tsj_find_qual(b, q, &v);
             if (k == 2)
                 return call_script(b, e, v, NULL, out);
-            if (k == 1 && strcmp(((ts_class *)v)->base, "NamedTuple") == 0) {
-                const ts_type *t = ty_class(b->ty, v);
+            if (k == 1 && strcmp(((tsl_class *)v)->base, "NamedTuple") == 0) {
+                const tsl_type *t = tsl_type_class(b->ty, v);
                 if (!t)
-                    return tsb_oom(b);
-                if (!(n = tsb_emit(b, OK_TUPLEC, "prim", "TupleConstruct", e->n, 1, e)))
-                    return tsb_oom(b);
-                if ((rc = tsb_expr_args(b, e, n, 0)))
+                    return tsj_build_oom(b);
+                if (!(n = tsj_add_node(b, TSJ_KIND_TUPLEC, "prim", "TupleConstruct", e->n, 1, e)))
+                    return tsj_build_oom(b);
+                if ((rc = tsj_build_args(b, e, n, 0)))
                     return rc;
-                tsb_settle(b, n);
+                tsj_settle(b, n);
                 n->out[0].type = t;
                 *out = &n->out[0];
                 return OPMAP_OK;
             }
             if (!strcmp(f->s, "__new__")) {
-                const char *cq = tsb_dotted_name(b, f->base, &root, &parts);
-                if (tsb_find_qual(b, cq, &v) == 1) {
-                    const ts_type *t = ty_class(b->ty, v);
-                    if (!t || !(n = tsb_emit(b, OK_CREATEOBJ, "prim", "CreateObject", 0, 1, e)))
-                        return tsb_oom(b);
+                const char *cq = tsj_dotted_name(b, f->base, &root, &parts);
+                if (tsj_find_qual(b, cq, &v) == 1) {
+                    const tsl_type *t = tsl_type_class(b->ty, v);
+                    if (!t ||
+                        !(n = tsj_add_node(b, TSJ_KIND_CREATEOBJ, "prim", "CreateObject", 0, 1, e)))
+                        return tsj_build_oom(b);
                     n->out[0].type = t;
                     *out = &n->out[0];
                     return OPMAP_OK;
                 }
             }
-            return tsb_fail(b, e, "'%s' is not defined in the archive", q);
+            return tsj_build_fail(b, e, "'%s' is not defined in the archive", q);
         }
         if (q && root == b->n_constants)
-            return tsb_fail(b, e, "calling a tensor constant");
+            return tsj_build_fail(b, e, "calling a tensor constant");
         {
             /* a method call on a value */
-            og_val *recv;
-            ts_class *cls;
+            tsj_value *recv;
+            tsl_class *cls;
             uint32_t i;
-            if ((rc = tsb_expr(b, f->base, &recv)))
+            if ((rc = tsj_build_expr(b, f->base, &recv)))
                 return rc;
-            cls = ty_get_class(og_v(recv)->type);
+            cls = tsl_type_get_class(tsj_resolve(recv)->type);
             if (cls) {
                 for (i = 0; i < cls->n_methods; i++)
                     if (cls->methods[i].name == f->s)
                         return call_script(b, e, &cls->methods[i], recv, out);
-                return tsb_fail(b, e, "class has no method '%s'", f->s);
+                return tsj_build_fail(b, e, "class has no method '%s'", f->s);
             }
             if (!strcmp(f->s, "tolist") && e->n == 0) {
-                if (!(n = tsb_emit(b, OK_TOLIST, "prim", "tolist", 1, 1, e)))
-                    return tsb_oom(b);
+                if (!(n = tsj_add_node(b, TSJ_KIND_TOLIST, "prim", "tolist", 1, 1, e)))
+                    return tsj_build_oom(b);
                 n->in[0] = recv;
-                n->out[0].type = tsb_prim(b, TY_UNKNOWN);
+                n->out[0].type = tsj_prim_type(b, TY_UNKNOWN);
                 *out = &n->out[0];
                 return OPMAP_OK;
             }
-            return tsb_fail(b, e, "method '%s' called on a value whose class is not known", f->s);
+            return tsj_build_fail(b, e, "method '%s' called on a value whose class is not known",
+                                  f->s);
         }
     }
-    return tsb_fail(b, e, "unsupported call form");
+    return tsj_build_fail(b, e, "unsupported call form");
 }

@@ -8,76 +8,78 @@
 
 #include "readers/torchscript/jit/build.h"
 
-typedef struct undo_rec {
+typedef struct tsj_undo_rec {
     const char *k;
-    og_val *old;
-} undo_rec;
+    tsj_value *old;
+} tsj_undo_rec;
 
-typedef struct bld {
+typedef struct tsj_builder {
     ts_ctx *c;
-    ts_prog *prog;
-    ts_tys *ty;
-    ts_func *fn;
-    ts_file *file;
-    og_graph *g;
-    og_block *blk;
-    og_val *self;
+    tsl_program *prog;
+    tsl_types *ty;
+    tsl_func *fn;
+    tsl_file *file;
+    tsj_graph *g;
+    tsj_block *blk;
+    tsj_value *self;
     /* environment: interned name -> value, with an undo log */
     const char **keys;
-    og_val **vals;
+    tsj_value **vals;
     uint32_t *stamps, *aux;
-    const ts_type **decl;     /* declared types of annotated assignments */
+    const tsl_type **decl;     /* declared types of annotated assignments */
     size_t cap, len;
     om_vec undo;
     const char *n_torch, *n_ops, *n_torch_, *n_constants, *n_self;
-} bld;
+} tsj_builder;
 
-typedef struct named {
+typedef struct tsj_named_value {
     const char *k;
-    og_val *v;
-} named;
+    tsj_value *v;
+} tsj_named_value;
 
 /* jit/build.c: errors (each returns the status it set) and small helpers */
-int tsb_fail(bld *b, const ts_expr *e, const char *fmt, ...)
+int tsj_build_fail(tsj_builder *b, const tsl_expr *e, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-int tsb_oom(bld *b);
-const ts_type *tsb_prim(bld *b, int k);
+int tsj_build_oom(tsj_builder *b);
+const tsl_type *tsj_prim_type(tsj_builder *b, int k);
 
 /* jit/build.c: the environment */
-size_t tsb_env_slot(bld *b, const char *k);
-size_t tsb_env_find(const bld *b, const char *k);
-og_val *tsb_env_get(bld *b, const char *k);
-int tsb_env_set(bld *b, const char *k, og_val *v);
-void tsb_env_restore(bld *b, size_t mark);
-int tsb_assigned_since(bld *b, size_t mark, uint32_t stamp, om_vec *out);
+size_t tsj_env_slot(tsj_builder *b, const char *k);
+size_t tsj_env_find(const tsj_builder *b, const char *k);
+tsj_value *tsj_env_get(tsj_builder *b, const char *k);
+int tsj_env_set(tsj_builder *b, const char *k, tsj_value *v);
+void tsj_env_restore(tsj_builder *b, size_t mark);
+int tsj_env_assigned_since(tsj_builder *b, size_t mark, uint32_t stamp, om_vec *out);
 
 /* jit/build.c: nodes, appended to the current block with their source line */
-void tsb_set_src(bld *b, og_node *n, const ts_expr *at, uint32_t off);
-og_node *tsb_emit(bld *b, int kind, const char *ns, const char *op, uint32_t n_in,
-                  uint32_t n_out, const ts_expr *at);
-void tsb_settle(bld *b, og_node *n);
-og_node *tsb_emit_kind(bld *b, const char *ns, const char *op, uint32_t n_in,
-                       uint32_t n_out, const ts_expr *at);
-og_val *tsb_const(bld *b, og_const *cv, const ts_expr *at);
-og_val *tsb_const_simple(bld *b, int k, int64_t i, const ts_expr *at);
+void tsj_set_source(tsj_builder *b, tsj_node *n, const tsl_expr *at, uint32_t off);
+tsj_node *tsj_add_node(tsj_builder *b, int kind, const char *ns, const char *op, uint32_t n_in,
+                  uint32_t n_out, const tsl_expr *at);
+void tsj_settle(tsj_builder *b, tsj_node *n);
+tsj_node *tsj_add_op(tsj_builder *b, const char *ns, const char *op, uint32_t n_in,
+                       uint32_t n_out, const tsl_expr *at);
+tsj_value *tsj_add_const(tsj_builder *b, tsj_const *cv, const tsl_expr *at);
+tsj_value *tsj_add_const_simple(tsj_builder *b, int k, int64_t i, const tsl_expr *at);
 
 /* jit/build.c: global names */
-const char *tsb_dotted_name(bld *b, const ts_expr *e, const char **root, uint32_t *parts);
-int tsb_find_qual(bld *b, const char *q, void **v);
+const char *tsj_dotted_name(tsj_builder *b, const tsl_expr *e, const char **root, uint32_t *parts);
+int tsj_find_qual(tsj_builder *b, const char *q, void **v);
 
 /* jit/build_types.c: the type of a builtin's result (aten::, prim:: and custom ops) */
-const ts_type *tsb_builtin_type(bld *b, og_node *n, uint32_t out_index);
+const tsl_type *tsj_builtin_type(tsj_builder *b, tsj_node *n, uint32_t out_index);
 
 /* jit/build_expr.c */
-int tsb_expr(bld *b, const ts_expr *e, og_val **out);
-int tsb_expr_args(bld *b, const ts_expr *e, og_node *n, uint32_t first);
-int tsb_literal(bld *b, const ts_expr *e, og_const **out);
-int tsb_get_attr(bld *b, const ts_expr *at, og_val *obj, const char *name, og_val **out);
+int tsj_build_expr(tsj_builder *b, const tsl_expr *e, tsj_value **out);
+int tsj_build_args(tsj_builder *b, const tsl_expr *e, tsj_node *n, uint32_t first);
+int tsj_literal(tsj_builder *b, const tsl_expr *e, tsj_const **out);
+int tsj_get_attr(tsj_builder *b, const tsl_expr *at, tsj_value *obj, const char *name,
+                 tsj_value **out);
 
 /* jit/build_call.c: calls; n_out > 1 only for `a, b = torch.op(...)` */
-int tsb_call(bld *b, const ts_expr *e, uint32_t n_out, og_node **multi, og_val **out);
+int tsj_build_call(tsj_builder *b, const tsl_expr *e, uint32_t n_out, tsj_node **multi,
+                   tsj_value **out);
 
 /* jit/build_stmt.c: a statement list; `top` for a function's body (where return may end it) */
-int tsb_stmts(bld *b, ts_stmt **s, uint32_t n, int top);
+int tsj_build_stmts(tsj_builder *b, tsl_stmt **s, uint32_t n, int top);
 
 #endif /* OM_TS_JIT_BUILD_INTERNAL_H */

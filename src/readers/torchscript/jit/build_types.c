@@ -12,12 +12,12 @@
 #include "readers/torchscript/jit/build_internal.h"
 #include "readers/torchscript/jit/kinds.h"
 
-static const ts_type *num_result(bld *b, og_node *n, int to_float)
+static const tsl_type *num_result(tsj_builder *b, tsj_node *n, int to_float)
 {
     uint32_t i;
     int any_float = 0, any_num = 0, any_unknown = 0;
     for (i = 0; i < n->n_in; i++) {
-        const ts_type *t = og_in(n, i)->type;
+        const tsl_type *t = tsj_input(n, i)->type;
         if (!t)
             any_unknown = 1;
         else if (t->k == TY_FLOAT)
@@ -28,21 +28,21 @@ static const ts_type *num_result(bld *b, og_node *n, int to_float)
             any_unknown = 1;
     }
     if (any_unknown)
-        return tsb_prim(b, TY_UNKNOWN);
+        return tsj_prim_type(b, TY_UNKNOWN);
     if (any_num)
-        return tsb_prim(b, TY_NUMBER);
-    return tsb_prim(b, to_float || any_float ? TY_FLOAT : TY_INT);
+        return tsj_prim_type(b, TY_NUMBER);
+    return tsj_prim_type(b, to_float || any_float ? TY_FLOAT : TY_INT);
 }
 
-const ts_type *tsb_builtin_type(bld *b, og_node *n, uint32_t out_index)
+const tsl_type *tsj_builtin_type(tsj_builder *b, tsj_node *n, uint32_t out_index)
 {
     const char *op = n->op;
     uint32_t i;
     int any_tensor = 0;
-    const ts_type *t0 = n->n_in ? og_in(n, 0)->type : NULL;
+    const tsl_type *t0 = n->n_in ? tsj_input(n, 0)->type : NULL;
     (void)out_index;
     for (i = 0; i < n->n_in; i++) {
-        const ts_type *t = og_in(n, i)->type;
+        const tsl_type *t = tsj_input(n, i)->type;
         if (t && (t->k == TY_TENSOR || (t->k == TY_OPTIONAL && t->el[0]->k == TY_TENSOR)))
             any_tensor = 1;
     }
@@ -53,30 +53,30 @@ const ts_type *tsb_builtin_type(bld *b, og_node *n, uint32_t out_index)
                                              "is_mps", "is_ipu", "isinstance" };
         for (i = 0; i < sizeof(bools) / sizeof(bools[0]); i++)
             if (strcmp(op, bools[i]) == 0)
-                return tsb_prim(b, TY_BOOL);
+                return tsj_prim_type(b, TY_BOOL);
         if (!strcmp(op, "dtype") || !strcmp(op, "layout") || !strcmp(op, "itemsize"))
-            return tsb_prim(b, TY_INT);
+            return tsj_prim_type(b, TY_INT);
         if (!strcmp(op, "device"))
-            return tsb_prim(b, TY_DEVICE);
+            return tsj_prim_type(b, TY_DEVICE);
         if (!strcmp(op, "NumToTensor") || !strcmp(op, "data") || !strcmp(op, "grad"))
-            return !strcmp(op, "grad") ? ty_optional(b->ty, tsb_prim(b, TY_TENSOR))
-                                       : tsb_prim(b, TY_TENSOR);
+            return !strcmp(op, "grad") ? tsl_type_optional(b->ty, tsj_prim_type(b, TY_TENSOR))
+                                       : tsj_prim_type(b, TY_TENSOR);
         if (!strcmp(op, "shape"))
-            return ty_list(b->ty, tsb_prim(b, TY_INT));
+            return tsl_type_list(b->ty, tsj_prim_type(b, TY_INT));
         if (!strcmp(op, "name") || !strcmp(op, "type"))
-            return !strcmp(op, "name") ? ty_optional(b->ty, tsb_prim(b, TY_STR))
-                                       : tsb_prim(b, TY_STR);
+            return !strcmp(op, "name") ? tsl_type_optional(b->ty, tsj_prim_type(b, TY_STR))
+                                       : tsj_prim_type(b, TY_STR);
         if (!strcmp(op, "min") || !strcmp(op, "max")) {
             if (t0 && t0->k == TY_LIST && n->n_in == 1)
                 return t0->el[0];
             return num_result(b, n, 0);
         }
         if (!strcmp(op, "RaiseException") || !strcmp(op, "Print"))
-            return tsb_prim(b, TY_NONE);
-        return tsb_prim(b, TY_UNKNOWN);
+            return tsj_prim_type(b, TY_NONE);
+        return tsj_prim_type(b, TY_UNKNOWN);
     }
     if (strcmp(n->ns, "aten") != 0)
-        return tsb_prim(b, TY_TENSOR);
+        return tsj_prim_type(b, TY_TENSOR);
     {
         /* ops returning a list of tensors (some take one: meshgrid([a, b])) */
         static const char *const lists_t[] = { "split", "chunk", "unbind", "tensor_split",
@@ -91,43 +91,55 @@ const ts_type *tsb_builtin_type(bld *b, og_node *n, uint32_t out_index)
         for (i = 0; i < sizeof(lists_t) / sizeof(lists_t[0]); i++)
             if (strcmp(op, lists_t[i]) == 0 && (any_tensor || list_in) &&
                 !(t0 && t0->k == TY_STR))
-                return ty_list(b->ty, tsb_prim(b, TY_TENSOR));
+                return tsl_type_list(b->ty, tsj_prim_type(b, TY_TENSOR));
         if ((!strcmp(op, "atleast_1d") || !strcmp(op, "dequantize")) && list_in)
-            return ty_list(b->ty, tsb_prim(b, TY_TENSOR));
+            return tsl_type_list(b->ty, tsj_prim_type(b, TY_TENSOR));
     }
     if (any_tensor) {
         static const char *const ints[] = { "dim", "numel", "size", "len", "element_size",
                                             "get_device", "Int", "IntImplicit", "stride",
                                             "nbytes", "itemsize", "storage_offset" };
-        static const char *const bools_t[] = { "is_floating_point", "is_complex", "Bool",
-                                               "is_contiguous", "is_nonzero", "equal",
-                                               "allclose", "is_same_size", "is_signed",
-                                               "is_pinned", "is_set_to", "is_conj", "is_neg",
-                                               "is_inference", "__is__", "__isnot__",
-                                               "__contains__", "_has_compatible_shallow_copy_type" };
+        static const char *const bools_t[] = { "is_floating_point",
+                                               "is_complex",
+                                               "Bool",
+                                               "is_contiguous",
+                                               "is_nonzero",
+                                               "equal",
+                                               "allclose",
+                                               "is_same_size",
+                                               "is_signed",
+                                               "is_pinned",
+                                               "is_set_to",
+                                               "is_conj",
+                                               "is_neg",
+                                               "is_inference",
+                                               "__is__",
+                                               "__isnot__",
+                                               "__contains__",
+                                               "_has_compatible_shallow_copy_type" };
         if (!strcmp(op, "size") && n->n_in == 1)
-            return ty_list(b->ty, tsb_prim(b, TY_INT));
+            return tsl_type_list(b->ty, tsj_prim_type(b, TY_INT));
         if (!strcmp(op, "stride") && n->n_in == 1)
-            return ty_list(b->ty, tsb_prim(b, TY_INT));
+            return tsl_type_list(b->ty, tsj_prim_type(b, TY_INT));
         for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
             if (strcmp(op, ints[i]) == 0)
-                return tsb_prim(b, TY_INT);
+                return tsj_prim_type(b, TY_INT);
         for (i = 0; i < sizeof(bools_t) / sizeof(bools_t[0]); i++)
             if (strcmp(op, bools_t[i]) == 0)
-                return tsb_prim(b, TY_BOOL);
+                return tsj_prim_type(b, TY_BOOL);
         if (!strcmp(op, "Float") || !strcmp(op, "FloatImplicit"))
-            return tsb_prim(b, TY_FLOAT);
+            return tsj_prim_type(b, TY_FLOAT);
         if (!strcmp(op, "item") || !strcmp(op, "ScalarImplicit"))
-            return tsb_prim(b, TY_NUMBER);
+            return tsj_prim_type(b, TY_NUMBER);
         if (!strcmp(op, "str") || !strcmp(op, "format"))
-            return tsb_prim(b, TY_STR);
+            return tsj_prim_type(b, TY_STR);
         if (!strcmp(op, "tolist"))
-            return tsb_prim(b, TY_UNKNOWN);
+            return tsj_prim_type(b, TY_UNKNOWN);
         if (!strcmp(op, "where") && n->n_in == 1)
-            return ty_list(b->ty, tsb_prim(b, TY_TENSOR));
+            return tsl_type_list(b->ty, tsj_prim_type(b, TY_TENSOR));
         if (t0 && t0->k == TY_LIST && (!strcmp(op, "__getitem__") || !strcmp(op, "pop")))
             return t0->el[0];
-        return tsb_prim(b, TY_TENSOR);
+        return tsj_prim_type(b, TY_TENSOR);
     }
     /* no tensor input */
     {
@@ -148,44 +160,44 @@ const ts_type *tsb_builtin_type(bld *b, og_node *n, uint32_t out_index)
                                             "zfill", "swapcase", "expandtabs", "hex", "oct",
                                             "bin", "chr", "__str__", "repr", "casefold" };
         if (!strcmp(op, "size") && n->n_in == 1)
-            return ty_list(b->ty, tsb_prim(b, TY_INT));
+            return tsl_type_list(b->ty, tsj_prim_type(b, TY_INT));
         for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
             if (strcmp(op, ints[i]) == 0 && !(t0 && t0->k == TY_UNKNOWN && !strcmp(op, "index")))
-                return tsb_prim(b, TY_INT);
+                return tsj_prim_type(b, TY_INT);
         for (i = 0; i < sizeof(bools) / sizeof(bools[0]); i++)
             if (strcmp(op, bools[i]) == 0)
-                return tsb_prim(b, TY_BOOL);
+                return tsj_prim_type(b, TY_BOOL);
         for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
             if (strcmp(op, strs[i]) == 0)
-                return tsb_prim(b, TY_STR);
+                return tsj_prim_type(b, TY_STR);
         if (!strcmp(op, "Float") || !strcmp(op, "FloatImplicit"))
-            return tsb_prim(b, TY_FLOAT);
+            return tsj_prim_type(b, TY_FLOAT);
         if (!strcmp(op, "ScalarImplicit") || !strcmp(op, "item"))
-            return tsb_prim(b, TY_NUMBER);
+            return tsj_prim_type(b, TY_NUMBER);
         if (!strcmp(op, "device"))
-            return tsb_prim(b, TY_DEVICE);
+            return tsj_prim_type(b, TY_DEVICE);
         if (!strcmp(op, "warn"))
-            return tsb_prim(b, TY_NONE);
+            return tsj_prim_type(b, TY_NONE);
         if (!strcmp(op, "split") || !strcmp(op, "splitlines") || !strcmp(op, "rsplit"))
-            return t0 && t0->k == TY_STR ? ty_list(b->ty, tsb_prim(b, TY_STR))
-                                         : ty_list(b->ty, tsb_prim(b, TY_TENSOR));
+            return t0 && t0->k == TY_STR ? tsl_type_list(b->ty, tsj_prim_type(b, TY_STR))
+                                         : tsl_type_list(b->ty, tsj_prim_type(b, TY_TENSOR));
         if (!strcmp(op, "list") || !strcmp(op, "copy") || !strcmp(op, "sorted") ||
             !strcmp(op, "append") || !strcmp(op, "_set_item") || !strcmp(op, "add_") ||
             !strcmp(op, "mul_") || !strcmp(op, "extend"))
             return t0 && (t0->k == TY_LIST || t0->k == TY_DICT) ? t0
-                   : t0 && t0->k == TY_STR ? ty_list(b->ty, tsb_prim(b, TY_STR))
-                                           : tsb_prim(b, TY_UNKNOWN);
+                   : t0 && t0->k == TY_STR ? tsl_type_list(b->ty, tsj_prim_type(b, TY_STR))
+                                           : tsj_prim_type(b, TY_UNKNOWN);
         if (t0 && t0->k == TY_DICT) {
             if (!strcmp(op, "keys"))
-                return ty_list(b->ty, t0->el[0]);
+                return tsl_type_list(b->ty, t0->el[0]);
             if (!strcmp(op, "values"))
-                return ty_list(b->ty, t0->el[1]);
+                return tsl_type_list(b->ty, t0->el[1]);
             if (!strcmp(op, "items")) {
-                const ts_type *kv[2] = { t0->el[0], t0->el[1] };
-                return ty_list(b->ty, ty_tuple(b->ty, kv, 2));
+                const tsl_type *kv[2] = { t0->el[0], t0->el[1] };
+                return tsl_type_list(b->ty, tsl_type_tuple(b->ty, kv, 2));
             }
             if (!strcmp(op, "get"))
-                return n->n_in >= 3 ? t0->el[1] : ty_optional(b->ty, t0->el[1]);
+                return n->n_in >= 3 ? t0->el[1] : tsl_type_optional(b->ty, t0->el[1]);
             if (!strcmp(op, "pop") || !strcmp(op, "setdefault") || !strcmp(op, "__getitem__"))
                 return t0->el[1];
         }
@@ -197,18 +209,18 @@ const ts_type *tsb_builtin_type(bld *b, og_node *n, uint32_t out_index)
         }
         if (t0 && t0->k == TY_STR && (!strcmp(op, "__getitem__") || !strcmp(op, "add") ||
                                       !strcmp(op, "mul") || !strcmp(op, "slice")))
-            return tsb_prim(b, TY_STR);
+            return tsj_prim_type(b, TY_STR);
         if (!strcmp(op, "div") || !strcmp(op, "pow") || !strcmp(op, "sqrt") ||
             !strcmp(op, "log") || !strcmp(op, "exp") || !strcmp(op, "log2") ||
             !strcmp(op, "log10") || !strcmp(op, "sin") || !strcmp(op, "cos") ||
             !strcmp(op, "tan") || !strcmp(op, "atan2") || !strcmp(op, "tanh") ||
             !strcmp(op, "log1p") || !strcmp(op, "erf"))
-            return n->n_in ? (num_result(b, n, 1)->k == TY_UNKNOWN ? tsb_prim(b, TY_UNKNOWN)
-                                                                   : tsb_prim(b, TY_FLOAT))
-                           : tsb_prim(b, TY_FLOAT);
+            return n->n_in ? (num_result(b, n, 1)->k == TY_UNKNOWN ? tsj_prim_type(b, TY_UNKNOWN)
+                                                                   : tsj_prim_type(b, TY_FLOAT))
+                           : tsj_prim_type(b, TY_FLOAT);
         if (!strcmp(op, "floor") || !strcmp(op, "ceil") || !strcmp(op, "round") ||
             !strcmp(op, "trunc"))
-            return t0 && t0->k == TY_FLOAT ? tsb_prim(b, TY_INT) : num_result(b, n, 0);
+            return t0 && t0->k == TY_FLOAT ? tsj_prim_type(b, TY_INT) : num_result(b, n, 0);
         if (!strcmp(op, "add") || !strcmp(op, "sub") || !strcmp(op, "mul") ||
             !strcmp(op, "floordiv") || !strcmp(op, "remainder") || !strcmp(op, "neg") ||
             !strcmp(op, "abs") || !strcmp(op, "fmod") || !strcmp(op, "min") ||
@@ -217,15 +229,15 @@ const ts_type *tsb_builtin_type(bld *b, og_node *n, uint32_t out_index)
             !strcmp(op, "__invert__") || !strcmp(op, "gcd") || !strcmp(op, "copysign")) {
             if (t0 && t0->k == TY_BOOL && (!strcmp(op, "__and__") || !strcmp(op, "__or__") ||
                                            !strcmp(op, "__xor__")))
-                return tsb_prim(b, TY_BOOL);
+                return tsj_prim_type(b, TY_BOOL);
             if (!strcmp(op, "fmod") || !strcmp(op, "copysign"))
-                return tsb_prim(b, TY_FLOAT);
+                return tsj_prim_type(b, TY_FLOAT);
             return num_result(b, n, 0);
         }
-        if (ts_kind_fresh_tensor(op))
-            return tsb_prim(b, TY_TENSOR);
+        if (tsj_kind_fresh_tensor(op))
+            return tsj_prim_type(b, TY_TENSOR);
         if (!strcmp(op, "__getitem__"))
-            return tsb_prim(b, TY_UNKNOWN);
+            return tsj_prim_type(b, TY_UNKNOWN);
     }
-    return tsb_prim(b, TY_TENSOR);
+    return tsj_prim_type(b, TY_TENSOR);
 }

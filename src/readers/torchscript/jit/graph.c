@@ -23,23 +23,23 @@ static int count_node(ts_ctx *c)
     return 1;
 }
 
-uint64_t og_count(const og_block *b)
+uint64_t tsj_count_nodes(const tsj_block *b)
 {
-    const og_node *x;
+    const tsj_node *x;
     uint64_t n = 0;
     uint32_t i;
     for (x = b->head; x; x = x->next) {
         n++;
         for (i = 0; i < x->n_blk; i++)
-            n += og_count(x->blk[i]);
+            n += tsj_count_nodes(x->blk[i]);
     }
     return n;
 }
 
-og_node *og_node_new(ts_ctx *c, int kind, const char *ns, const char *op, uint32_t n_in,
+tsj_node *tsj_node_new(ts_ctx *c, int kind, const char *ns, const char *op, uint32_t n_in,
                      uint32_t n_out, uint32_t n_blk)
 {
-    og_node *n;
+    tsj_node *n;
     uint32_t i;
     if (!count_node(c))
         return NULL;
@@ -62,7 +62,7 @@ og_node *og_node_new(ts_ctx *c, int kind, const char *ns, const char *op, uint32
         if (!(n->blk = om_arena_array(&c->tmp, n_blk, sizeof(*n->blk))))
             goto oom;
         for (i = 0; i < n_blk; i++)
-            if (!(n->blk[i] = og_block_new(c, n)))
+            if (!(n->blk[i] = tsj_block_new(c, n)))
                 return NULL;
     }
     return n;
@@ -71,9 +71,9 @@ oom:
     return NULL;
 }
 
-og_block *og_block_new(ts_ctx *c, og_node *owner)
+tsj_block *tsj_block_new(ts_ctx *c, tsj_node *owner)
 {
-    og_block *b = om_arena_alloc(&c->tmp, sizeof(*b));
+    tsj_block *b = om_arena_alloc(&c->tmp, sizeof(*b));
     if (!b) {
         ts_oom(c);
         return NULL;
@@ -82,9 +82,9 @@ og_block *og_block_new(ts_ctx *c, og_node *owner)
     return b;
 }
 
-og_val *og_param_new(ts_ctx *c, const ts_type *t)
+tsj_value *tsj_param_new(ts_ctx *c, const tsl_type *t)
 {
-    og_val *v = om_arena_alloc(&c->tmp, sizeof(*v));
+    tsj_value *v = om_arena_alloc(&c->tmp, sizeof(*v));
     if (!v) {
         ts_oom(c);
         return NULL;
@@ -93,7 +93,7 @@ og_val *og_param_new(ts_ctx *c, const ts_type *t)
     return v;
 }
 
-void og_append(og_block *b, og_node *n)
+void tsj_append(tsj_block *b, tsj_node *n)
 {
     n->owner = b;
     n->next = NULL;
@@ -105,9 +105,9 @@ void og_append(og_block *b, og_node *n)
     b->tail = n;
 }
 
-void og_insert_before(og_node *at, og_node *n)
+void tsj_insert_before(tsj_node *at, tsj_node *n)
 {
-    og_block *b = at->owner;
+    tsj_block *b = at->owner;
     n->owner = b;
     n->next = at;
     n->prev = at->prev;
@@ -118,9 +118,9 @@ void og_insert_before(og_node *at, og_node *n)
     at->prev = n;
 }
 
-void og_unlink(og_node *n)
+void tsj_unlink(tsj_node *n)
 {
-    og_block *b = n->owner;
+    tsj_block *b = n->owner;
     if (n->dead)
         return;
     if (n->prev)
@@ -134,9 +134,9 @@ void og_unlink(og_node *n)
     n->dead = 1;
 }
 
-og_const *og_const_new(ts_ctx *c, int k)
+tsj_const *tsj_const_new(ts_ctx *c, int k)
 {
-    og_const *cv = om_arena_alloc(&c->tmp, sizeof(*cv));
+    tsj_const *cv = om_arena_alloc(&c->tmp, sizeof(*cv));
     if (!cv) {
         ts_oom(c);
         return NULL;
@@ -145,9 +145,9 @@ og_const *og_const_new(ts_ctx *c, int k)
     return cv;
 }
 
-og_node *og_const_node(ts_ctx *c, const og_const *cv, const ts_type *t)
+tsj_node *tsj_const_node(ts_ctx *c, const tsj_const *cv, const tsl_type *t)
 {
-    og_node *n = og_node_new(c, OK_CONST, "prim", "Constant", 0, 1, 0);
+    tsj_node *n = tsj_node_new(c, TSJ_KIND_CONST, "prim", "Constant", 0, 1, 0);
     if (!n)
         return NULL;
     n->cv = cv;
@@ -155,7 +155,7 @@ og_node *og_const_node(ts_ctx *c, const og_const *cv, const ts_type *t)
     return n;
 }
 
-int og_const_eq(const og_const *a, const og_const *b)
+int tsj_const_eq(const tsj_const *a, const tsj_const *b)
 {
     uint32_t i;
     if (a == b)
@@ -163,19 +163,19 @@ int og_const_eq(const og_const *a, const og_const *b)
     if (!a || !b || a->k != b->k)
         return 0;
     switch (a->k) {
-    case C_NONE: return 1;
-    case C_BOOL: case C_INT: return a->i == b->i;
-    case C_FLOAT: return a->f == b->f;
-    case C_STR: case C_DEVICE:
+    case TSJ_CONST_NONE: return 1;
+    case TSJ_CONST_BOOL: case TSJ_CONST_INT: return a->i == b->i;
+    case TSJ_CONST_FLOAT: return a->f == b->f;
+    case TSJ_CONST_STR: case TSJ_CONST_DEVICE:
         return a->slen == b->slen && memcmp(a->s, b->s, a->slen) == 0;
-    case C_TUPLE:
+    case TSJ_CONST_TUPLE:
         if (a->n != b->n)
             return 0;
         for (i = 0; i < a->n; i++)
-            if (!og_const_eq(a->el[i], b->el[i]))
+            if (!tsj_const_eq(a->el[i], b->el[i]))
                 return 0;
         return 1;
-    case C_FUNC: return a->fn == b->fn;
+    case TSJ_CONST_FUNC: return a->fn == b->fn;
     default: return 0;
     }
 }
@@ -185,20 +185,20 @@ int og_const_eq(const og_const *a, const og_const *b)
 typedef struct cp {
     ts_ctx *c;
     uint32_t stamp;
-    og_frame *base;
+    tsj_frame *base;
 } cp;
 
-static og_val *map_val(cp *k, og_val *v)
+static tsj_value *map_val(cp *k, tsj_value *v)
 {
-    v = og_v(v);
+    v = tsj_resolve(v);
     if (v && v->cstamp == k->stamp)
         return v->copy;
     return v; /* not from the source graph: shared (cannot happen for well-formed graphs) */
 }
 
-static int map_frame(cp *k, og_frame *f, og_frame **out)
+static int map_frame(cp *k, tsj_frame *f, tsj_frame **out)
 {
-    og_frame *n;
+    tsj_frame *n;
     int rc;
     if (!f) {
         *out = k->base;
@@ -225,11 +225,11 @@ static int map_frame(cp *k, og_frame *f, og_frame **out)
     return OPMAP_OK;
 }
 
-static int copy_block(cp *k, const og_block *src, og_block *dst);
+static int copy_block(cp *k, const tsj_block *src, tsj_block *dst);
 
-static og_node *copy_node(cp *k, const og_node *s)
+static tsj_node *copy_node(cp *k, const tsj_node *s)
 {
-    og_node *n = og_node_new(k->c, s->kind, s->ns, s->op, s->n_in, s->n_out, s->n_blk);
+    tsj_node *n = tsj_node_new(k->c, s->kind, s->ns, s->op, s->n_in, s->n_out, s->n_blk);
     uint32_t i;
     if (!n)
         return NULL;
@@ -257,16 +257,16 @@ static og_node *copy_node(cp *k, const og_node *s)
     return n;
 }
 
-static int copy_block(cp *k, const og_block *src, og_block *dst)
+static int copy_block(cp *k, const tsj_block *src, tsj_block *dst)
 {
-    const og_node *s;
+    const tsj_node *s;
     uint32_t i;
     if (src->n_params) {
-        if (!(dst->params = om_arena_array(&k->c->tmp, src->n_params, sizeof(og_val *))))
+        if (!(dst->params = om_arena_array(&k->c->tmp, src->n_params, sizeof(tsj_value *))))
             return ts_oom(k->c);
         dst->n_params = src->n_params;
         for (i = 0; i < src->n_params; i++) {
-            og_val *v = og_param_new(k->c, src->params[i]->type);
+            tsj_value *v = tsj_param_new(k->c, src->params[i]->type);
             if (!v)
                 return ts_oom(k->c);
             dst->params[i] = v;
@@ -275,13 +275,13 @@ static int copy_block(cp *k, const og_block *src, og_block *dst)
         }
     }
     for (s = src->head; s; s = s->next) {
-        og_node *n = copy_node(k, s);
+        tsj_node *n = copy_node(k, s);
         if (!n)
             return k->c->rc ? k->c->rc : ts_oom(k->c);
-        og_append(dst, n);
+        tsj_append(dst, n);
     }
     if (src->n_rets) {
-        if (!(dst->rets = om_arena_array(&k->c->tmp, src->n_rets, sizeof(og_val *))))
+        if (!(dst->rets = om_arena_array(&k->c->tmp, src->n_rets, sizeof(tsj_value *))))
             return ts_oom(k->c);
         dst->n_rets = src->n_rets;
         for (i = 0; i < src->n_rets; i++)
@@ -290,14 +290,14 @@ static int copy_block(cp *k, const og_block *src, og_block *dst)
     return OPMAP_OK;
 }
 
-int og_inline_copy(ts_ctx *c, const og_graph *src, og_node *at, og_val **args, uint32_t n_args,
-                   og_frame *frame, og_val ***outs)
+int tsj_inline_copy(ts_ctx *c, const tsj_graph *src, tsj_node *at, tsj_value **args,
+                    uint32_t n_args, tsj_frame *frame, tsj_value ***outs)
 {
     cp k;
-    const og_block *top = src->top;
-    og_val **o;
+    const tsj_block *top = src->top;
+    tsj_value **o;
     uint32_t i;
-    const og_node *s;
+    const tsj_node *s;
     k.c = c;
     k.stamp = ++c->stamp;
     k.base = frame;
@@ -306,13 +306,13 @@ int og_inline_copy(ts_ctx *c, const og_graph *src, og_node *at, og_val **args, u
                        "parameters", (unsigned)n_args, (unsigned)top->n_params);
     for (i = 0; i < n_args; i++) {
         top->params[i]->cstamp = k.stamp;
-        top->params[i]->copy = og_v(args[i]);
+        top->params[i]->copy = tsj_resolve(args[i]);
     }
     for (s = top->head; s; s = s->next) {
-        og_node *n = copy_node(&k, s);
+        tsj_node *n = copy_node(&k, s);
         if (!n)
             return c->rc ? c->rc : ts_oom(c);
-        og_insert_before(at, n);
+        tsj_insert_before(at, n);
     }
     if (!(o = om_arena_array(&c->tmp, top->n_rets ? top->n_rets : 1, sizeof(*o))))
         return ts_oom(c);
@@ -322,22 +322,22 @@ int og_inline_copy(ts_ctx *c, const og_graph *src, og_node *at, og_val **args, u
     return OPMAP_OK;
 }
 
-int og_side_effects(const og_node *n)
+int tsj_side_effects(const tsj_node *n)
 {
-    return ts_kind_side_effects(n->ns, n->op);
+    return tsj_kind_side_effects(n->ns, n->op);
 }
 
-int og_mutates(const og_node *n)
+int tsj_mutates(const tsj_node *n)
 {
     uint16_t i;
-    if (n->kind == OK_SETATTR)
+    if (n->kind == TSJ_KIND_SETATTR)
         return 1;
-    if (ts_kind_mutable(n->ns, n->op)) {
+    if (tsj_kind_mutable(n->ns, n->op)) {
         /* list.sort() mutates, Tensor.sort() does not */
         if (strcmp(n->op, "sort") == 0 || strcmp(n->op, "pop") == 0 ||
             strcmp(n->op, "remove") == 0 || strcmp(n->op, "clear") == 0 ||
             strcmp(n->op, "reverse") == 0 || strcmp(n->op, "insert") == 0) {
-            const og_val *v = n->n_in ? og_in(n, 0) : NULL;
+            const tsj_value *v = n->n_in ? tsj_input(n, 0) : NULL;
             return v && v->type && (v->type->k == TY_LIST || v->type->k == TY_DICT);
         }
         return 1;

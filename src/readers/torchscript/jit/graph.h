@@ -5,7 +5,7 @@
  * It mirrors torch::jit::Graph where it matters: nodes with a namespace and an operator,
  * SSA values with types, blocks (prim::If has two, prim::Loop one, with parameters and
  * returns), constants as prim::Constant nodes. Replacing all uses of a value is a forward
- * pointer (og_v resolves it), so passes never walk use lists. Every node remembers the call
+ * pointer (tsj_resolve resolves it), so passes never walk use lists. Every node remembers the call
  * frame it was inlined through, for node paths, and its original source line.
  * Everything lives in the reader's scratch arena.
  */
@@ -17,107 +17,123 @@
 #include "readers/torchscript/context.h"
 #include "readers/torchscript/lang/types.h"
 
-/* Kinds the passes recognize; everything else is OK_OTHER (matched by name). */
+/* Kinds the passes recognize; everything else is TSJ_KIND_OTHER (matched by name). */
 enum {
-    OK_OTHER,
+    TSJ_KIND_OTHER,
     /* prim */
-    OK_CONST, OK_IF, OK_LOOP, OK_CALLM, OK_CALLF, OK_GETATTR, OK_SETATTR, OK_LISTC, OK_TUPLEC,
-    OK_DICTC, OK_TUPLEIDX, OK_TUPLEUNPACK, OK_LISTUNPACK, OK_NUMTOTENSOR, OK_UNINIT, OK_RAISE,
-    OK_UNCHECKED, OK_CREATEOBJ, OK_ISINSTANCE, OK_PRINT, OK_TOLIST, OK_PMIN, OK_PMAX,
-    OK_UNWRAP, OK_ENTER, OK_EXIT,
+    TSJ_KIND_CONST, TSJ_KIND_IF, TSJ_KIND_LOOP, TSJ_KIND_CALLM, TSJ_KIND_CALLF,
+    TSJ_KIND_GETATTR, TSJ_KIND_SETATTR, TSJ_KIND_LISTC, TSJ_KIND_TUPLEC, TSJ_KIND_DICTC,
+    TSJ_KIND_TUPLEIDX, TSJ_KIND_TUPLEUNPACK, TSJ_KIND_LISTUNPACK, TSJ_KIND_NUMTOTENSOR,
+    TSJ_KIND_UNINIT, TSJ_KIND_RAISE, TSJ_KIND_UNCHECKED, TSJ_KIND_CREATEOBJ,
+    TSJ_KIND_ISINSTANCE, TSJ_KIND_PRINT, TSJ_KIND_TOLIST, TSJ_KIND_PMIN, TSJ_KIND_PMAX,
+    TSJ_KIND_UNWRAP, TSJ_KIND_ENTER, TSJ_KIND_EXIT,
     /* aten */
-    OK_ADD, OK_SUB, OK_MUL, OK_DIV, OK_FLOORDIV, OK_REMAINDER, OK_NEG, OK_POW, OK_EQ, OK_NE,
-    OK_LT, OK_LE, OK_GT, OK_GE, OK_NOT, OK_IS, OK_ISNOT, OK_AND, OK_OR, OK_XOR, OK_INT,
-    OK_FLOAT, OK_BOOL, OK_STR, OK_INTIMPL, OK_FLOATIMPL, OK_SCALARIMPL, OK_LEN, OK_GETITEM,
-    OK_SLICE, OK_CAT, OK_CONV1D, OK_CONV2D, OK_CONV3D, OK_DIM, OK_T, OK_FORMAT, OK_CEIL,
-    OK_FLOOR, OK_ABS, OK_WARN, OK_UNWRAP_OPT, OK_GRADSUM, OK_PERCENTFORMAT,
-    OK_COUNT
+    TSJ_KIND_ADD, TSJ_KIND_SUB, TSJ_KIND_MUL, TSJ_KIND_DIV, TSJ_KIND_FLOORDIV,
+    TSJ_KIND_REMAINDER, TSJ_KIND_NEG, TSJ_KIND_POW, TSJ_KIND_EQ, TSJ_KIND_NE, TSJ_KIND_LT,
+    TSJ_KIND_LE, TSJ_KIND_GT, TSJ_KIND_GE, TSJ_KIND_NOT, TSJ_KIND_IS, TSJ_KIND_ISNOT,
+    TSJ_KIND_AND, TSJ_KIND_OR, TSJ_KIND_XOR, TSJ_KIND_INT, TSJ_KIND_FLOAT, TSJ_KIND_BOOL,
+    TSJ_KIND_STR, TSJ_KIND_INTIMPL, TSJ_KIND_FLOATIMPL, TSJ_KIND_SCALARIMPL, TSJ_KIND_LEN,
+    TSJ_KIND_GETITEM, TSJ_KIND_SLICE, TSJ_KIND_CAT, TSJ_KIND_CONV1D, TSJ_KIND_CONV2D,
+    TSJ_KIND_CONV3D, TSJ_KIND_DIM, TSJ_KIND_T, TSJ_KIND_FORMAT, TSJ_KIND_CEIL, TSJ_KIND_FLOOR,
+    TSJ_KIND_ABS, TSJ_KIND_WARN, TSJ_KIND_UNWRAP_OPT, TSJ_KIND_GRADSUM, TSJ_KIND_PERCENTFORMAT,
+    TSJ_KIND_COUNT
 };
 
 /* Constant values (prim::Constant payloads). */
-enum { C_NONE, C_BOOL, C_INT, C_FLOAT, C_STR, C_DEVICE, C_TUPLE, C_TENSOR, C_FUNC, C_OPAQUE };
+enum {
+    TSJ_CONST_NONE,
+    TSJ_CONST_BOOL,
+    TSJ_CONST_INT,
+    TSJ_CONST_FLOAT,
+    TSJ_CONST_STR,
+    TSJ_CONST_DEVICE,
+    TSJ_CONST_TUPLE,
+    TSJ_CONST_TENSOR,
+    TSJ_CONST_FUNC,
+    TSJ_CONST_OPAQUE
+};
 
-typedef struct og_const {
+typedef struct tsj_const {
     uint8_t k;
-    int64_t i;                       /* C_BOOL, C_INT */
-    double f;                        /* C_FLOAT */
-    const char *s;                   /* C_STR, C_DEVICE */
+    int64_t i;                       /* TSJ_CONST_BOOL, TSJ_CONST_INT */
+    double f;                        /* TSJ_CONST_FLOAT */
+    const char *s;                   /* TSJ_CONST_STR, TSJ_CONST_DEVICE */
     uint32_t slen;
-    const struct og_const **el;      /* C_TUPLE */
+    const struct tsj_const **el;      /* TSJ_CONST_TUPLE */
     uint32_t n;
-    ts_func *fn;                     /* C_FUNC */
-} og_const;
+    tsl_func *fn;                     /* TSJ_CONST_FUNC */
+} tsj_const;
 
 /* A call site the node was inlined through: a submodule call adds a path segment. */
-typedef struct og_frame {
-    struct og_frame *parent;
+typedef struct tsj_frame {
+    struct tsj_frame *parent;
     const char *label;               /* attribute path of the submodule ("layer1", "blocks.0") */
     const char *what;                /* "ClassName.method", for the IR function's name */
     uint32_t depth;
     uint32_t cstamp;                 /* copy: `copy` is valid when this is the copy's stamp */
-    struct og_frame *copy;
+    struct tsj_frame *copy;
     void *scratch;                   /* emission */
-} og_frame;
+} tsj_frame;
 
-struct og_node;
-struct og_block;
+struct tsj_node;
+struct tsj_block;
 
-typedef struct og_val {
-    struct og_node *def;             /* NULL for block parameters */
-    struct og_val *repl;             /* all uses replaced by this value */
-    const ts_type *type;
+typedef struct tsj_value {
+    struct tsj_node *def;             /* NULL for block parameters */
+    struct tsj_value *repl;             /* all uses replaced by this value */
+    const tsl_type *type;
     uint32_t mark;                   /* scratch for passes */
     uint32_t aset;                   /* scratch: alias set, valid when astamp is current */
     uint32_t astamp;
     uint32_t cstamp;                 /* copy: `copy` is valid when this is the copy's stamp */
-    struct og_val *copy;
-    struct og_node *user;            /* scratch: the last user seen when counting uses */
+    struct tsj_value *copy;
+    struct tsj_node *user;            /* scratch: the last user seen when counting uses */
     uint32_t ustamp, nuses;          /* scratch: use count, valid when ustamp is current */
-} og_val;
+} tsj_value;
 
-typedef struct og_node {
+typedef struct tsj_node {
     uint16_t kind;                   /* OK_* */
     uint8_t dead;                    /* unlinked */
     uint8_t live;                    /* scratch for DCE */
     const char *ns, *op;             /* interned (scratch interner) */
-    og_val **in;
+    tsj_value **in;
     uint32_t n_in, cap_in;
-    og_val *out;
+    tsj_value *out;
     uint32_t n_out;
-    struct og_block **blk;
+    struct tsj_block **blk;
     uint32_t n_blk;
-    struct og_block *owner;
-    struct og_node *prev, *next;
-    og_frame *frame;
+    struct tsj_block *owner;
+    struct tsj_node *prev, *next;
+    tsj_frame *frame;
     const char *file;                /* original source (model arena) */
     uint32_t line;
-    const og_const *cv;              /* OK_CONST */
+    const tsj_const *cv;              /* TSJ_KIND_CONST */
     const char *name;                /* GetAttr/SetAttr attribute; CallMethod method */
     const char *label;               /* CallMethod: receiver's attribute path, or NULL */
-    ts_func *callee;                 /* CallMethod / CallFunction */
-    const ts_type *ty;               /* unchecked_cast, isinstance, Uninitialized types */
+    tsl_func *callee;                 /* CallMethod / CallFunction */
+    const tsl_type *ty;               /* unchecked_cast, isinstance, Uninitialized types */
     const char **kw;                 /* keyword names of the last n_kw inputs */
     uint16_t n_kw;
     uint32_t aux_stamp;              /* scratch: aux is valid when this is the pass's stamp */
     void *aux;
-} og_node;
+} tsj_node;
 
-typedef struct og_block {
-    og_node *owner;                  /* NULL for a graph's top block */
-    og_node *head, *tail;
-    og_val **params;                 /* graph inputs; Loop: iteration, carried values */
+typedef struct tsj_block {
+    tsj_node *owner;                  /* NULL for a graph's top block */
+    tsj_node *head, *tail;
+    tsj_value **params;                 /* graph inputs; Loop: iteration, carried values */
     uint32_t n_params;
-    og_val **rets;                   /* graph outputs; If: outputs; Loop: next cond, carried */
+    tsj_value **rets;                   /* graph outputs; If: outputs; Loop: next cond, carried */
     uint32_t n_rets;
-} og_block;
+} tsj_block;
 
-typedef struct og_graph {
-    og_block *top;
-    ts_func *fn;
-} og_graph;
+typedef struct tsj_graph {
+    tsj_block *top;
+    tsl_func *fn;
+} tsj_graph;
 
 /* The value all uses of v now read (follows replacements). */
-static inline og_val *og_v(og_val *v)
+static inline tsj_value *tsj_resolve(tsj_value *v)
 {
     while (v && v->repl)
         v = v->repl;
@@ -125,58 +141,58 @@ static inline og_val *og_v(og_val *v)
 }
 
 /* Input i of n, resolved. */
-static inline og_val *og_in(const og_node *n, uint32_t i)
+static inline tsj_value *tsj_input(const tsj_node *n, uint32_t i)
 {
-    return og_v(n->in[i]);
+    return tsj_resolve(n->in[i]);
 }
 
 /* The constant a value holds, or NULL. */
-static inline const og_const *og_cval(og_val *v)
+static inline const tsj_const *tsj_const_of(tsj_value *v)
 {
-    v = og_v(v);
-    return v && v->def && v->def->kind == OK_CONST ? v->def->cv : NULL;
+    v = tsj_resolve(v);
+    return v && v->def && v->def->kind == TSJ_KIND_CONST ? v->def->cv : NULL;
 }
 
 /* ---- construction (jit/graph.c) ---- */
 
 /* A node with room for n_in inputs, n_out outputs (typed unknown) and n_blk empty blocks. */
-og_node *og_node_new(ts_ctx *c, int kind, const char *ns, const char *op, uint32_t n_in,
+tsj_node *tsj_node_new(ts_ctx *c, int kind, const char *ns, const char *op, uint32_t n_in,
                      uint32_t n_out, uint32_t n_blk);
-og_block *og_block_new(ts_ctx *c, og_node *owner);
-og_val *og_param_new(ts_ctx *c, const ts_type *t);
+tsj_block *tsj_block_new(ts_ctx *c, tsj_node *owner);
+tsj_value *tsj_param_new(ts_ctx *c, const tsl_type *t);
 
-void og_append(og_block *b, og_node *n);
-void og_insert_before(og_node *at, og_node *n);
-void og_unlink(og_node *n);
+void tsj_append(tsj_block *b, tsj_node *n);
+void tsj_insert_before(tsj_node *at, tsj_node *n);
+void tsj_unlink(tsj_node *n);
 
 /* Replaces every use of a by b. */
-static inline void og_replace(og_val *a, og_val *b)
+static inline void tsj_replace_uses(tsj_value *a, tsj_value *b)
 {
-    a = og_v(a);
-    b = og_v(b);
+    a = tsj_resolve(a);
+    b = tsj_resolve(b);
     if (a != b)
         a->repl = b;
 }
 
 /* A prim::Constant node holding cv, with output type t. */
-og_node *og_const_node(ts_ctx *c, const og_const *cv, const ts_type *t);
-og_const *og_const_new(ts_ctx *c, int k);
+tsj_node *tsj_const_node(ts_ctx *c, const tsj_const *cv, const tsl_type *t);
+tsj_const *tsj_const_new(ts_ctx *c, int k);
 
 /* Constant helpers. */
-int og_const_eq(const og_const *a, const og_const *b);
+int tsj_const_eq(const tsj_const *a, const tsj_const *b);
 
 /* Inserts a copy of `src`'s nodes before `at` (a call node), mapping src's graph inputs to
  * `args`; frames of copied nodes are re-rooted under `frame`. Returns the copied outputs
  * through *outs (src->top->n_rets of them), or NULL on OOM/limit (error set). */
-int og_inline_copy(ts_ctx *c, const og_graph *src, og_node *at, og_val **args, uint32_t n_args,
-                   og_frame *frame, og_val ***outs);
+int tsj_inline_copy(ts_ctx *c, const tsj_graph *src, tsj_node *at, tsj_value **args,
+                    uint32_t n_args, tsj_frame *frame, tsj_value ***outs);
 
 /* Nodes in a block, nested blocks included. */
-uint64_t og_count(const og_block *b);
+uint64_t tsj_count_nodes(const tsj_block *b);
 
 /* Whether an op has side effects (Node::hasSideEffects), is nondeterministic, or mutates
  * its first input (schema is_mutable). */
-int og_side_effects(const og_node *n);
-int og_mutates(const og_node *n);
+int tsj_side_effects(const tsj_node *n);
+int tsj_mutates(const tsj_node *n);
 
 #endif /* OM_TS_JIT_GRAPH_H */

@@ -13,46 +13,87 @@ typedef struct kind_name {
 } kind_name;
 
 static const kind_name kinds[] = {
-    { "prim", "Constant", OK_CONST }, { "prim", "If", OK_IF }, { "prim", "Loop", OK_LOOP },
-    { "prim", "CallMethod", OK_CALLM }, { "prim", "CallFunction", OK_CALLF },
-    { "prim", "GetAttr", OK_GETATTR }, { "prim", "SetAttr", OK_SETATTR },
-    { "prim", "ListConstruct", OK_LISTC }, { "prim", "TupleConstruct", OK_TUPLEC },
-    { "prim", "DictConstruct", OK_DICTC }, { "prim", "TupleIndex", OK_TUPLEIDX },
-    { "prim", "TupleUnpack", OK_TUPLEUNPACK }, { "prim", "ListUnpack", OK_LISTUNPACK },
-    { "prim", "NumToTensor", OK_NUMTOTENSOR }, { "prim", "Uninitialized", OK_UNINIT },
-    { "prim", "RaiseException", OK_RAISE }, { "prim", "unchecked_cast", OK_UNCHECKED },
-    { "prim", "CreateObject", OK_CREATEOBJ }, { "prim", "isinstance", OK_ISINSTANCE },
-    { "prim", "Print", OK_PRINT }, { "prim", "tolist", OK_TOLIST }, { "prim", "min", OK_PMIN },
-    { "prim", "max", OK_PMAX }, { "prim", "unchecked_unwrap_optional", OK_UNWRAP },
-    { "prim", "Enter", OK_ENTER }, { "prim", "Exit", OK_EXIT },
-    { "aten", "add", OK_ADD }, { "aten", "sub", OK_SUB }, { "aten", "mul", OK_MUL },
-    { "aten", "div", OK_DIV }, { "aten", "floordiv", OK_FLOORDIV },
-    { "aten", "remainder", OK_REMAINDER }, { "aten", "neg", OK_NEG }, { "aten", "pow", OK_POW },
-    { "aten", "eq", OK_EQ }, { "aten", "ne", OK_NE }, { "aten", "lt", OK_LT },
-    { "aten", "le", OK_LE }, { "aten", "gt", OK_GT }, { "aten", "ge", OK_GE },
-    { "aten", "__not__", OK_NOT }, { "aten", "__is__", OK_IS }, { "aten", "__isnot__", OK_ISNOT },
-    { "aten", "__and__", OK_AND }, { "aten", "__or__", OK_OR }, { "aten", "__xor__", OK_XOR },
-    { "aten", "Int", OK_INT }, { "aten", "Float", OK_FLOAT }, { "aten", "Bool", OK_BOOL },
-    { "aten", "str", OK_STR }, { "aten", "IntImplicit", OK_INTIMPL },
-    { "aten", "FloatImplicit", OK_FLOATIMPL }, { "aten", "ScalarImplicit", OK_SCALARIMPL },
-    { "aten", "len", OK_LEN }, { "aten", "__getitem__", OK_GETITEM }, { "aten", "slice", OK_SLICE },
-    { "aten", "cat", OK_CAT }, { "aten", "conv1d", OK_CONV1D }, { "aten", "conv2d", OK_CONV2D },
-    { "aten", "conv3d", OK_CONV3D }, { "aten", "dim", OK_DIM }, { "aten", "t", OK_T },
-    { "aten", "format", OK_FORMAT }, { "aten", "ceil", OK_CEIL }, { "aten", "floor", OK_FLOOR },
-    { "aten", "abs", OK_ABS }, { "aten", "warn", OK_WARN },
-    { "aten", "_unwrap_optional", OK_UNWRAP_OPT }, { "aten", "_grad_sum_to_size", OK_GRADSUM },
-    { "aten", "percentFormat", OK_PERCENTFORMAT },
+    { "prim", "Constant", TSJ_KIND_CONST },
+    { "prim", "If", TSJ_KIND_IF },
+    { "prim", "Loop", TSJ_KIND_LOOP },
+    { "prim", "CallMethod", TSJ_KIND_CALLM },
+    { "prim", "CallFunction", TSJ_KIND_CALLF },
+    { "prim", "GetAttr", TSJ_KIND_GETATTR },
+    { "prim", "SetAttr", TSJ_KIND_SETATTR },
+    { "prim", "ListConstruct", TSJ_KIND_LISTC },
+    { "prim", "TupleConstruct", TSJ_KIND_TUPLEC },
+    { "prim", "DictConstruct", TSJ_KIND_DICTC },
+    { "prim", "TupleIndex", TSJ_KIND_TUPLEIDX },
+    { "prim", "TupleUnpack", TSJ_KIND_TUPLEUNPACK },
+    { "prim", "ListUnpack", TSJ_KIND_LISTUNPACK },
+    { "prim", "NumToTensor", TSJ_KIND_NUMTOTENSOR },
+    { "prim", "Uninitialized", TSJ_KIND_UNINIT },
+    { "prim", "RaiseException", TSJ_KIND_RAISE },
+    { "prim", "unchecked_cast", TSJ_KIND_UNCHECKED },
+    { "prim", "CreateObject", TSJ_KIND_CREATEOBJ },
+    { "prim", "isinstance", TSJ_KIND_ISINSTANCE },
+    { "prim", "Print", TSJ_KIND_PRINT },
+    { "prim", "tolist", TSJ_KIND_TOLIST },
+    { "prim", "min", TSJ_KIND_PMIN },
+    { "prim", "max", TSJ_KIND_PMAX },
+    { "prim", "unchecked_unwrap_optional", TSJ_KIND_UNWRAP },
+    { "prim", "Enter", TSJ_KIND_ENTER },
+    { "prim", "Exit", TSJ_KIND_EXIT },
+    { "aten", "add", TSJ_KIND_ADD },
+    { "aten", "sub", TSJ_KIND_SUB },
+    { "aten", "mul", TSJ_KIND_MUL },
+    { "aten", "div", TSJ_KIND_DIV },
+    { "aten", "floordiv", TSJ_KIND_FLOORDIV },
+    { "aten", "remainder", TSJ_KIND_REMAINDER },
+    { "aten", "neg", TSJ_KIND_NEG },
+    { "aten", "pow", TSJ_KIND_POW },
+    { "aten", "eq", TSJ_KIND_EQ },
+    { "aten", "ne", TSJ_KIND_NE },
+    { "aten", "lt", TSJ_KIND_LT },
+    { "aten", "le", TSJ_KIND_LE },
+    { "aten", "gt", TSJ_KIND_GT },
+    { "aten", "ge", TSJ_KIND_GE },
+    { "aten", "__not__", TSJ_KIND_NOT },
+    { "aten", "__is__", TSJ_KIND_IS },
+    { "aten", "__isnot__", TSJ_KIND_ISNOT },
+    { "aten", "__and__", TSJ_KIND_AND },
+    { "aten", "__or__", TSJ_KIND_OR },
+    { "aten", "__xor__", TSJ_KIND_XOR },
+    { "aten", "Int", TSJ_KIND_INT },
+    { "aten", "Float", TSJ_KIND_FLOAT },
+    { "aten", "Bool", TSJ_KIND_BOOL },
+    { "aten", "str", TSJ_KIND_STR },
+    { "aten", "IntImplicit", TSJ_KIND_INTIMPL },
+    { "aten", "FloatImplicit", TSJ_KIND_FLOATIMPL },
+    { "aten", "ScalarImplicit", TSJ_KIND_SCALARIMPL },
+    { "aten", "len", TSJ_KIND_LEN },
+    { "aten", "__getitem__", TSJ_KIND_GETITEM },
+    { "aten", "slice", TSJ_KIND_SLICE },
+    { "aten", "cat", TSJ_KIND_CAT },
+    { "aten", "conv1d", TSJ_KIND_CONV1D },
+    { "aten", "conv2d", TSJ_KIND_CONV2D },
+    { "aten", "conv3d", TSJ_KIND_CONV3D },
+    { "aten", "dim", TSJ_KIND_DIM },
+    { "aten", "t", TSJ_KIND_T },
+    { "aten", "format", TSJ_KIND_FORMAT },
+    { "aten", "ceil", TSJ_KIND_CEIL },
+    { "aten", "floor", TSJ_KIND_FLOOR },
+    { "aten", "abs", TSJ_KIND_ABS },
+    { "aten", "warn", TSJ_KIND_WARN },
+    { "aten", "_unwrap_optional", TSJ_KIND_UNWRAP_OPT },
+    { "aten", "_grad_sum_to_size", TSJ_KIND_GRADSUM },
+    { "aten", "percentFormat", TSJ_KIND_PERCENTFORMAT },
 };
 
-int ts_kind_lookup(const char *ns, const char *op)
+int tsj_kind_lookup(const char *ns, const char *op)
 {
     size_t i;
     if (strcmp(ns, "aten") != 0 && strcmp(ns, "prim") != 0)
-        return OK_OTHER;
+        return TSJ_KIND_OTHER;
     for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
         if (strcmp(kinds[i].op, op) == 0 && strcmp(kinds[i].ns, ns) == 0)
             return kinds[i].kind;
-    return OK_OTHER;
+    return TSJ_KIND_OTHER;
 }
 
 /* torch's NormalizeOps aliases (torch/csrc/jit/passes/normalize_ops.cpp) */
@@ -73,7 +114,7 @@ static const char *const aliases[][2] = {
     { "moveaxis", "movedim" },
 };
 
-const char *ts_canon_op(const char *op)
+const char *tsj_canon_op(const char *op)
 {
     size_t i;
     for (i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
@@ -82,7 +123,7 @@ const char *ts_canon_op(const char *op)
     return op;
 }
 
-const char *ts_builtin_op(const char *name)
+const char *tsj_builtin_op(const char *name)
 {
     static const char *const map[][2] = {
         { "int", "Int" }, { "float", "Float" }, { "bool", "Bool" }, { "str", "str" },
@@ -98,7 +139,7 @@ const char *ts_builtin_op(const char *name)
     return NULL;
 }
 
-int ts_kind_side_effects(const char *ns, const char *op)
+int tsj_kind_side_effects(const char *ns, const char *op)
 {
     static const char *const prim[] = { "Print", "RaiseException", "SetAttr", "CallFunction",
                                         "CallMethod", "Enter", "Exit", "PythonOp",
@@ -125,7 +166,7 @@ int ts_kind_side_effects(const char *ns, const char *op)
     return 0;
 }
 
-int ts_kind_mutable(const char *ns, const char *op)
+int tsj_kind_mutable(const char *ns, const char *op)
 {
     static const char *const list_ops[] = { "append", "extend", "insert", "pop", "remove",
                                             "clear", "reverse", "_set_item", "setdefault",
@@ -142,7 +183,7 @@ int ts_kind_mutable(const char *ns, const char *op)
     return n > 1 && op[n - 1] == '_' && op[n - 2] != '_';
 }
 
-int ts_kind_fresh_tensor(const char *op)
+int tsj_kind_fresh_tensor(const char *op)
 {
     static const char *const ops[] = {
         "tensor", "scalar_tensor", "as_tensor", "arange", "range", "linspace", "logspace",
@@ -159,7 +200,7 @@ int ts_kind_fresh_tensor(const char *op)
     return 0;
 }
 
-int ts_kind_view(const char *op)
+int tsj_kind_view(const char *op)
 {
     static const char *const ops[] = {
         "view", "view_as", "reshape", "reshape_as", "select", "slice", "narrow", "transpose",

@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-typedef struct lx {
+typedef struct tsl_lexer {
     ts_ctx *c;
     const char *entry;
     const unsigned char *s;
@@ -15,22 +15,22 @@ typedef struct lx {
     uint32_t depth;
     om_vec *toks;
     int at_bol;
-} lx;
+} tsl_lexer;
 
-static uint32_t col_of(const lx *l, size_t pos)
+static uint32_t col_of(const tsl_lexer *l, size_t pos)
 {
     size_t col = pos - l->line_start + 1;
     return col > UINT32_MAX ? UINT32_MAX : (uint32_t)col;
 }
 
-static int lfail(lx *l, int code, size_t pos, const char *what)
+static int lfail(tsl_lexer *l, int code, size_t pos, const char *what)
 {
     return ts_fail(l->c, code, l->entry, l->line, col_of(l, pos), "%s", what);
 }
 
-static ts_tok *tok(lx *l, int t, size_t start)
+static tsl_token *tok(tsl_lexer *l, int t, size_t start)
 {
-    ts_tok *k = om_vec_push(l->toks, l->c->mem);
+    tsl_token *k = om_vec_push(l->toks, l->c->mem);
     if (!k)
         return NULL;
     k->t = (uint8_t)t;
@@ -55,7 +55,7 @@ static int is_digit(int ch)
     return ch >= '0' && ch <= '9';
 }
 
-int ts_parse_float(const char *s, size_t n, double *out)
+int tsl_parse_float(const char *s, size_t n, double *out)
 {
     size_t i = 0;
     uint64_t mant = 0;
@@ -153,11 +153,11 @@ static int hexval(int ch)
 }
 
 /* A quoted string starting at l->pos; decoded into the scratch arena. */
-static int lex_string(lx *l)
+static int lex_string(tsl_lexer *l)
 {
     size_t start = l->pos, i, end, k = 0;
     unsigned char q = l->s[l->pos], *o;
-    ts_tok *t;
+    tsl_token *t;
     for (i = start + 1; i < l->len && l->s[i] != q; i++) {
         if (l->s[i] == '\n')
             return lfail(l, OPMAP_EFORMAT, start, "string not closed on its line");
@@ -190,7 +190,8 @@ static int lex_string(lx *l)
         case 'v': o[k++] = '\v'; break;
         case 'a': o[k++] = '\a'; break;
         case 'x': {
-            int h1 = i + 2 < end ? hexval(l->s[i + 1]) : -1, h2 = h1 >= 0 ? hexval(l->s[i + 2]) : -1;
+            int h1 = i + 2 < end ? hexval(l->s[i + 1]) : -1,
+                h2 = h1 >= 0 ? hexval(l->s[i + 2]) : -1;
             if (h2 < 0)
                 return lfail(l, OPMAP_EFORMAT, i, "bad \\x escape");
             o[k++] = (unsigned char)(h1 * 16 + h2);
@@ -238,11 +239,11 @@ static int lex_string(lx *l)
     return OPMAP_OK;
 }
 
-static int lex_number(lx *l)
+static int lex_number(tsl_lexer *l)
 {
     size_t start = l->pos, i = l->pos;
     int is_float = 0;
-    ts_tok *t;
+    tsl_token *t;
     while (i < l->len && is_digit(l->s[i]))
         i++;
     if (i < l->len && l->s[i] == '.') {
@@ -267,7 +268,7 @@ static int lex_number(lx *l)
     if (!(t = tok(l, is_float ? TK_FLOAT : TK_INT, start)))
         return ts_oom(l->c);
     if (is_float) {
-        if (!ts_parse_float((const char *)l->s + start, i - start, &t->f))
+        if (!tsl_parse_float((const char *)l->s + start, i - start, &t->f))
             return lfail(l, OPMAP_EFORMAT, start, "malformed number");
     } else {
         uint64_t v = 0;
@@ -294,11 +295,11 @@ static const char *const ops2[] = { "->", "==", "!=", "<=", ">=", "**", "//", "+
                                     "*=", "/=", "%=", "&=", "|=", "^=", "<<", ">>", ":=" };
 static const char ops1[] = "()[]{},:.=-+*/%<>@&|^~;";
 
-int ts_lex(ts_ctx *c, const char *entry, const unsigned char *text, size_t len, om_vec *toks)
+int tsl_lex(ts_ctx *c, const char *entry, const unsigned char *text, size_t len, om_vec *toks)
 {
-    lx l;
+    tsl_lexer l;
     int rc;
-    ts_tok *t;
+    tsl_token *t;
     memset(&l, 0, sizeof(l));
     l.c = c;
     l.entry = entry;
@@ -371,7 +372,7 @@ int ts_lex(ts_ctx *c, const char *entry, const unsigned char *text, size_t len, 
                                "name over max_string_bytes (%" PRIu32 ")",
                                c->lim->max_string_bytes);
             if (!(t = tok(&l, TK_NAME, start)) ||
-                !(t->s = ts_tintern(c, (const char *)l.s + start, l.pos - start)))
+                !(t->s = ts_intern_scratch(c, (const char *)l.s + start, l.pos - start)))
                 return ts_oom(c);
             continue;
         }

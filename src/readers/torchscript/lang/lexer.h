@@ -16,7 +16,7 @@
 
 enum { TK_EOF, TK_NEWLINE, TK_NAME, TK_INT, TK_FLOAT, TK_STR, TK_OP };
 
-typedef struct ts_tok {
+typedef struct tsl_token {
     uint8_t t;
     uint8_t bol;           /* first token of a logical line */
     char op[3];            /* TK_OP text: "(", "->", "==", ... */
@@ -27,12 +27,12 @@ typedef struct ts_tok {
     uint32_t n;            /* TK_STR length */
     int64_t i;             /* TK_INT */
     double f;              /* TK_FLOAT */
-} ts_tok;
+} tsl_token;
 
-/* Tokenizes `text` into `toks` (a vector of ts_tok on the context's budget). */
-int ts_lex(ts_ctx *c, const char *entry, const unsigned char *text, size_t len, om_vec *toks);
+/* Tokenizes `text` into `toks` (a vector of tsl_token on the context's budget). */
+int tsl_lex(ts_ctx *c, const char *entry, const unsigned char *text, size_t len, om_vec *toks);
 
 /* Locale-independent decimal float parsing of s[0, n); 0 when malformed. */
-int ts_parse_float(const char *s, size_t n, double *out);
+int tsl_parse_float(const char *s, size_t n, double *out);
 
 #endif /* OM_TS_LANG_LEXER_H */

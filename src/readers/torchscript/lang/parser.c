@@ -1,7 +1,7 @@
 /*
  * readers/torchscript/lang/parser.c - parser for TorchScript code entries (see lang/syntax.h).
  *
- * Recursive descent over the logical lines of ts_lex. Expression nesting is bounded by the
+ * Recursive descent over the logical lines of tsl_lex. Expression nesting is bounded by the
  * lexer's bracket limit plus a depth counter here (unary minus chains), block nesting by
  * max_depth. Syntax outside what the printer emits (binary operators, lambdas, ...) is an
  * error naming the entry, line and column.
@@ -15,27 +15,27 @@
 
 #include "readers/torchscript/lang/lexer.h"
 
-typedef struct ps {
+typedef struct tsl_parser {
     ts_ctx *c;
-    ts_prog *prog;
-    ts_file *file;
+    tsl_program *prog;
+    tsl_file *file;
     const char *entry;
-    ts_tok *t;
+    tsl_token *t;
     size_t n, i;
     uint32_t depth;
-} ps;
+} tsl_parser;
 
 /* ---- program registry ---- */
 
-void ts_prog_init(ts_prog *p)
+void tsl_program_init(tsl_program *p)
 {
     memset(p, 0, sizeof(*p));
-    om_vec_init(&p->classes, sizeof(ts_class *));
-    om_vec_init(&p->funcs, sizeof(ts_func *));
-    om_vec_init(&p->files, sizeof(ts_file *));
+    om_vec_init(&p->classes, sizeof(tsl_class *));
+    om_vec_init(&p->funcs, sizeof(tsl_func *));
+    om_vec_init(&p->files, sizeof(tsl_file *));
 }
 
-void ts_prog_free(ts_ctx *c, ts_prog *p)
+void tsl_program_free(ts_ctx *c, tsl_program *p)
 {
     om_vec_free(&p->classes, c->mem);
     om_vec_free(&p->funcs, c->mem);
@@ -56,7 +56,7 @@ static size_t hptr(const void *p, size_t cap)
     return (size_t)(v >> 7) & (cap - 1);
 }
 
-int ts_prog_find(const ts_prog *p, const char *qual, void **out)
+int tsl_program_find(const tsl_program *p, const char *qual, void **out)
 {
     size_t j;
     if (!p->cap || !qual)
@@ -69,7 +69,7 @@ int ts_prog_find(const ts_prog *p, const char *qual, void **out)
     return 0;
 }
 
-static int prog_grow(ts_ctx *c, ts_prog *p)
+static int prog_grow(ts_ctx *c, tsl_program *p)
 {
     size_t ncap = p->cap ? p->cap * 2 : 64, i;
     const char **nk = om_calloc(c->mem, ncap, sizeof(*nk));
@@ -107,7 +107,7 @@ static int prog_grow(ts_ctx *c, ts_prog *p)
 }
 
 /* 1 added, 0 already defined, -1 out of memory */
-static int prog_add(ts_ctx *c, ts_prog *p, const char *qual, void *val, int kind)
+static int prog_add(ts_ctx *c, tsl_program *p, const char *qual, void *val, int kind)
 {
     size_t j;
     if ((p->len + 1) * 2 > p->cap && !prog_grow(c, p))
@@ -124,25 +124,25 @@ static int prog_add(ts_ctx *c, ts_prog *p, const char *qual, void *val, int kind
 
 /* ---- token helpers ---- */
 
-static ts_tok *cur(ps *p)
+static tsl_token *cur(tsl_parser *p)
 {
     return &p->t[p->i];
 }
 
-static int is_op(const ts_tok *t, const char *op)
+static int is_op(const tsl_token *t, const char *op)
 {
     return t->t == TK_OP && strcmp(t->op, op) == 0;
 }
 
-static int is_kw(const ts_tok *t, const char *kw)
+static int is_kw(const tsl_token *t, const char *kw)
 {
     return t->t == TK_NAME && strcmp(t->s, kw) == 0;
 }
 
-static int perr(ps *p, const ts_tok *t, const char *fmt, ...)
+static int perr(tsl_parser *p, const tsl_token *t, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static int perr(ps *p, const ts_tok *t, const char *fmt, ...)
+static int perr(tsl_parser *p, const tsl_token *t, const char *fmt, ...)
 {
     char msg[256];
     va_list ap;
@@ -152,7 +152,7 @@ static int perr(ps *p, const ts_tok *t, const char *fmt, ...)
     return ts_fail(p->c, OPMAP_EFORMAT, p->entry, t->line, t->col, "%s", msg);
 }
 
-static const char *tok_desc(const ts_tok *t)
+static const char *tok_desc(const tsl_token *t)
 {
     switch (t->t) {
     case TK_EOF: return "end of entry";
@@ -165,7 +165,7 @@ static const char *tok_desc(const ts_tok *t)
     }
 }
 
-static int expect_op(ps *p, const char *op)
+static int expect_op(tsl_parser *p, const char *op)
 {
     if (!is_op(cur(p), op))
         return perr(p, cur(p), "expected '%s', found '%s'", op, tok_desc(cur(p)));
@@ -173,7 +173,7 @@ static int expect_op(ps *p, const char *op)
     return OPMAP_OK;
 }
 
-static int expect_eol(ps *p)
+static int expect_eol(tsl_parser *p)
 {
     if (cur(p)->t != TK_NEWLINE)
         return perr(p, cur(p), "unexpected '%s' (unsupported syntax?)", tok_desc(cur(p)));
@@ -181,9 +181,9 @@ static int expect_eol(ps *p)
     return OPMAP_OK;
 }
 
-static ts_expr *new_expr(ps *p, int k, const ts_tok *at)
+static tsl_expr *new_expr(tsl_parser *p, int k, const tsl_token *at)
 {
-    ts_expr *e = om_arena_alloc(&p->c->tmp, sizeof(*e));
+    tsl_expr *e = om_arena_alloc(&p->c->tmp, sizeof(*e));
     if (e) {
         e->k = (uint8_t)k;
         e->line = at->line;
@@ -194,7 +194,7 @@ static ts_expr *new_expr(ps *p, int k, const ts_tok *at)
 }
 
 /* Copies a vector of pointers into the scratch arena. */
-static void **freeze(ps *p, om_vec *v)
+static void **freeze(tsl_parser *p, om_vec *v)
 {
     void **a;
     if (!v->len)
@@ -205,7 +205,7 @@ static void **freeze(ps *p, om_vec *v)
     return a;
 }
 
-static int push_ptr(ps *p, om_vec *v, void *x)
+static int push_ptr(tsl_parser *p, om_vec *v, void *x)
 {
     void **slot = om_vec_push(v, p->c->mem);
     if (!slot)
@@ -216,16 +216,17 @@ static int push_ptr(ps *p, om_vec *v, void *x)
 
 /* ---- expressions ---- */
 
-static int parse_expr(ps *p, ts_expr **out);
+static int parse_expr(tsl_parser *p, tsl_expr **out);
 
 /* Comma-separated expressions up to `close` (not consumed); *trailing: ends with ','. */
-static int parse_list(ps *p, const char *close, om_vec *items, int *trailing, om_vec *kwnames)
+static int parse_list(tsl_parser *p, const char *close, om_vec *items, int *trailing,
+                      om_vec *kwnames)
 {
     int rc;
     *trailing = 0;
     while (!is_op(cur(p), close) && cur(p)->t != TK_NEWLINE && cur(p)->t != TK_EOF &&
            !is_op(cur(p), "=")) {
-        ts_expr *e;
+        tsl_expr *e;
         if (kwnames && cur(p)->t == TK_NAME && is_op(&p->t[p->i + 1], "=")) {
             const char **slot = om_vec_push(kwnames, p->c->mem);
             if (!slot)
@@ -246,10 +247,10 @@ static int parse_list(ps *p, const char *close, om_vec *items, int *trailing, om
     return OPMAP_OK;
 }
 
-static int parse_atom(ps *p, ts_expr **out)
+static int parse_atom(tsl_parser *p, tsl_expr **out)
 {
-    ts_tok *t = cur(p);
-    ts_expr *e = NULL;
+    tsl_token *t = cur(p);
+    tsl_expr *e = NULL;
     int rc;
     switch (t->t) {
     case TK_NAME:
@@ -310,12 +311,12 @@ static int parse_atom(ps *p, ts_expr **out)
             const char *close = is_op(t, "(") ? ")" : is_op(t, "[") ? "]" : "}";
             om_vec items;
             int trailing;
-            om_vec_init(&items, sizeof(ts_expr *));
+            om_vec_init(&items, sizeof(tsl_expr *));
             p->i++;
             if (close[0] == '}') {
                 /* dict: k: v pairs */
                 while (!is_op(cur(p), "}")) {
-                    ts_expr *k, *v;
+                    tsl_expr *k, *v;
                     if ((rc = parse_expr(p, &k)) || (rc = expect_op(p, ":")) ||
                         (rc = parse_expr(p, &v)) || (rc = push_ptr(p, &items, k)) ||
                         (rc = push_ptr(p, &items, v))) {
@@ -336,14 +337,14 @@ static int parse_atom(ps *p, ts_expr **out)
                 return rc;
             }
             if (close[0] == ')' && items.len == 1 && !trailing) {
-                e = *(ts_expr **)items.data;
+                e = *(tsl_expr **)items.data;
                 e->paren = 1;
             } else {
                 e = new_expr(p, close[0] == ')' ? EX_TUPLE : close[0] == ']' ? EX_LIST
                                                                                 : EX_DICT, t);
                 if (e) {
                     e->n = (uint32_t)items.len;
-                    e->a = (ts_expr **)freeze(p, &items);
+                    e->a = (tsl_expr **)freeze(p, &items);
                     if (items.len && !e->a)
                         e = NULL;
                 }
@@ -366,15 +367,15 @@ static int parse_atom(ps *p, ts_expr **out)
  * the chain recursively (an attribute's base, a call's callee), so its length is what bounds
  * their depth: at most 2 x max_depth + 8 links (136 by default; printed code uses a few).
  */
-static int parse_postfix(ps *p, ts_expr **out)
+static int parse_postfix(tsl_parser *p, tsl_expr **out)
 {
-    ts_expr *e = NULL;
+    tsl_expr *e = NULL;
     uint32_t links = 0;
     int rc;
     if ((rc = parse_atom(p, &e)))
         return rc;
     for (;;) {
-        ts_tok *t = cur(p);
+        tsl_token *t = cur(p);
         if ((is_op(t, ".") || is_op(t, "(") || is_op(t, "[")) &&
             ++links > 2 * p->c->lim->max_depth + 8)
             return ts_fail(p->c, OPMAP_ELIMIT, p->entry, t->line, t->col,
@@ -382,7 +383,7 @@ static int parse_postfix(ps *p, ts_expr **out)
                            "(2 x max_depth + 8, max_depth %" PRIu32 ")",
                            2 * p->c->lim->max_depth + 8, p->c->lim->max_depth);
         if (is_op(t, ".")) {
-            ts_expr *a;
+            tsl_expr *a;
             if (p->t[p->i + 1].t != TK_NAME)
                 return perr(p, &p->t[p->i + 1], "expected a name after '.'");
             if (!(a = new_expr(p, EX_ATTR, t)))
@@ -397,8 +398,8 @@ static int parse_postfix(ps *p, ts_expr **out)
         } else if (is_op(t, "(")) {
             om_vec args, kws;
             int trailing;
-            ts_expr *call;
-            om_vec_init(&args, sizeof(ts_expr *));
+            tsl_expr *call;
+            om_vec_init(&args, sizeof(tsl_expr *));
             om_vec_init(&kws, sizeof(const char *));
             p->i++;
             rc = parse_list(p, ")", &args, &trailing, &kws);
@@ -415,7 +416,7 @@ static int parse_postfix(ps *p, ts_expr **out)
                 call->base = e;
                 call->n = (uint32_t)args.len;
                 call->n_kw = (uint16_t)kws.len;
-                call->a = (ts_expr **)freeze(p, &args);
+                call->a = (tsl_expr **)freeze(p, &args);
                 if (kws.len && (call->kw = om_arena_array(&p->c->tmp, kws.len, sizeof(char *))))
                     memcpy(call->kw, kws.data, kws.len * sizeof(char *));
                 if ((args.len && !call->a) || (kws.len && !call->kw))
@@ -429,8 +430,8 @@ static int parse_postfix(ps *p, ts_expr **out)
         } else if (is_op(t, "[")) {
             om_vec items;
             int trailing;
-            ts_expr *sub, *ix;
-            om_vec_init(&items, sizeof(ts_expr *));
+            tsl_expr *sub, *ix;
+            om_vec_init(&items, sizeof(tsl_expr *));
             p->i++;
             rc = parse_list(p, "]", &items, &trailing, NULL);
             if (!rc)
@@ -442,15 +443,15 @@ static int parse_postfix(ps *p, ts_expr **out)
                 return rc;
             }
             if (items.len == 1 && !trailing) {
-                ix = *(ts_expr **)items.data;
+                ix = *(tsl_expr **)items.data;
             } else if ((ix = new_expr(p, EX_TUPLE, t))) {
                 ix->n = (uint32_t)items.len;
-                if (!(ix->a = (ts_expr **)freeze(p, &items)))
+                if (!(ix->a = (tsl_expr **)freeze(p, &items)))
                     ix = NULL;
             }
             om_vec_free(&items, p->c->mem);
             if (!ix || !(sub = new_expr(p, EX_SUB, t)) ||
-                !(sub->a = om_arena_alloc(&p->c->tmp, sizeof(ts_expr *))))
+                !(sub->a = om_arena_alloc(&p->c->tmp, sizeof(tsl_expr *))))
                 return ts_oom(p->c);
             sub->line = e->line;
             sub->col = e->col;
@@ -467,9 +468,9 @@ static int parse_postfix(ps *p, ts_expr **out)
     return OPMAP_OK;
 }
 
-static int parse_expr(ps *p, ts_expr **out)
+static int parse_expr(tsl_parser *p, tsl_expr **out)
 {
-    ts_tok *t = cur(p);
+    tsl_token *t = cur(p);
     int rc;
     if (++p->depth > p->c->lim->max_depth + 8) {
         p->depth--;
@@ -478,7 +479,7 @@ static int parse_expr(ps *p, ts_expr **out)
                        p->c->lim->max_depth);
     }
     if (is_op(t, "-")) {
-        ts_expr *e, *x;
+        tsl_expr *e, *x;
         p->i++;
         rc = parse_expr(p, &x);
         if (!rc && !(e = new_expr(p, EX_NEG, t)))
@@ -490,7 +491,7 @@ static int parse_expr(ps *p, ts_expr **out)
     } else {
         rc = parse_postfix(p, out);
         if (!rc) {
-            ts_tok *n = cur(p);
+            tsl_token *n = cur(p);
             if (n->t == TK_OP && !is_op(n, ",") && !is_op(n, ")") && !is_op(n, "]") &&
                 !is_op(n, "}") && !is_op(n, ":") && !is_op(n, "=") && !is_op(n, "->"))
                 rc = perr(p, n, "operator '%s' is not TorchScript's printed form", n->op);
@@ -504,12 +505,12 @@ static int parse_expr(ps *p, ts_expr **out)
 
 /* ---- statements ---- */
 
-static int parse_block(ps *p, uint32_t parent_indent, ts_stmt ***out, uint32_t *n_out);
-static int parse_def(ps *p, uint32_t indent, ts_class *cls, ts_func *f);
+static int parse_block(tsl_parser *p, uint32_t parent_indent, tsl_stmt ***out, uint32_t *n_out);
+static int parse_def(tsl_parser *p, uint32_t indent, tsl_class *cls, tsl_func *f);
 
-static ts_stmt *new_stmt(ps *p, int k, const ts_tok *at)
+static tsl_stmt *new_stmt(tsl_parser *p, int k, const tsl_token *at)
 {
-    ts_stmt *s = om_arena_alloc(&p->c->tmp, sizeof(*s));
+    tsl_stmt *s = om_arena_alloc(&p->c->tmp, sizeof(*s));
     if (s) {
         s->k = (uint8_t)k;
         s->line = at->line;
@@ -519,10 +520,10 @@ static ts_stmt *new_stmt(ps *p, int k, const ts_tok *at)
     return s;
 }
 
-static int parse_stmt(ps *p, uint32_t indent, ts_stmt **out)
+static int parse_stmt(tsl_parser *p, uint32_t indent, tsl_stmt **out)
 {
-    ts_tok *t = cur(p);
-    ts_stmt *s;
+    tsl_token *t = cur(p);
+    tsl_stmt *s;
     int rc;
     if (is_kw(t, "pass")) {
         p->i++;
@@ -538,15 +539,15 @@ static int parse_stmt(ps *p, uint32_t indent, ts_stmt **out)
         if (cur(p)->t != TK_NEWLINE) {
             om_vec items;
             int trailing;
-            om_vec_init(&items, sizeof(ts_expr *));
+            om_vec_init(&items, sizeof(tsl_expr *));
             rc = parse_list(p, "\n", &items, &trailing, NULL);
             if (!rc && !items.len) /* "return= x": nothing parsed before the '=' */
                 rc = perr(p, cur(p), "unexpected '%s' after 'return'", tok_desc(cur(p)));
             if (!rc && items.len == 1 && !trailing) {
-                s->e = *(ts_expr **)items.data;
+                s->e = *(tsl_expr **)items.data;
             } else if (!rc) {
                 if (!(s->e = new_expr(p, EX_TUPLE, t)) ||
-                    !(s->e->a = (ts_expr **)freeze(p, &items)))
+                    !(s->e->a = (tsl_expr **)freeze(p, &items)))
                     rc = ts_oom(p->c);
                 else
                     s->e->n = (uint32_t)items.len;
@@ -573,10 +574,10 @@ static int parse_stmt(ps *p, uint32_t indent, ts_stmt **out)
                     (rc = parse_block(p, indent, &s->orelse, &s->n_else)))
                     return rc;
             } else if (is_kw(cur(p), "elif")) {
-                ts_stmt *inner;
+                tsl_stmt *inner;
                 if ((rc = parse_stmt(p, indent, &inner)))
                     return rc;
-                if (!(s->orelse = om_arena_alloc(&p->c->tmp, sizeof(ts_stmt *))))
+                if (!(s->orelse = om_arena_alloc(&p->c->tmp, sizeof(tsl_stmt *))))
                     return ts_oom(p->c);
                 s->orelse[0] = inner;
                 s->n_else = 1;
@@ -619,7 +620,7 @@ static int parse_stmt(ps *p, uint32_t indent, ts_stmt **out)
     if (is_kw(t, "def")) {
         /* a closure the printer emits for torch.jit.fork: `def __forked_function():` */
         if (!(s = new_stmt(p, ST_DEF, t)) || !(s->def = om_arena_alloc(&p->c->tmp,
-                                                                         sizeof(ts_func))))
+                                                                         sizeof(tsl_func))))
             return ts_oom(p->c);
         if ((rc = parse_def(p, indent, NULL, s->def)))
             return rc;
@@ -635,7 +636,7 @@ static int parse_stmt(ps *p, uint32_t indent, ts_stmt **out)
         /* assignment or expression statement */
         om_vec items;
         int trailing;
-        om_vec_init(&items, sizeof(ts_expr *));
+        om_vec_init(&items, sizeof(tsl_expr *));
         rc = parse_list(p, "\n", &items, &trailing, NULL);
         if (!rc && !items.len)
             rc = perr(p, cur(p), "unexpected '%s'", tok_desc(cur(p)));
@@ -645,7 +646,7 @@ static int parse_stmt(ps *p, uint32_t indent, ts_stmt **out)
         }
         if (is_op(cur(p), ":") && items.len == 1 && !trailing) {
             /* name : Type = value */
-            ts_expr *ann;
+            tsl_expr *ann;
             p->i++;
             if ((rc = parse_expr(p, &ann))) {
                 om_vec_free(&items, p->c->mem);
@@ -661,7 +662,7 @@ static int parse_stmt(ps *p, uint32_t indent, ts_stmt **out)
             }
             s->ann = ann;
             s->n_t = 1;
-            s->t = (ts_expr **)freeze(p, &items);
+            s->t = (tsl_expr **)freeze(p, &items);
             om_vec_free(&items, p->c->mem);
             if (!s->t)
                 return ts_oom(p->c);
@@ -678,12 +679,12 @@ static int parse_stmt(ps *p, uint32_t indent, ts_stmt **out)
             }
             s->trailing = (uint8_t)trailing;
             s->n_t = (uint32_t)items.len;
-            s->t = (ts_expr **)freeze(p, &items);
+            s->t = (tsl_expr **)freeze(p, &items);
             om_vec_free(&items, p->c->mem);
             if (!s->t)
                 return ts_oom(p->c);
             p->i++;
-            om_vec_init(&items, sizeof(ts_expr *));
+            om_vec_init(&items, sizeof(tsl_expr *));
             rc = parse_list(p, "\n", &items, &trailing, NULL);
             if (!rc && !items.len)
                 rc = perr(p, cur(p), "missing value after '='");
@@ -691,9 +692,9 @@ static int parse_stmt(ps *p, uint32_t indent, ts_stmt **out)
                 rc = perr(p, cur(p), "chained assignment is not TorchScript's printed form");
             if (!rc) {
                 if (items.len == 1 && !trailing) {
-                    s->e = *(ts_expr **)items.data;
+                    s->e = *(tsl_expr **)items.data;
                 } else if (!(s->e = new_expr(p, EX_TUPLE, t)) ||
-                           !(s->e->a = (ts_expr **)freeze(p, &items))) {
+                           !(s->e->a = (tsl_expr **)freeze(p, &items))) {
                     rc = ts_oom(p->c);
                 } else {
                     s->e->n = (uint32_t)items.len;
@@ -711,7 +712,7 @@ static int parse_stmt(ps *p, uint32_t indent, ts_stmt **out)
                 om_vec_free(&items, p->c->mem);
                 return ts_oom(p->c);
             }
-            s->e = *(ts_expr **)items.data;
+            s->e = *(tsl_expr **)items.data;
             om_vec_free(&items, p->c->mem);
         }
         *out = s;
@@ -719,9 +720,9 @@ static int parse_stmt(ps *p, uint32_t indent, ts_stmt **out)
     }
 }
 
-static int parse_block(ps *p, uint32_t parent_indent, ts_stmt ***out, uint32_t *n_out)
+static int parse_block(tsl_parser *p, uint32_t parent_indent, tsl_stmt ***out, uint32_t *n_out)
 {
-    ts_tok *t = cur(p);
+    tsl_token *t = cur(p);
     uint32_t indent;
     om_vec stmts;
     int rc = OPMAP_OK;
@@ -734,9 +735,9 @@ static int parse_block(ps *p, uint32_t parent_indent, ts_stmt ***out, uint32_t *
                        p->c->lim->max_depth);
     }
     indent = t->indent;
-    om_vec_init(&stmts, sizeof(ts_stmt *));
+    om_vec_init(&stmts, sizeof(tsl_stmt *));
     while (rc == OPMAP_OK && cur(p)->t != TK_EOF && cur(p)->bol) {
-        ts_stmt *s;
+        tsl_stmt *s;
         if (cur(p)->indent < indent)
             break;
         if (cur(p)->indent > indent) {
@@ -750,7 +751,7 @@ static int parse_block(ps *p, uint32_t parent_indent, ts_stmt ***out, uint32_t *
         rc = perr(p, cur(p), "unexpected '%s'", tok_desc(cur(p)));
     if (rc == OPMAP_OK) {
         *n_out = (uint32_t)stmts.len;
-        *out = (ts_stmt **)freeze(p, &stmts);
+        *out = (tsl_stmt **)freeze(p, &stmts);
         if (stmts.len && !*out)
             rc = ts_oom(p->c);
     }
@@ -761,7 +762,7 @@ static int parse_block(ps *p, uint32_t parent_indent, ts_stmt ***out, uint32_t *
 
 /* ---- definitions ---- */
 
-static const char *join(ps *p, const char *a, const char *b)
+static const char *join(tsl_parser *p, const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
     char *s = om_arena_alloc(&p->c->tmp, la + lb + 2);
@@ -770,12 +771,12 @@ static const char *join(ps *p, const char *a, const char *b)
     memcpy(s, a, la);
     s[la] = '.';
     memcpy(s + la + 1, b, lb);
-    return ts_tintern(p->c, s, la + lb + 1);
+    return ts_intern_scratch(p->c, s, la + lb + 1);
 }
 
-static int parse_def(ps *p, uint32_t indent, ts_class *cls, ts_func *f)
+static int parse_def(tsl_parser *p, uint32_t indent, tsl_class *cls, tsl_func *f)
 {
-    ts_tok *t = cur(p);
+    tsl_token *t = cur(p);
     om_vec params;
     int rc = OPMAP_OK;
     p->i++; /* def */
@@ -790,9 +791,9 @@ static int parse_def(ps *p, uint32_t indent, ts_class *cls, ts_func *f)
     p->i++;
     if ((rc = expect_op(p, "(")))
         return rc;
-    om_vec_init(&params, sizeof(ts_param));
+    om_vec_init(&params, sizeof(tsl_param));
     while (rc == OPMAP_OK && !is_op(cur(p), ")")) {
-        ts_param *pa;
+        tsl_param *pa;
         if (cur(p)->t != TK_NAME) {
             rc = perr(p, cur(p), "expected a parameter name, found '%s'", tok_desc(cur(p)));
             break;
@@ -827,20 +828,20 @@ static int parse_def(ps *p, uint32_t indent, ts_class *cls, ts_func *f)
     }
     if (rc == OPMAP_OK && params.len) {
         if (params.len > UINT32_MAX || !(f->params = om_arena_array(&p->c->tmp, params.len,
-                                                                    sizeof(ts_param))))
+                                                                    sizeof(tsl_param))))
             rc = ts_oom(p->c);
         else
-            memcpy(f->params, params.data, params.len * sizeof(ts_param));
+            memcpy(f->params, params.data, params.len * sizeof(tsl_param));
         f->n_params = (uint32_t)params.len;
     }
     om_vec_free(&params, p->c->mem);
     return rc;
 }
 
-static int parse_class(ps *p, ts_class **out)
+static int parse_class(tsl_parser *p, tsl_class **out)
 {
-    ts_tok *t = cur(p);
-    ts_class *k = om_arena_alloc(&p->c->tmp, sizeof(*k));
+    tsl_token *t = cur(p);
+    tsl_class *k = om_arena_alloc(&p->c->tmp, sizeof(*k));
     om_vec attrs, methods;
     uint32_t indent;
     int rc = OPMAP_OK;
@@ -870,21 +871,21 @@ static int parse_class(ps *p, ts_class **out)
     if (!cur(p)->bol || cur(p)->indent == 0 || cur(p)->t == TK_EOF)
         return perr(p, cur(p), "expected the class body");
     indent = cur(p)->indent;
-    om_vec_init(&attrs, sizeof(ts_cattr));
-    om_vec_init(&methods, sizeof(ts_func));
+    om_vec_init(&attrs, sizeof(tsl_class_attr));
+    om_vec_init(&methods, sizeof(tsl_func));
     while (rc == OPMAP_OK && cur(p)->bol && cur(p)->t != TK_EOF && cur(p)->indent >= indent) {
-        ts_tok *l = cur(p);
+        tsl_token *l = cur(p);
         if (l->indent > indent) {
             rc = perr(p, l, "unexpected indentation");
         } else if (is_kw(l, "def")) {
-            ts_func *f = om_vec_push(&methods, p->c->mem);
+            tsl_func *f = om_vec_push(&methods, p->c->mem);
             rc = f ? parse_def(p, indent, k, f) : ts_oom(p->c);
         } else if (is_kw(l, "pass")) {
             p->i++;
             rc = expect_eol(p);
         } else if (is_kw(l, "__annotations__") && is_op(&p->t[p->i + 1], "[")) {
             /* __annotations__["0"] = Type */
-            ts_cattr *a;
+            tsl_class_attr *a;
             if (p->t[p->i + 2].t != TK_STR || !is_op(&p->t[p->i + 3], "]") ||
                 !is_op(&p->t[p->i + 4], "=")) {
                 rc = perr(p, l, "malformed __annotations__ line");
@@ -894,7 +895,7 @@ static int parse_class(ps *p, ts_class **out)
                 rc = ts_oom(p->c);
                 break;
             }
-            if (!(a->name = ts_tintern(p->c, p->t[p->i + 2].s, p->t[p->i + 2].n))) {
+            if (!(a->name = ts_intern_scratch(p->c, p->t[p->i + 2].s, p->t[p->i + 2].n))) {
                 rc = ts_oom(p->c);
                 break;
             }
@@ -902,7 +903,7 @@ static int parse_class(ps *p, ts_class **out)
             if (!(rc = parse_expr(p, &a->type)))
                 rc = expect_eol(p);
         } else if (l->t == TK_NAME && is_op(&p->t[p->i + 1], ":")) {
-            ts_cattr *a = om_vec_push(&attrs, p->c->mem);
+            tsl_class_attr *a = om_vec_push(&attrs, p->c->mem);
             if (!a) {
                 rc = ts_oom(p->c);
                 break;
@@ -917,7 +918,7 @@ static int parse_class(ps *p, ts_class **out)
                 rc = expect_eol(p);
         } else if (l->t == TK_NAME && is_op(&p->t[p->i + 1], "=")) {
             /* __parameters__ = [...], __buffers__ = [...]: names only, not needed */
-            ts_expr *ignored;
+            tsl_expr *ignored;
             p->i += 2;
             if (!(rc = parse_expr(p, &ignored)))
                 rc = expect_eol(p);
@@ -926,11 +927,11 @@ static int parse_class(ps *p, ts_class **out)
         }
     }
     if (rc == OPMAP_OK) {
-        if (attrs.len && (k->attrs = om_arena_array(&p->c->tmp, attrs.len, sizeof(ts_cattr))))
-            memcpy(k->attrs, attrs.data, attrs.len * sizeof(ts_cattr));
+        if (attrs.len && (k->attrs = om_arena_array(&p->c->tmp, attrs.len, sizeof(tsl_class_attr))))
+            memcpy(k->attrs, attrs.data, attrs.len * sizeof(tsl_class_attr));
         if (methods.len && (k->methods = om_arena_array(&p->c->tmp, methods.len,
-                                                        sizeof(ts_func))))
-            memcpy(k->methods, methods.data, methods.len * sizeof(ts_func));
+                                                        sizeof(tsl_func))))
+            memcpy(k->methods, methods.data, methods.len * sizeof(tsl_func));
         if ((attrs.len && !k->attrs) || (methods.len && !k->methods))
             rc = ts_oom(p->c);
         k->n_attrs = (uint32_t)attrs.len;
@@ -942,22 +943,22 @@ static int parse_class(ps *p, ts_class **out)
     return rc;
 }
 
-int ts_code_parse(ts_ctx *c, ts_prog *prog, const char *entry, const char *module,
-                  const unsigned char *text, size_t len, ts_file **file)
+int tsl_parse_entry(ts_ctx *c, tsl_program *prog, const char *entry, const char *module,
+                  const unsigned char *text, size_t len, tsl_file **file)
 {
-    ps p;
+    tsl_parser p;
     om_vec toks;
     int rc;
-    ts_file *f = om_arena_alloc(&c->tmp, sizeof(*f));
-    ts_file **slot;
+    tsl_file *f = om_arena_alloc(&c->tmp, sizeof(*f));
+    tsl_file **slot;
     if (!f || !(f->entry = om_arena_strdup(&c->tmp, entry)) ||
-        !(f->module = ts_tintern(c, module, strlen(module))) ||
+        !(f->module = ts_intern_scratch(c, module, strlen(module))) ||
         !(slot = om_vec_push(&prog->files, c->mem)))
         return ts_oom(c);
     *slot = f;
     *file = f;
-    om_vec_init(&toks, sizeof(ts_tok));
-    rc = ts_lex(c, f->entry, text, len, &toks);
+    om_vec_init(&toks, sizeof(tsl_token));
+    rc = tsl_lex(c, f->entry, text, len, &toks);
     memset(&p, 0, sizeof(p));
     p.c = c;
     p.prog = prog;
@@ -966,14 +967,14 @@ int ts_code_parse(ts_ctx *c, ts_prog *prog, const char *entry, const char *modul
     p.t = toks.data;
     p.n = toks.len;
     while (rc == OPMAP_OK && cur(&p)->t != TK_EOF) {
-        ts_tok *t = cur(&p);
+        tsl_token *t = cur(&p);
         if (!t->bol || t->indent != 0) {
             rc = perr(&p, t, "unexpected indentation");
         } else if (is_kw(t, "class")) {
-            ts_class *k = NULL;
+            tsl_class *k = NULL;
             if ((rc = parse_class(&p, &k)) == OPMAP_OK) {
                 int added = prog_add(c, prog, k->qual, k, 1);
-                ts_class **cs;
+                tsl_class **cs;
                 if (added < 0 || !(cs = om_vec_push(&prog->classes, c->mem)))
                     rc = ts_oom(c);
                 else if (added == 0)
@@ -983,12 +984,12 @@ int ts_code_parse(ts_ctx *c, ts_prog *prog, const char *entry, const char *modul
                     *cs = k;
             }
         } else if (is_kw(t, "def")) {
-            ts_func *fn = om_arena_alloc(&c->tmp, sizeof(*fn));
+            tsl_func *fn = om_arena_alloc(&c->tmp, sizeof(*fn));
             if (!fn) {
                 rc = ts_oom(c);
             } else if ((rc = parse_def(&p, 0, NULL, fn)) == OPMAP_OK) {
                 int added = prog_add(c, prog, fn->qual, fn, 2);
-                ts_func **fs;
+                tsl_func **fs;
                 if (added < 0 || !(fs = om_vec_push(&prog->funcs, c->mem)))
                     rc = ts_oom(c);
                 else if (added == 0)

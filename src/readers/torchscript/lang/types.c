@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-void ts_tys_init(ts_tys *t, ts_ctx *c, ts_prog *prog)
+void tsl_types_init(tsl_types *t, ts_ctx *c, tsl_program *prog)
 {
     int k;
     memset(t, 0, sizeof(*t));
@@ -16,14 +16,14 @@ void ts_tys_init(ts_tys *t, ts_ctx *c, ts_prog *prog)
         t->prim[k].k = (uint8_t)k;
 }
 
-const ts_type *ty_prim(ts_tys *t, int k)
+const tsl_type *tsl_type_prim(tsl_types *t, int k)
 {
     return &t->prim[k];
 }
 
-static ts_type *mk(ts_tys *t, int k, uint32_t n)
+static tsl_type *mk(tsl_types *t, int k, uint32_t n)
 {
-    ts_type *y = om_arena_alloc(&t->c->tmp, sizeof(*y));
+    tsl_type *y = om_arena_alloc(&t->c->tmp, sizeof(*y));
     if (!y)
         return NULL;
     y->k = (uint8_t)k;
@@ -33,9 +33,9 @@ static ts_type *mk(ts_tys *t, int k, uint32_t n)
     return y;
 }
 
-const ts_type *ty_optional(ts_tys *t, const ts_type *e)
+const tsl_type *tsl_type_optional(tsl_types *t, const tsl_type *e)
 {
-    ts_type *y;
+    tsl_type *y;
     if (!e)
         return NULL;
     if (e->k == TY_OPTIONAL || e->k == TY_NONE || e->k == TY_ANY || e->k == TY_UNKNOWN)
@@ -46,18 +46,18 @@ const ts_type *ty_optional(ts_tys *t, const ts_type *e)
     return y;
 }
 
-const ts_type *ty_list(ts_tys *t, const ts_type *e)
+const tsl_type *tsl_type_list(tsl_types *t, const tsl_type *e)
 {
-    ts_type *y;
+    tsl_type *y;
     if (!e || !(y = mk(t, TY_LIST, 1)))
         return NULL;
     y->el[0] = e;
     return y;
 }
 
-const ts_type *ty_dict(ts_tys *t, const ts_type *k, const ts_type *v)
+const tsl_type *tsl_type_dict(tsl_types *t, const tsl_type *k, const tsl_type *v)
 {
-    ts_type *y;
+    tsl_type *y;
     if (!k || !v || !(y = mk(t, TY_DICT, 2)))
         return NULL;
     y->el[0] = k;
@@ -65,9 +65,9 @@ const ts_type *ty_dict(ts_tys *t, const ts_type *k, const ts_type *v)
     return y;
 }
 
-const ts_type *ty_tuple(ts_tys *t, const ts_type *const *els, uint32_t n)
+const tsl_type *tsl_type_tuple(tsl_types *t, const tsl_type *const *els, uint32_t n)
 {
-    ts_type *y = mk(t, TY_TUPLE, n);
+    tsl_type *y = mk(t, TY_TUPLE, n);
     uint32_t i;
     if (!y)
         return NULL;
@@ -79,9 +79,9 @@ const ts_type *ty_tuple(ts_tys *t, const ts_type *const *els, uint32_t n)
     return y;
 }
 
-const ts_type *ty_class(ts_tys *t, ts_class *cls)
+const tsl_type *tsl_type_class(tsl_types *t, tsl_class *cls)
 {
-    ts_type *y;
+    tsl_type *y;
     if (cls->type)
         return cls->type;
     if (strcmp(cls->base, "NamedTuple") == 0) {
@@ -94,7 +94,7 @@ const ts_type *ty_class(ts_tys *t, ts_class *cls)
             return NULL;
         y->cls = cls;
         for (i = 0; i < cls->n_attrs; i++) {
-            const ts_type *f = cls->attrs[i].type ? ty_from_expr(t, cls->attrs[i].type)
+            const tsl_type *f = cls->attrs[i].type ? tsl_type_from_expr(t, cls->attrs[i].type)
                                                   : &t->prim[TY_UNKNOWN];
             if (!f)
                 return NULL;
@@ -111,11 +111,11 @@ const ts_type *ty_class(ts_tys *t, ts_class *cls)
 }
 
 /* "__torch__.a.b.C" from an attribute chain rooted at the name __torch__, or NULL. */
-static const char *chain_name(ts_tys *t, const ts_expr *e)
+static const char *chain_name(tsl_types *t, const tsl_expr *e)
 {
     char buf[1024];
     size_t len = 0;
-    const ts_expr *parts[128];
+    const tsl_expr *parts[128];
     size_t np = 0, i;
     while (e->k == EX_ATTR && np < 128) {
         parts[np++] = e;
@@ -133,10 +133,10 @@ static const char *chain_name(ts_tys *t, const ts_expr *e)
         memcpy(buf + len, parts[i]->s, l);
         len += l;
     }
-    return ts_tintern(t->c, buf, len);
+    return ts_intern_scratch(t->c, buf, len);
 }
 
-const ts_type *ty_from_expr(ts_tys *t, const ts_expr *e)
+const tsl_type *tsl_type_from_expr(tsl_types *t, const tsl_expr *e)
 {
     if (!e)
         return &t->prim[TY_UNKNOWN];
@@ -162,48 +162,48 @@ const ts_type *ty_from_expr(ts_tys *t, const ts_expr *e)
     if (e->k == EX_ATTR) {
         const char *q = chain_name(t, e);
         void *v;
-        if (q && ts_prog_find(t->prog, q, &v) == 1)
-            return ty_class(t, v);
+        if (q && tsl_program_find(t->prog, q, &v) == 1)
+            return tsl_type_class(t, v);
         return &t->prim[TY_OTHER];
     }
     if (e->k == EX_SUB && e->base->k == EX_NAME) {
         const char *g = e->base->s;
-        const ts_expr *ix = e->a[0];
-        const ts_expr *const *args = ix->k == EX_TUPLE && !ix->paren ? (const ts_expr *const *)ix->a
-                                                                       : &ix;
+        const tsl_expr *ix = e->a[0];
+        const tsl_expr *const *args =
+            ix->k == EX_TUPLE && !ix->paren ? (const tsl_expr *const *)ix->a : &ix;
         uint32_t n = ix->k == EX_TUPLE && !ix->paren ? ix->n : 1, i;
-        const ts_type *el[64];
+        const tsl_type *el[64];
         if (n > 64)
             return &t->prim[TY_OTHER];
         if (n == 1 && args[0]->k == EX_TUPLE && args[0]->n == 0) /* Tuple[()] */
             n = 0;
         for (i = 0; i < n; i++)
-            if (!(el[i] = ty_from_expr(t, args[i])))
+            if (!(el[i] = tsl_type_from_expr(t, args[i])))
                 return NULL;
         if (strcmp(g, "Optional") == 0 && n == 1)
-            return ty_optional(t, el[0]);
+            return tsl_type_optional(t, el[0]);
         if (strcmp(g, "List") == 0 && n == 1)
-            return ty_list(t, el[0]);
+            return tsl_type_list(t, el[0]);
         if (strcmp(g, "Final") == 0 && n == 1)
             return el[0];
         if (strcmp(g, "Tuple") == 0)
-            return ty_tuple(t, el, n);
+            return tsl_type_tuple(t, el, n);
         if (strcmp(g, "Dict") == 0 && n == 2)
-            return ty_dict(t, el[0], el[1]);
+            return tsl_type_dict(t, el[0], el[1]);
         if ((strcmp(g, "Future") == 0 || strcmp(g, "Await") == 0) && n == 1) {
-            ts_type *y = mk(t, TY_FUTURE, 1);
+            tsl_type *y = mk(t, TY_FUTURE, 1);
             if (y)
                 y->el[0] = el[0];
             return y;
         }
         if (strcmp(g, "Union") == 0 && n) {
-            ts_type *y;
+            tsl_type *y;
             int has_none = 0;
             uint32_t m = 0;
             for (i = 0; i < n; i++)
                 has_none |= el[i]->k == TY_NONE;
             if (n == 2 && has_none)
-                return ty_optional(t, el[0]->k == TY_NONE ? el[1] : el[0]);
+                return tsl_type_optional(t, el[0]->k == TY_NONE ? el[1] : el[0]);
             if (!(y = mk(t, TY_UNION, n)))
                 return NULL;
             for (i = 0; i < n; i++)
@@ -215,14 +215,14 @@ const ts_type *ty_from_expr(ts_tys *t, const ts_expr *e)
     return &t->prim[TY_OTHER];
 }
 
-ts_class *ty_get_class(const ts_type *t)
+tsl_class *tsl_type_get_class(const tsl_type *t)
 {
     if (t && t->k == TY_OPTIONAL)
         t = t->el[0];
     return t && (t->k == TY_CLASS || t->k == TY_NAMEDTUPLE) ? t->cls : NULL;
 }
 
-int ty_eq(const ts_type *a, const ts_type *b)
+int tsl_type_eq(const tsl_type *a, const tsl_type *b)
 {
     uint32_t i;
     if (a == b)
@@ -234,23 +234,23 @@ int ty_eq(const ts_type *a, const ts_type *b)
     if ((a->k == TY_CLASS || a->k == TY_NAMEDTUPLE) && a->cls != b->cls)
         return 0;
     for (i = 0; i < a->n; i++)
-        if (!ty_eq(a->el[i], b->el[i]))
+        if (!tsl_type_eq(a->el[i], b->el[i]))
             return 0;
     return 1;
 }
 
-static int is_tuple(const ts_type *t)
+static int is_tuple(const tsl_type *t)
 {
     return t->k == TY_TUPLE || t->k == TY_NAMEDTUPLE;
 }
 
-int ty_sub(const ts_type *a, const ts_type *b)
+int tsl_type_is_subtype(const tsl_type *a, const tsl_type *b)
 {
     uint32_t i;
     if (!a || !b || a->k == TY_UNKNOWN || b->k == TY_UNKNOWN || a->k == TY_OTHER ||
         b->k == TY_OTHER)
         return 0;
-    if (ty_eq(a, b) || b->k == TY_ANY)
+    if (tsl_type_eq(a, b) || b->k == TY_ANY)
         return 1;
     if (b->k == TY_NUMBER && (a->k == TY_INT || a->k == TY_FLOAT))
         return 1;
@@ -258,64 +258,64 @@ int ty_sub(const ts_type *a, const ts_type *b)
         if (a->k == TY_NONE)
             return 1;
         if (a->k == TY_OPTIONAL)
-            return ty_sub(a->el[0], b->el[0]);
-        return ty_sub(a, b->el[0]);
+            return tsl_type_is_subtype(a->el[0], b->el[0]);
+        return tsl_type_is_subtype(a, b->el[0]);
     }
     if (b->k == TY_UNION) {
         if (a->k == TY_UNION) {
             for (i = 0; i < a->n; i++)
-                if (!ty_sub(a->el[i], b))
+                if (!tsl_type_is_subtype(a->el[i], b))
                     return 0;
             return 1;
         }
         for (i = 0; i < b->n; i++)
-            if (ty_sub(a, b->el[i]))
+            if (tsl_type_is_subtype(a, b->el[i]))
                 return 1;
         return 0;
     }
     if (is_tuple(a) && b->k == TY_TUPLE && a->n == b->n) {
         for (i = 0; i < a->n; i++)
-            if (!ty_sub(a->el[i], b->el[i]))
+            if (!tsl_type_is_subtype(a->el[i], b->el[i]))
                 return 0;
         return 1;
     }
     return 0;
 }
 
-const ts_type *ty_unify(ts_tys *t, const ts_type *a, const ts_type *b)
+const tsl_type *tsl_type_unify(tsl_types *t, const tsl_type *a, const tsl_type *b)
 {
     if (!a || !b)
         return &t->prim[TY_UNKNOWN];
-    if (ty_sub(a, b))
+    if (tsl_type_is_subtype(a, b))
         return b;
-    if (ty_sub(b, a))
+    if (tsl_type_is_subtype(b, a))
         return a;
     if (a->k == TY_NONE && b->k != TY_UNKNOWN && b->k != TY_OTHER)
-        return ty_optional(t, b);
+        return tsl_type_optional(t, b);
     if (b->k == TY_NONE && a->k != TY_UNKNOWN && a->k != TY_OTHER)
-        return ty_optional(t, a);
+        return tsl_type_optional(t, a);
     if (a->k == TY_OPTIONAL && b->k != TY_OPTIONAL) {
-        const ts_type *u = ty_unify(t, a->el[0], b);
-        return u && u->k != TY_UNKNOWN ? ty_optional(t, u) : u;
+        const tsl_type *u = tsl_type_unify(t, a->el[0], b);
+        return u && u->k != TY_UNKNOWN ? tsl_type_optional(t, u) : u;
     }
     if (b->k == TY_OPTIONAL && a->k != TY_OPTIONAL) {
-        const ts_type *u = ty_unify(t, a, b->el[0]);
-        return u && u->k != TY_UNKNOWN ? ty_optional(t, u) : u;
+        const tsl_type *u = tsl_type_unify(t, a, b->el[0]);
+        return u && u->k != TY_UNKNOWN ? tsl_type_optional(t, u) : u;
     }
     if (is_tuple(a) && is_tuple(b) && a->n == b->n && a->n <= 64) {
-        const ts_type *el[64];
+        const tsl_type *el[64];
         uint32_t i;
         for (i = 0; i < a->n; i++) {
-            el[i] = ty_unify(t, a->el[i], b->el[i]);
+            el[i] = tsl_type_unify(t, a->el[i], b->el[i]);
             if (!el[i] || el[i]->k == TY_UNKNOWN)
                 return &t->prim[TY_UNKNOWN];
         }
-        return ty_tuple(t, el, a->n);
+        return tsl_type_tuple(t, el, a->n);
     }
     return &t->prim[TY_UNKNOWN];
 }
 
-int ty_mutable(const ts_type *t)
+int tsl_type_mutable(const tsl_type *t)
 {
     uint32_t i;
     if (!t)
@@ -325,10 +325,10 @@ int ty_mutable(const ts_type *t)
     case TY_NUMBER: case TY_FUNCTION:
         return 0;
     case TY_OPTIONAL:
-        return ty_mutable(t->el[0]);
+        return tsl_type_mutable(t->el[0]);
     case TY_TUPLE: case TY_NAMEDTUPLE: case TY_UNION:
         for (i = 0; i < t->n; i++)
-            if (ty_mutable(t->el[i]))
+            if (tsl_type_mutable(t->el[i]))
                 return 1;
         return 0;
     default:
@@ -336,7 +336,7 @@ int ty_mutable(const ts_type *t)
     }
 }
 
-int ty_must_not_be_none(const ts_type *t)
+int tsl_type_must_not_be_none(const tsl_type *t)
 {
     uint32_t i;
     if (!t || t->k == TY_UNKNOWN || t->k == TY_OTHER || t->k == TY_NONE ||

@@ -20,39 +20,40 @@ enum {
     TY_FUTURE
 };
 
-typedef struct ts_type {
+typedef struct tsl_type {
     uint8_t k;
     uint32_t n;                       /* contained types */
-    const struct ts_type **el;        /* Optional/List/Future: 1; Dict: 2; Tuple/Union: n */
-    ts_class *cls;                    /* TY_CLASS, TY_NAMEDTUPLE */
-} ts_type;
+    const struct tsl_type **el;        /* Optional/List/Future: 1; Dict: 2; Tuple/Union: n */
+    tsl_class *cls;                    /* TY_CLASS, TY_NAMEDTUPLE */
+} tsl_type;
 
-typedef struct ts_tys {
+typedef struct tsl_types {
     ts_ctx *c;
-    ts_prog *prog;
-    ts_type prim[TY_PRIM_COUNT];
-} ts_tys;
+    tsl_program *prog;
+    tsl_type prim[TY_PRIM_COUNT];
+} tsl_types;
 
-void ts_tys_init(ts_tys *t, ts_ctx *c, ts_prog *prog);
+void tsl_types_init(tsl_types *t, ts_ctx *c, tsl_program *prog);
 
-const ts_type *ty_prim(ts_tys *t, int k);
-const ts_type *ty_optional(ts_tys *t, const ts_type *e);
-const ts_type *ty_list(ts_tys *t, const ts_type *e);
-const ts_type *ty_dict(ts_tys *t, const ts_type *k, const ts_type *v);
-const ts_type *ty_tuple(ts_tys *t, const ts_type *const *els, uint32_t n);
-const ts_type *ty_class(ts_tys *t, ts_class *cls);   /* NamedTuple classes become tuples */
+const tsl_type *tsl_type_prim(tsl_types *t, int k);
+const tsl_type *tsl_type_optional(tsl_types *t, const tsl_type *e);
+const tsl_type *tsl_type_list(tsl_types *t, const tsl_type *e);
+const tsl_type *tsl_type_dict(tsl_types *t, const tsl_type *k, const tsl_type *v);
+const tsl_type *tsl_type_tuple(tsl_types *t, const tsl_type *const *els, uint32_t n);
+const tsl_type *tsl_type_class(tsl_types *t, tsl_class *cls); /* NamedTuple classes become tuples */
 
 /* Resolves an annotation; unknown names give TY_OTHER, NULL only when out of memory. */
-const ts_type *ty_from_expr(ts_tys *t, const ts_expr *e);
+const tsl_type *tsl_type_from_expr(tsl_types *t, const tsl_expr *e);
 
-int ty_eq(const ts_type *a, const ts_type *b);
-int ty_sub(const ts_type *a, const ts_type *b);              /* a is a subtype of b */
-const ts_type *ty_unify(ts_tys *t, const ts_type *a, const ts_type *b); /* UNKNOWN if none */
+int tsl_type_eq(const tsl_type *a, const tsl_type *b);
+int tsl_type_is_subtype(const tsl_type *a, const tsl_type *b); /* a is a subtype of b */
+const tsl_type *tsl_type_unify(tsl_types *t, const tsl_type *a,
+                               const tsl_type *b); /* UNKNOWN if none */
 
-int ty_mutable(const ts_type *t);           /* AliasDb::isMutableType */
-int ty_must_not_be_none(const ts_type *t);  /* Value::mustNotBeNone, by type */
+int tsl_type_mutable(const tsl_type *t);           /* AliasDb::isMutableType */
+int tsl_type_must_not_be_none(const tsl_type *t);  /* Value::mustNotBeNone, by type */
 
 /* The class of a class-typed value (Optional stripped), or NULL. */
-ts_class *ty_get_class(const ts_type *t);
+tsl_class *tsl_type_get_class(const tsl_type *t);
 
 #endif /* OM_TS_LANG_TYPES_H */

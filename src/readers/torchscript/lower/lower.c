@@ -26,18 +26,18 @@ typedef struct fwrap {
 } fwrap;
 
 typedef struct pend {
-    og_frame *f;
-    om_vec nodes;             /* og_node* */
+    tsj_frame *f;
+    om_vec nodes;             /* tsj_node* */
     size_t call_at;
     uint32_t stamp;
 } pend;
 
 typedef struct rec_fn {
-    const void *callee;       /* the ts_func a recursive call names */
+    const void *callee;       /* the tsl_func a recursive call names */
     fwrap *w;
 } rec_fn;
 
-struct ts_argl {
+struct tsir_arglist {
     ir_attr *a;               /* model arena */
     uint32_t n;
     uint64_t h;
@@ -45,8 +45,8 @@ struct ts_argl {
 
 typedef struct em {
     ts_ctx *c;
-    opt al;                   /* alias facts of the root graph: which lists are written */
-    ts_argtab args;           /* interned argument lists */
+    tsp_state al;                   /* alias facts of the root graph: which lists are written */
+    tsir_argtab args;           /* interned argument lists */
     ir_attr *abuf;            /* scratch: the arguments of the node being filled */
     size_t abuf_cap;
     int64_t *ibuf;            /* scratch: their list values */
@@ -165,11 +165,12 @@ static ir_graph *intern_graph(em *E, const ir_node *nodes, size_t n)
     return g;
 }
 
-static ir_function *make_function(em *E, og_frame *f, ir_graph *body)
+static ir_function *make_function(em *E, tsj_frame *f, ir_graph *body)
 {
     size_t j;
     uint64_t h;
-    const char *name = f->what ? ts_iintern(E->c, f->what) : ts_iintern(E->c, "submodule");
+    const char *name =
+        f->what ? ts_intern_model(E->c, f->what) : ts_intern_model(E->c, "submodule");
     fwrap *w, **slot;
     if (!name)
         return NULL;
@@ -211,14 +212,14 @@ static ir_function *make_function(em *E, og_frame *f, ir_graph *body)
     return &w->fn;
 }
 
-static int emit_list(em *E, og_node **nodes, size_t n, og_frame *cf, ir_graph **out);
+static int emit_list(em *E, tsj_node **nodes, size_t n, tsj_frame *cf, ir_graph **out);
 
 /*
  * A call torch would reject (a function calling itself) is left in the graph. It becomes a
  * call of a function whose body calls itself, so the walker reports the recursion (as for
  * ONNX local functions) and counts nothing for it.
  */
-static ir_function *recursive_fn(em *E, const og_node *x)
+static ir_function *recursive_fn(em *E, const tsj_node *x)
 {
     size_t i;
     rec_fn *r;
@@ -245,7 +246,7 @@ static ir_function *recursive_fn(em *E, const og_node *x)
     body->name = "";
     *gslot = body;
     w->fn.domain = E->d_ts;
-    if (!(w->fn.name = ts_iintern(E->c, x->callee->qual)))
+    if (!(w->fn.name = ts_intern_model(E->c, x->callee->qual)))
         return NULL;
     w->fn.body = *body;
     w->index = E->funcs.len - 1;
@@ -328,16 +329,16 @@ static ir_attr *args_commit(ts_ctx *c, const ir_attr *a, uint32_t n)
     return d;
 }
 
-ir_attr *ts_args_intern(ts_argtab *t, const ir_attr *a, uint32_t n)
+ir_attr *tsir_args_intern(tsir_argtab *t, const ir_attr *a, uint32_t n)
 {
     uint64_t h = args_hash(a, n);
     size_t j;
-    struct ts_argl *e;
+    struct tsir_arglist *e;
     if (!n)
         return NULL;
     if ((t->len + 1) * 2 > t->cap) {
         size_t ncap = t->cap ? t->cap * 2 : 256, i;
-        struct ts_argl *nt = om_calloc(t->c->mem, ncap, sizeof(*nt));
+        struct tsir_arglist *nt = om_calloc(t->c->mem, ncap, sizeof(*nt));
         if (!nt)
             return NULL;
         for (i = 0; i < t->cap; i++) {
@@ -366,7 +367,7 @@ ir_attr *ts_args_intern(ts_argtab *t, const ir_attr *a, uint32_t n)
     return e->a;
 }
 
-void ts_args_free(ts_argtab *t)
+void tsir_args_free(tsir_argtab *t)
 {
     if (t->tab)
         om_dealloc(t->c->mem, t->tab, t->cap * sizeof(*t->tab));
@@ -408,29 +409,32 @@ static int args_room(em *E, size_t n, size_t nv)
     return 1;
 }
 
-/* The prim::ListConstruct a list argument is, when nothing writes to the list (the alias
+/* The prim::ListConstruct a list argument is, when nothing writes to the list (the tsp_alias
  * facts of the root graph say so: an append, a store into a container or a call keeps
  * it), so its elements are what the call reads. NULL for anything else. */
-static og_node *list_node(em *E, og_val *v)
+static tsj_node *list_node(em *E, tsj_value *v)
 {
-    if (!v || !v->def || v->def->kind != OK_LISTC || tso_has_writers(&E->al, v))
+    if (!v || !v->def || v->def->kind != TSJ_KIND_LISTC || tsp_has_writers(&E->al, v))
         return NULL;
     return v->def;
 }
 
 /* Element kinds: 1 all ints (bools too), 2 all floats, 0 otherwise. */
-static int elem_kind(const og_const *k)
+static int elem_kind(const tsj_const *k)
 {
-    return !k ? 0 : (k->k == C_INT || k->k == C_BOOL) ? 1 : k->k == C_FLOAT ? 2 : 0;
+    return !k                                                  ? 0
+           : (k->k == TSJ_CONST_INT || k->k == TSJ_CONST_BOOL) ? 1
+           : k->k == TSJ_CONST_FLOAT                           ? 2
+                                                               : 0;
 }
 
 /* Fills a (zeroed) from the constant list elements (l's inputs, or the tuple t's). */
-static void list_arg(em *E, og_val *v, og_node *l, const og_const *t, ir_attr *a, size_t *nv)
+static void list_arg(em *E, tsj_value *v, tsj_node *l, const tsj_const *t, ir_attr *a, size_t *nv)
 {
     uint32_t n = l ? l->n_in : t->n, i;
     int kind = -1;
     for (i = 0; i < n; i++) {
-        int k = elem_kind(l ? og_cval(l->in[i]) : t->el[i]);
+        int k = elem_kind(l ? tsj_const_of(l->in[i]) : t->el[i]);
         if (!k || (kind >= 0 && k != kind))
             return;
         kind = k;
@@ -438,8 +442,8 @@ static void list_arg(em *E, og_val *v, og_node *l, const og_const *t, ir_attr *a
     if (kind < 0) {
         /* empty: a list says its element type (`[]` passed to an int[] parameter has none
          * that the code states: an empty int list); an empty tuple is neither */
-        const ts_type *ty = l ? og_v(v)->type : NULL;
-        const ts_type *et = ty && ty->k == TY_LIST && ty->n ? ty->el[0] : NULL;
+        const tsl_type *ty = l ? tsj_resolve(v)->type : NULL;
+        const tsl_type *et = ty && ty->k == TY_LIST && ty->n ? ty->el[0] : NULL;
         if (!et)
             return;
         kind = et->k == TY_INT || et->k == TY_BOOL || et->k == TY_UNKNOWN ? 1
@@ -452,19 +456,19 @@ static void list_arg(em *E, og_val *v, og_node *l, const og_const *t, ir_attr *a
         a->ints = n ? E->ibuf + *nv : NULL; /* an empty list may have no buffer at all */
         a->n_ints = n;
         for (i = 0; i < n; i++)
-            a->ints[i] = (l ? og_cval(l->in[i]) : t->el[i])->i;
+            a->ints[i] = (l ? tsj_const_of(l->in[i]) : t->el[i])->i;
     } else {
         a->type = IR_ATTR_FLOATS;
         a->floats = n ? E->fbuf + *nv : NULL;
         a->n_floats = n;
         for (i = 0; i < n; i++)
-            a->floats[i] = (l ? og_cval(l->in[i]) : t->el[i])->f;
+            a->floats[i] = (l ? tsj_const_of(l->in[i]) : t->el[i])->f;
     }
     *nv += n;
 }
 
 /* in->args from x's inputs: constant scalars and lists keep their values. */
-static int fill_args(em *E, og_node *x, ir_node *in)
+static int fill_args(em *E, tsj_node *x, ir_node *in)
 {
     uint32_t n = x->n_in, n_kw = x->n_kw < n ? x->n_kw : n, i;
     size_t nv = 0;
@@ -472,10 +476,10 @@ static int fill_args(em *E, og_node *x, ir_node *in)
     if (!n)
         return OPMAP_OK;
     for (i = 0; i < n; i++) {
-        og_val *v = og_in(x, i);
-        const og_const *k = og_cval(v);
-        og_node *l;
-        if (k && k->k == C_TUPLE)
+        tsj_value *v = tsj_input(x, i);
+        const tsj_const *k = tsj_const_of(v);
+        tsj_node *l;
+        if (k && k->k == TSJ_CONST_TUPLE)
             nv += k->n;
         else if (!k && (l = list_node(E, v)))
             nv += l->n_in;
@@ -486,29 +490,29 @@ static int fill_args(em *E, og_node *x, ir_node *in)
     memset(a, 0, n * sizeof(*a));
     nv = 0;
     for (i = 0; i < n; i++) {
-        og_val *v = og_in(x, i);
-        const og_const *k = og_cval(v);
-        og_node *l;
+        tsj_value *v = tsj_input(x, i);
+        const tsj_const *k = tsj_const_of(v);
+        tsj_node *l;
         /* kw[j] names input n - x->n_kw + j */
-        if (i >= n - n_kw && !(a[i].name = ts_iintern(E->c, x->kw[x->n_kw - (n - i)])))
+        if (i >= n - n_kw && !(a[i].name = ts_intern_model(E->c, x->kw[x->n_kw - (n - i)])))
             return ts_oom(E->c);
         if (k) {
             switch (k->k) {
-            case C_BOOL:
-            case C_INT:
+            case TSJ_CONST_BOOL:
+            case TSJ_CONST_INT:
                 a[i].type = IR_ATTR_INT;
                 a[i].i = k->i;
                 break;
-            case C_FLOAT:
+            case TSJ_CONST_FLOAT:
                 a[i].type = IR_ATTR_FLOAT;
                 a[i].f = k->f;
                 break;
-            case C_STR:
+            case TSJ_CONST_STR:
                 a[i].type = IR_ATTR_STRING;
                 a[i].s.data = k->s ? k->s : "";
                 a[i].s.size = k->s ? k->slen : 0;
                 break;
-            case C_TUPLE:
+            case TSJ_CONST_TUPLE:
                 list_arg(E, v, NULL, k, &a[i], &nv);
                 break;
             default:
@@ -518,17 +522,17 @@ static int fill_args(em *E, og_node *x, ir_node *in)
             list_arg(E, v, l, NULL, &a[i], &nv);
         }
     }
-    if (!(in->args = ts_args_intern(&E->args, a, n)))
+    if (!(in->args = tsir_args_intern(&E->args, a, n)))
         return ts_oom(E->c);
     in->n_args = n;
     return OPMAP_OK;
 }
 
-static int block_nodes(em *E, og_block *b, om_vec *v)
+static int block_nodes(em *E, tsj_block *b, om_vec *v)
 {
-    og_node *x;
+    tsj_node *x;
     for (x = b->head; x; x = x->next) {
-        og_node **slot = om_vec_push(v, E->c->mem);
+        tsj_node **slot = om_vec_push(v, E->c->mem);
         if (!slot)
             return ts_oom(E->c);
         *slot = x;
@@ -536,12 +540,12 @@ static int block_nodes(em *E, og_block *b, om_vec *v)
     return OPMAP_OK;
 }
 
-static int fill_node(em *E, og_node *x, og_frame *cf, ir_node *in)
+static int fill_node(em *E, tsj_node *x, tsj_frame *cf, ir_node *in)
 {
     uint32_t i;
     int rc;
     memset(in, 0, sizeof(*in));
-    if (!(in->domain = ts_iintern(E->c, x->ns)) || !(in->op = ts_iintern(E->c, x->op)))
+    if (!(in->domain = ts_intern_model(E->c, x->ns)) || !(in->op = ts_intern_model(E->c, x->op)))
         return ts_oom(E->c);
     in->name = "";
     in->src_file = x->file;
@@ -557,7 +561,7 @@ static int fill_node(em *E, og_node *x, og_frame *cf, ir_node *in)
         a->n_graphs = x->n_blk;
         for (i = 0; i < x->n_blk; i++) {
             om_vec v;
-            om_vec_init(&v, sizeof(og_node *));
+            om_vec_init(&v, sizeof(tsj_node *));
             rc = block_nodes(E, x->blk[i], &v);
             if (!rc)
                 rc = emit_list(E, v.data, v.len, cf, &a->graphs[i]);
@@ -571,7 +575,7 @@ static int fill_node(em *E, og_node *x, og_frame *cf, ir_node *in)
     return OPMAP_OK;
 }
 
-static int emit_list(em *E, og_node **nodes, size_t n, og_frame *cf, ir_graph **out)
+static int emit_list(em *E, tsj_node **nodes, size_t n, tsj_frame *cf, ir_graph **out)
 {
     ts_ctx *c = E->c;
     om_vec irn, pends;
@@ -587,9 +591,9 @@ static int emit_list(em *E, og_node **nodes, size_t n, og_frame *cf, ir_graph **
     om_vec_init(&irn, sizeof(ir_node));
     om_vec_init(&pends, sizeof(pend *));
     for (i = 0; i < n && rc == OPMAP_OK; i++) {
-        og_node *x = nodes[i];
-        og_frame *f = x->frame, *k = f;
-        if (x->kind == OK_CONST)
+        tsj_node *x = nodes[i];
+        tsj_frame *f = x->frame, *k = f;
+        if (x->kind == TSJ_KIND_CONST)
             continue;
         while (k && k->parent != cf)
             k = k->parent;
@@ -597,7 +601,7 @@ static int emit_list(em *E, og_node **nodes, size_t n, og_frame *cf, ir_graph **
             ir_node tmp, *slot;
             if ((rc = fill_node(E, x, cf, &tmp)))
                 break;
-            if ((x->kind == OK_CALLM || x->kind == OK_CALLF) && x->callee &&
+            if ((x->kind == TSJ_KIND_CALLM || x->kind == TSJ_KIND_CALLF) && x->callee &&
                 !(tmp.callee = recursive_fn(E, x))) {
                 rc = ts_oom(c);
                 break;
@@ -609,7 +613,7 @@ static int emit_list(em *E, og_node **nodes, size_t n, og_frame *cf, ir_graph **
             *slot = tmp;
         } else {
             pend *p = k->scratch;
-            og_node **slot;
+            tsj_node **slot;
             if (!p || p->stamp != stamp) {
                 ir_node *call;
                 pend **ps;
@@ -621,11 +625,11 @@ static int emit_list(em *E, og_node **nodes, size_t n, og_frame *cf, ir_graph **
                 p->f = k;
                 p->stamp = stamp;
                 p->call_at = irn.len - 1;
-                om_vec_init(&p->nodes, sizeof(og_node *));
+                om_vec_init(&p->nodes, sizeof(tsj_node *));
                 call->name = "";
                 call->domain = E->d_prim;
                 call->op = E->op_call;
-                call->call_label = k->label ? ts_iintern(c, k->label) : NULL;
+                call->call_label = k->label ? ts_intern_model(c, k->label) : NULL;
                 k->scratch = p;
                 *ps = p;
             }
@@ -659,7 +663,7 @@ static int emit_list(em *E, og_node **nodes, size_t n, og_frame *cf, ir_graph **
     return rc;
 }
 
-int ts_emit(ts_ctx *c, og_graph *root)
+int tsir_lower(ts_ctx *c, tsj_graph *root)
 {
     em E;
     om_vec top;
@@ -672,14 +676,15 @@ int ts_emit(ts_ctx *c, og_graph *root)
     om_vec_init(&E.graphs, sizeof(ir_graph *));
     om_vec_init(&E.funcs, sizeof(fwrap *));
     om_vec_init(&E.recs, sizeof(rec_fn));
-    om_vec_init(&top, sizeof(og_node *));
+    om_vec_init(&top, sizeof(tsj_node *));
     E.args.c = c;
     E.al.c = c;
     E.al.g = root;
-    if (!(E.d_prim = ts_iintern(c, "prim")) || !(E.d_ts = ts_iintern(c, "torchscript")) ||
-        !(E.op_call = ts_iintern(c, "CallMethod")) || !(E.a_block = ts_iintern(c, "block")))
+    if (!(E.d_prim = ts_intern_model(c, "prim")) || !(E.d_ts = ts_intern_model(c, "torchscript")) ||
+        !(E.op_call = ts_intern_model(c, "CallMethod")) ||
+        !(E.a_block = ts_intern_model(c, "block")))
         rc = ts_oom(c);
-    else if ((rc = tso_alias_run(&E.al)))
+    else if ((rc = tsp_alias_run(&E.al)))
         ; /* reported */
     else if (!(rc = block_nodes(&E, root->top, &top)))
         rc = emit_list(&E, top.data, top.len, NULL, &main);
@@ -711,13 +716,13 @@ int ts_emit(ts_ctx *c, og_graph *root)
         om_dealloc(c->mem, E.gtab, E.gcap * sizeof(*E.gtab));
     if (E.ftab)
         om_dealloc(c->mem, E.ftab, E.fcap * sizeof(*E.ftab));
-    ts_args_free(&E.args);
+    tsir_args_free(&E.args);
     if (E.abuf)
         om_dealloc(c->mem, E.abuf, E.abuf_cap * sizeof(*E.abuf));
     if (E.ibuf) {
         om_dealloc(c->mem, E.ibuf, E.vbuf_cap * sizeof(*E.ibuf));
         om_dealloc(c->mem, E.fbuf, E.vbuf_cap * sizeof(*E.fbuf));
     }
-    tso_alias_free(&E.al);
+    tsp_alias_free(&E.al);
     return rc;
 }

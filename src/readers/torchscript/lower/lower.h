@@ -14,21 +14,21 @@
 
 /* Fills c->m's main graph and functions from `root`. prim::Constant nodes are left out.
  * Each node gets its call's arguments (ir_node.args). */
-int ts_emit(ts_ctx *c, og_graph *root);
+int tsir_lower(ts_ctx *c, tsj_graph *root);
 
 /*
  * Call argument lists (ir_node.args) interned: equal lists share one copy in the model
- * arena, so nodes compare them by pointer. Floats compare by their bits. Used by ts_emit
+ * arena, so nodes compare them by pointer. Floats compare by their bits. Used by tsir_lower
  * and by the graph text reader.
  */
-typedef struct ts_argtab {
+typedef struct tsir_argtab {
     ts_ctx *c;
-    struct ts_argl *tab;
+    struct tsir_arglist *tab;
     size_t cap, len;
-} ts_argtab;
+} tsir_argtab;
 
 /* The interned copy of a[0, n) (strings, int and float lists copied too); NULL on OOM. */
-ir_attr *ts_args_intern(ts_argtab *t, const ir_attr *a, uint32_t n);
-void ts_args_free(ts_argtab *t);
+ir_attr *tsir_args_intern(tsir_argtab *t, const ir_attr *a, uint32_t n);
+void tsir_args_free(tsir_argtab *t);
 
 #endif /* OM_TS_LOWER_LOWER_H */

@@ -12,44 +12,46 @@
 #include "readers/torchscript/passes/pass_state.h"
 
 typedef struct cat_pair {
-    og_node *first, *second;
+    tsj_node *first, *second;
     uint32_t idx;
 } cat_pair;
 
-static int cat_dim(og_node *n, int64_t *dim)
+static int cat_dim(tsj_node *n, int64_t *dim)
 {
-    const og_const *cv;
+    const tsj_const *cv;
     if (n->n_in < 2) {
         *dim = 0;
         return 1;
     }
-    cv = og_cval(n->in[1]);
-    if (!cv || cv->k != C_INT)
+    cv = tsj_const_of(n->in[1]);
+    if (!cv || cv->k != TSJ_CONST_INT)
         return 0;
     *dim = cv->i;
     return 1;
 }
 
-static int collect_cats(opt *o, og_block *b, uint32_t stamp, om_vec *pairs)
+static int collect_cats(tsp_state *o, tsj_block *b, uint32_t stamp, om_vec *pairs)
 {
-    og_node *n;
+    tsj_node *n;
     uint32_t i;
     int rc;
     for (n = b->head; n; n = n->next) {
         int64_t dim, dim2;
-        og_val *list;
-        og_node *next_list, *next_cat;
+        tsj_value *list;
+        tsj_node *next_list, *next_cat;
         cat_pair *p;
-        if (n->kind == OK_CAT && n->n_in >= 1 && n->n_kw == 0 && cat_dim(n, &dim)) {
-            list = og_in(n, 0);
-            if (list->def && list->def->kind == OK_LISTC && !tso_has_writers(o, list) &&
-                tso_uses_of(&n->out[0], stamp) == 1 && (next_list = og_v(&n->out[0])->user) &&
-                next_list->kind == OK_LISTC && tso_uses_of(&next_list->out[0], stamp) == 1 &&
-                (next_cat = og_v(&next_list->out[0])->user) && next_cat->kind == OK_CAT &&
-                next_cat->n_kw == 0 && og_in(next_cat, 0) == &next_list->out[0] &&
-                cat_dim(next_cat, &dim2) && dim2 == dim) {
+        if (n->kind == TSJ_KIND_CAT && n->n_in >= 1 && n->n_kw == 0 && cat_dim(n, &dim)) {
+            list = tsj_input(n, 0);
+            if (list->def && list->def->kind == TSJ_KIND_LISTC && !tsp_has_writers(o, list) &&
+                tsp_uses_of(&n->out[0], stamp) == 1 &&
+                (next_list = tsj_resolve(&n->out[0])->user) && next_list->kind == TSJ_KIND_LISTC &&
+                tsp_uses_of(&next_list->out[0], stamp) == 1 &&
+                (next_cat = tsj_resolve(&next_list->out[0])->user) &&
+                next_cat->kind == TSJ_KIND_CAT && next_cat->n_kw == 0 &&
+                tsj_input(next_cat, 0) == &next_list->out[0] && cat_dim(next_cat, &dim2) &&
+                dim2 == dim) {
                 for (i = 0; i < next_list->n_in; i++)
-                    if (og_in(next_list, i) == og_v(&n->out[0]))
+                    if (tsj_input(next_list, i) == tsj_resolve(&n->out[0]))
                         break;
                 if (i < next_list->n_in) {
                     if (!(p = om_vec_push(pairs, o->c->mem)))
@@ -69,16 +71,16 @@ static int collect_cats(opt *o, og_block *b, uint32_t stamp, om_vec *pairs)
 
 /* A list being built for a cat (torch's deque in getListConstructInputs). */
 typedef struct clist {
-    og_node *key;          /* the cat it is registered for, or NULL (orphaned / moved) */
-    og_val **v;
+    tsj_node *key;          /* the cat it is registered for, or NULL (orphaned / moved) */
+    tsj_value **v;
     size_t n, cap;
 } clist;
 
-static int clist_put(opt *o, clist *l, size_t at, og_val *const *v, size_t n)
+static int clist_put(tsp_state *o, clist *l, size_t at, tsj_value *const *v, size_t n)
 {
     if (l->n + n > l->cap) {
         size_t ncap = (l->n + n) * 2 + 4;
-        og_val **nv = om_arena_array(&o->c->tmp, ncap, sizeof(*nv));
+        tsj_value **nv = om_arena_array(&o->c->tmp, ncap, sizeof(*nv));
         if (!nv)
             return ts_oom(o->c);
         if (l->n)
@@ -98,22 +100,22 @@ static int clist_put(opt *o, clist *l, size_t at, og_val *const *v, size_t n)
  * for an outer cat wins (a later pair into the same cat is dropped), and a chain of cats
  * moves its list along.
  */
-int tso_combine_concats(opt *o)
+int tsp_combine_concats(tsp_state *o)
 {
     om_vec pairs, lists;
     uint32_t stamp = ++o->c->stamp;
     size_t i;
     int rc;
-    if ((rc = tso_alias_run(o)))
+    if ((rc = tsp_alias_run(o)))
         return rc;
-    tso_count_uses(o->g->top, stamp);
+    tsp_count_uses(o->g->top, stamp);
     om_vec_init(&pairs, sizeof(cat_pair));
     om_vec_init(&lists, sizeof(clist *));
     rc = collect_cats(o, o->g->top, stamp, &pairs);
-    tso_alias_free(o);
+    tsp_alias_free(o);
     for (i = 0; !rc && i < pairs.len; i++) {
         cat_pair *p = &OM_VEC_AT(&pairs, cat_pair, i);
-        og_node *l2 = og_in(p->second, 0)->def;
+        tsj_node *l2 = tsj_input(p->second, 0)->def;
         clist *cur = p->first->aux_stamp == stamp ? p->first->aux : NULL, **slot;
         if (cur) {
             p->first->aux_stamp = 0; /* erased from the map under the inner cat */
@@ -131,7 +133,7 @@ int tso_combine_concats(opt *o)
             p->second->aux_stamp = stamp;
         }
         if (!cur->n) {
-            og_node *l1 = og_in(p->first, 0)->def;
+            tsj_node *l1 = tsj_input(p->first, 0)->def;
             if ((rc = clist_put(o, cur, 0, l1->in, l1->n_in)))
                 break;
         }
@@ -141,22 +143,22 @@ int tso_combine_concats(opt *o)
     }
     for (i = 0; !rc && i < lists.len; i++) {
         clist *cl = OM_VEC_AT(&lists, clist *, i);
-        og_node *old, *l;
+        tsj_node *old, *l;
         size_t k;
         if (!cl->key)
             continue;
-        old = og_in(cl->key, 0)->def;
-        if (!(l = tso_new_list(o, cl->key, (uint32_t)cl->n, old->out[0].type))) {
+        old = tsj_input(cl->key, 0)->def;
+        if (!(l = tsp_new_list(o, cl->key, (uint32_t)cl->n, old->out[0].type))) {
             rc = ts_oom(o->c);
             break;
         }
         for (k = 0; k < cl->n; k++)
             l->in[k] = cl->v[k];
-        og_replace(&old->out[0], &l->out[0]);
+        tsj_replace_uses(&old->out[0], &l->out[0]);
         o->changed = 1;
     }
     if (!rc && pairs.len)
-        rc = tso_dce(o, 1);
+        rc = tsp_dce(o, 1);
     om_vec_free(&pairs, o->c->mem);
     om_vec_free(&lists, o->c->mem);
     return rc;

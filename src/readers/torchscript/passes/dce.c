@@ -12,9 +12,9 @@
 
 #include "readers/torchscript/passes/pass_state.h"
 
-static void use(og_val *v, og_node *user, uint32_t stamp)
+static void use(tsj_value *v, tsj_node *user, uint32_t stamp)
 {
-    v = og_v(v);
+    v = tsj_resolve(v);
     if (!v)
         return;
     if (v->ustamp != stamp) {
@@ -25,81 +25,82 @@ static void use(og_val *v, og_node *user, uint32_t stamp)
     v->user = user;
 }
 
-void tso_count_uses(og_block *b, uint32_t stamp)
+void tsp_count_uses(tsj_block *b, uint32_t stamp)
 {
-    og_node *x;
+    tsj_node *x;
     uint32_t i;
     for (x = b->head; x; x = x->next) {
         for (i = 0; i < x->n_in; i++)
             use(x->in[i], x, stamp);
         for (i = 0; i < x->n_blk; i++)
-            tso_count_uses(x->blk[i], stamp);
+            tsp_count_uses(x->blk[i], stamp);
     }
     for (i = 0; i < b->n_rets; i++)
         use(b->rets[i], NULL, stamp);
 }
 
-uint32_t tso_uses_of(og_val *v, uint32_t stamp)
+uint32_t tsp_uses_of(tsj_value *v, uint32_t stamp)
 {
-    v = og_v(v);
+    v = tsj_resolve(v);
     return v->ustamp == stamp ? v->nuses : 0;
 }
 
 typedef struct dce {
-    opt *o;
+    tsp_state *o;
     int use_alias;
     uint32_t live_stamp, use_stamp;
 } dce;
 
-static int node_side_effects(dce *d, og_node *n);
+static int node_side_effects(dce *d, tsj_node *n);
 
-static int block_side_effects(dce *d, og_block *b)
+static int block_side_effects(dce *d, tsj_block *b)
 {
-    og_node *x;
+    tsj_node *x;
     for (x = b->head; x; x = x->next)
         if (node_side_effects(d, x))
             return 1;
     return 0;
 }
 
-static int node_side_effects(dce *d, og_node *n)
+static int node_side_effects(dce *d, tsj_node *n)
 {
     uint32_t i;
-    if (og_side_effects(n))
+    if (tsj_side_effects(n))
         return 1;
     for (i = 0; i < n->n_blk; i++)
         if (block_side_effects(d, n->blk[i]))
             return 1;
     if (!d->use_alias)
-        return og_mutates(n);
+        return tsj_mutates(n);
     {
-        og_val *w = tso_written_by(n);
-        opt *o = d->o;
-        alias *a = &o->a;
-        return w && TSO_VID(w) && tso_alias_find(a, TSO_VID(w)) == tso_alias_find(a, a->wild);
+        tsj_value *w = tsp_written_by(n);
+        tsp_state *o = d->o;
+        tsp_alias *a = &o->a;
+        return w && TSP_ALIAS_ID(w) &&
+               tsp_alias_find(a, TSP_ALIAS_ID(w)) == tsp_alias_find(a, a->wild);
     }
 }
 
-static void set_live(dce *d, og_val *v)
+static void set_live(dce *d, tsj_value *v)
 {
-    opt *o = d->o;
-    v = og_v(v);
+    tsp_state *o = d->o;
+    v = tsj_resolve(v);
     if (!v)
         return;
     v->mark = d->live_stamp;
-    if (d->use_alias && TSO_VID(v))
-        o->a.flag[tso_alias_find(&o->a, TSO_VID(v))] = 1;
+    if (d->use_alias && TSP_ALIAS_ID(v))
+        o->a.flag[tsp_alias_find(&o->a, TSP_ALIAS_ID(v))] = 1;
 }
 
-static int is_live(dce *d, og_val *v)
+static int is_live(dce *d, tsj_value *v)
 {
-    v = og_v(v);
+    v = tsj_resolve(v);
     return v && v->mark == d->live_stamp;
 }
 
-static int mark_node(dce *d, og_node *n)
+static int mark_node(dce *d, tsj_node *n)
 {
-    og_node *up;
+    tsj_node *up;
     uint32_t i;
     if (n->live)
         return 0;
@@ -112,11 +113,11 @@ static int mark_node(dce *d, og_node *n)
     return 1;
 }
 
-static int mark_block(dce *d, og_block *b);
+static int mark_block(dce *d, tsj_block *b);
 
-static int mark_returns(dce *d, og_block *b)
+static int mark_returns(dce *d, tsj_block *b)
 {
-    og_node *owner = b->owner;
+    tsj_node *owner = b->owner;
     uint32_t i;
     int any = 0;
     if (!owner) {
@@ -127,10 +128,10 @@ static int mark_returns(dce *d, og_block *b)
             }
         return any;
     }
-    if (owner->kind == OK_LOOP) {
+    if (owner->kind == TSJ_KIND_LOOP) {
         for (i = 0; i + 1 < b->n_rets; i++) {
             if ((!owner->out[i].repl && is_live(d, &owner->out[i])) ||
-                tso_uses_of(b->params[1 + i], d->use_stamp)) {
+                tsp_uses_of(b->params[1 + i], d->use_stamp)) {
                 if (!is_live(d, b->rets[1 + i])) {
                     set_live(d, b->rets[1 + i]);
                     any = 1;
@@ -152,17 +153,17 @@ static int mark_returns(dce *d, og_block *b)
     return any;
 }
 
-static int writes_to_live(dce *d, og_node *n)
+static int writes_to_live(dce *d, tsj_node *n)
 {
-    og_val *w;
-    opt *o = d->o;
+    tsj_value *w;
+    tsp_state *o = d->o;
     if (!d->use_alias)
         return 0;
-    w = tso_written_by(n);
-    return w && TSO_VID(w) && o->a.flag[tso_alias_find(&o->a, TSO_VID(w))];
+    w = tsp_written_by(n);
+    return w && TSP_ALIAS_ID(w) && o->a.flag[tsp_alias_find(&o->a, TSP_ALIAS_ID(w))];
 }
 
-static int mark_if_live(dce *d, og_node *n)
+static int mark_if_live(dce *d, tsj_node *n)
 {
     uint32_t i;
     /* a replaced output has no uses left: its replacement is what is live */
@@ -174,9 +175,9 @@ static int mark_if_live(dce *d, og_node *n)
     return 0;
 }
 
-static int mark_block(dce *d, og_block *b)
+static int mark_block(dce *d, tsj_block *b)
 {
-    og_node *x;
+    tsj_node *x;
     uint32_t i;
     int any = 0;
     for (x = b->head; x; x = x->next)
@@ -184,7 +185,7 @@ static int mark_block(dce *d, og_block *b)
             any |= mark_node(d, x);
     any |= mark_returns(d, b);
     for (x = b->tail; x; x = x->prev) {
-        if (x->kind == OK_LOOP) {
+        if (x->kind == TSJ_KIND_LOOP) {
             int m;
             do {
                 m = mark_block(d, x->blk[0]);
@@ -199,9 +200,9 @@ static int mark_block(dce *d, og_block *b)
     return any;
 }
 
-static void clear_live(og_block *b)
+static void clear_live(tsj_block *b)
 {
-    og_node *x;
+    tsj_node *x;
     uint32_t i;
     for (x = b->head; x; x = x->next) {
         x->live = 0;
@@ -210,20 +211,20 @@ static void clear_live(og_block *b)
     }
 }
 
-static void sweep(dce *d, og_block *b)
+static void sweep(dce *d, tsj_block *b)
 {
-    og_node *x, *prev;
+    tsj_node *x, *prev;
     uint32_t i;
     for (x = b->tail; x; x = prev) {
         prev = x->prev;
         for (i = 0; i < x->n_blk; i++)
             sweep(d, x->blk[i]);
         if (!x->live)
-            og_unlink(x);
+            tsj_unlink(x);
     }
 }
 
-int tso_dce(opt *o, int use_alias)
+int tsp_dce(tsp_state *o, int use_alias)
 {
     dce d;
     int rc;
@@ -232,13 +233,13 @@ int tso_dce(opt *o, int use_alias)
     d.use_alias = use_alias;
     d.live_stamp = ++o->c->stamp;
     d.use_stamp = ++o->c->stamp;
-    if (use_alias && (rc = tso_alias_run(o)))
+    if (use_alias && (rc = tsp_alias_run(o)))
         return rc;
-    tso_count_uses(o->g->top, d.use_stamp);
+    tsp_count_uses(o->g->top, d.use_stamp);
     clear_live(o->g->top);
     mark_block(&d, o->g->top);
     sweep(&d, o->g->top);
     if (use_alias)
-        tso_alias_free(o);
+        tsp_alias_free(o);
     return OPMAP_OK;
 }

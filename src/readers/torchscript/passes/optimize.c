@@ -20,18 +20,18 @@
 
 /* ---- inlining ---- */
 
-static int inline_calls(opt *o, og_block *b)
+static int inline_calls(tsp_state *o, tsj_block *b)
 {
-    og_node *n, *next;
+    tsj_node *n, *next;
     uint32_t i;
     int rc;
     for (n = b->head; n; n = next) {
         next = n->next;
-        if ((n->kind == OK_CALLM || n->kind == OK_CALLF) && n->callee) {
-            og_graph *cg;
-            og_frame *frame = n->frame;
-            og_val **outs;
-            rc = ts_opt_function(o->c, o->prog, o->ty, n->callee, 0, &cg);
+        if ((n->kind == TSJ_KIND_CALLM || n->kind == TSJ_KIND_CALLF) && n->callee) {
+            tsj_graph *cg;
+            tsj_frame *frame = n->frame;
+            tsj_value **outs;
+            rc = tsp_optimize_function(o->c, o->prog, o->ty, n->callee, 0, &cg);
             if (rc == 1)
                 continue; /* recursive: left as a call */
             if (rc)
@@ -46,24 +46,24 @@ static int inline_calls(opt *o, og_block *b)
                     return ts_fail(o->c, OPMAP_ELIMIT, NULL, 0, 0,
                                    "TorchScript submodule calls nested deeper than max_depth "
                                    "(%" PRIu32 ")", o->c->lim->max_depth);
-                frame->what = n->callee->cls ? ts_display_name(o->c, n->callee->cls->qual)
-                                             : ts_display_name(o->c, n->callee->qual);
+                frame->what = n->callee->cls ? tsj_display_name(o->c, n->callee->cls->qual)
+                                             : tsj_display_name(o->c, n->callee->qual);
                 if (!frame->what)
                     return ts_oom(o->c);
             }
             /* refuse before copying: fan-out (f calls g twice, g calls h twice, ...) grows
              * exponentially */
             if (o->c->nodes > o->c->node_budget ||
-                n->callee->opt_size > o->c->node_budget - o->c->nodes)
+                n->callee->optimized_size > o->c->node_budget - o->c->nodes)
                 return ts_fail(o->c, OPMAP_ELIMIT, n->callee->file->entry, n->callee->line, 1,
                                "calls to %s expand to more than %" PRIu64 " nodes (max_nodes, "
                                "or max_heap_bytes / 512 when smaller)", n->callee->qual,
                                o->c->node_budget);
-            if ((rc = og_inline_copy(o->c, cg, n, n->in, n->n_in, frame, &outs)))
+            if ((rc = tsj_inline_copy(o->c, cg, n, n->in, n->n_in, frame, &outs)))
                 return rc;
             for (i = 0; i < n->n_out && i < cg->top->n_rets; i++)
-                og_replace(&n->out[i], outs[i]);
-            og_unlink(n);
+                tsj_replace_uses(&n->out[i], outs[i]);
+            tsj_unlink(n);
             continue;
         }
         for (i = 0; i < n->n_blk; i++)
@@ -73,14 +73,14 @@ static int inline_calls(opt *o, og_block *b)
     return OPMAP_OK;
 }
 
-int ts_opt_function(ts_ctx *c, ts_prog *prog, ts_tys *ty, ts_func *fn, int root,
-                    og_graph **out)
+int tsp_optimize_function(ts_ctx *c, tsl_program *prog, tsl_types *ty, tsl_func *fn, int root,
+                    tsj_graph **out)
 {
-    opt o;
-    og_graph *g;
+    tsp_state o;
+    tsj_graph *g;
     int rc;
     if (fn->state == 2 && !root) {
-        *out = fn->opt;
+        *out = fn->optimized;
         return OPMAP_OK;
     }
     if (fn->state == 1)
@@ -93,7 +93,7 @@ int ts_opt_function(ts_ctx *c, ts_prog *prog, ts_tys *ty, ts_func *fn, int root,
     if (fn->built) {
         g = fn->built;
         fn->built = NULL;
-    } else if ((rc = ts_build(c, prog, ty, fn, &g))) {
+    } else if ((rc = tsj_build_function(c, prog, ty, fn, &g))) {
         return rc;
     }
     c->call_depth++;
@@ -103,21 +103,21 @@ int ts_opt_function(ts_ctx *c, ts_prog *prog, ts_tys *ty, ts_func *fn, int root,
     o.ty = ty;
     o.g = g;
     /* the compiler's cleanup passes, then inlining, then pre-optimization */
-    rc = tso_constprop(&o);
+    rc = tsp_constprop(&o);
     if (!rc)
         rc = inline_calls(&o, g->top);
     if (!rc && !root) {
-        rc = tso_peephole(&o);
+        rc = tsp_peephole(&o);
         if (!rc)
-            rc = tso_constprop(&o);
+            rc = tsp_constprop(&o);
     }
-    tso_alias_free(&o);
+    tsp_alias_free(&o);
     c->call_depth--;
     if (rc)
         return rc;
     fn->state = root ? 0 : 2;
-    fn->opt = root ? NULL : g;
-    fn->opt_size = og_count(g->top);
+    fn->optimized = root ? NULL : g;
+    fn->optimized_size = tsj_count_nodes(g->top);
     *out = g;
     return OPMAP_OK;
 }
@@ -129,17 +129,17 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
     return a > UINT64_MAX / 4 - b ? UINT64_MAX / 4 : a + b;
 }
 
-static int estimate(ts_ctx *c, ts_prog *prog, ts_tys *ty, ts_func *fn, uint32_t depth);
+static int estimate(ts_ctx *c, tsl_program *prog, tsl_types *ty, tsl_func *fn, uint32_t depth);
 
-static int estimate_block(ts_ctx *c, ts_prog *prog, ts_tys *ty, og_block *b, uint32_t depth,
+static int estimate_block(ts_ctx *c, tsl_program *prog, tsl_types *ty, tsj_block *b, uint32_t depth,
                           uint64_t *sum)
 {
-    og_node *x;
+    tsj_node *x;
     uint32_t i;
     int rc;
     for (x = b->head; x; x = x->next) {
         *sum = sat_add(*sum, 1);
-        if ((x->kind == OK_CALLM || x->kind == OK_CALLF) && x->callee) {
+        if ((x->kind == TSJ_KIND_CALLM || x->kind == TSJ_KIND_CALLF) && x->callee) {
             if ((rc = estimate(c, prog, ty, x->callee, depth + 1)))
                 return rc;
             *sum = sat_add(*sum, x->callee->est);
@@ -151,9 +151,9 @@ static int estimate_block(ts_ctx *c, ts_prog *prog, ts_tys *ty, og_block *b, uin
     return OPMAP_OK;
 }
 
-static int estimate(ts_ctx *c, ts_prog *prog, ts_tys *ty, ts_func *fn, uint32_t depth)
+static int estimate(ts_ctx *c, tsl_program *prog, tsl_types *ty, tsl_func *fn, uint32_t depth)
 {
-    og_graph *g;
+    tsj_graph *g;
     int rc;
     uint64_t sum = 0;
     if (fn->est_state)
@@ -163,7 +163,7 @@ static int estimate(ts_ctx *c, ts_prog *prog, ts_tys *ty, ts_func *fn, uint32_t 
                        "TorchScript calls nested deeper than max_depth (%" PRIu32 ")",
                        c->lim->max_depth);
     fn->est_state = 1;
-    if ((rc = ts_build(c, prog, ty, fn, &g)))
+    if ((rc = tsj_build_function(c, prog, ty, fn, &g)))
         return rc;
     fn->built = g;
     if ((rc = estimate_block(c, prog, ty, g->top, depth, &sum)))
@@ -173,7 +173,7 @@ static int estimate(ts_ctx *c, ts_prog *prog, ts_tys *ty, ts_func *fn, uint32_t 
     return OPMAP_OK;
 }
 
-int ts_opt_precheck(ts_ctx *c, ts_prog *prog, ts_tys *ty, ts_func *fn)
+int tsp_precheck(ts_ctx *c, tsl_program *prog, tsl_types *ty, tsl_func *fn)
 {
     int rc = estimate(c, prog, ty, fn, 0);
     if (rc)

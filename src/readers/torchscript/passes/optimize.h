@@ -6,7 +6,7 @@
  * immutable types), and inlines a call by copying the callee's *optimized* graph: the
  * callee's own calls inlined, then PeepholeOptimize and ConstantPropagationImmutableTypes
  * (each followed by dead code elimination when it changed something). The root `forward`
- * is inlined but not optimized. ts_opt_function does exactly this, memoizing each
+ * is inlined but not optimized. tsp_optimize_function does exactly this, memoizing each
  * function's optimized graph; docs/torchscript.md lists the rules.
  */
 #ifndef OM_TS_PASSES_OPTIMIZE_H
@@ -20,14 +20,14 @@
  * The graph of fn with every call inlined; optimized unless `root`. A call that would recurse
  * is left as a prim::CallMethod / prim::CallFunction node.
  */
-int ts_opt_function(ts_ctx *c, ts_prog *prog, ts_tys *ty, ts_func *fn, int root,
-                    og_graph **out);
+int tsp_optimize_function(ts_ctx *c, tsl_program *prog, tsl_types *ty, tsl_func *fn, int root,
+                    tsj_graph **out);
 
 /*
  * Builds the graphs of fn and everything it calls and checks, before any copying, that
  * inlining cannot explode: the unoptimized expansion must stay under 64 x the node budget
  * (exponential call fan-out fails here at once).
  */
-int ts_opt_precheck(ts_ctx *c, ts_prog *prog, ts_tys *ty, ts_func *fn);
+int tsp_precheck(ts_ctx *c, tsl_program *prog, tsl_types *ty, tsl_func *fn);
 
 #endif /* OM_TS_PASSES_OPTIMIZE_H */

@@ -8,7 +8,7 @@
 
 #include "readers/torchscript/passes/optimize.h"
 
-typedef struct alias {
+typedef struct tsp_alias {
     uint32_t n, cap;
     uint32_t *parent;
     uint8_t *written;      /* per root: some node mutates the set */
@@ -16,43 +16,43 @@ typedef struct alias {
     uint8_t *flag;         /* per root: pass-specific marks (live, stale) */
     uint32_t wild;
     uint32_t stamp;        /* values numbered in this analysis carry it */
-} alias;
+} tsp_alias;
 
-typedef struct opt {
+typedef struct tsp_state {
     ts_ctx *c;
-    ts_prog *prog;
-    ts_tys *ty;
-    og_graph *g;
-    alias a;
+    tsl_program *prog;
+    tsl_types *ty;
+    tsj_graph *g;
+    tsp_alias a;
     int changed;
-} opt;
+} tsp_state;
 
 /* passes/alias.c: alias facts of o->g, valid until the graph changes (then run again) */
-int tso_alias_run(opt *o);
-void tso_alias_free(opt *o);
-uint32_t tso_alias_find(alias *a, uint32_t x);
-uint32_t tso_alias_id(const alias *a, og_val *v);
-og_val *tso_written_by(const og_node *n);
-int tso_has_writers(opt *o, og_val *v);
-int tso_escapes(opt *o, og_val *v);
+int tsp_alias_run(tsp_state *o);
+void tsp_alias_free(tsp_state *o);
+uint32_t tsp_alias_find(tsp_alias *a, uint32_t x);
+uint32_t tsp_alias_id(const tsp_alias *a, tsj_value *v);
+tsj_value *tsp_written_by(const tsj_node *n);
+int tsp_has_writers(tsp_state *o, tsj_value *v);
+int tsp_escapes(tsp_state *o, tsj_value *v);
 
-/* The alias id of v in the analysis of the `opt *o` in scope (0: none, see tso_alias_id). */
-#define TSO_VID(v) tso_alias_id(&o->a, (v))
+/* The alias id of v in the analysis of the `tsp_state *o` in scope (0: none, see tsp_alias_id). */
+#define TSP_ALIAS_ID(v) tsp_alias_id(&o->a, (v))
 
 /* passes/dce.c: use counts under a stamp, and dead code elimination */
-void tso_count_uses(og_block *b, uint32_t stamp);
-uint32_t tso_uses_of(og_val *v, uint32_t stamp);
-int tso_dce(opt *o, int use_alias);
+void tsp_count_uses(tsj_block *b, uint32_t stamp);
+uint32_t tsp_uses_of(tsj_value *v, uint32_t stamp);
+int tsp_dce(tsp_state *o, int use_alias);
 
 /* passes/constprop.c: constant nodes, and ConstantPropagationImmutableTypes */
-og_val *tso_new_const(opt *o, og_node *before, og_const *cv, const ts_type *t);
-int tso_constprop(opt *o);
+tsj_value *tsp_new_const(tsp_state *o, tsj_node *before, tsj_const *cv, const tsl_type *t);
+int tsp_constprop(tsp_state *o);
 
 /* passes/peephole.c: PeepholeOptimize; new list constructions (also for CombineConcats) */
-og_node *tso_new_list(opt *o, og_node *before, uint32_t n, const ts_type *t);
-int tso_peephole(opt *o);
+tsj_node *tsp_new_list(tsp_state *o, tsj_node *before, uint32_t n, const tsl_type *t);
+int tsp_peephole(tsp_state *o);
 
-/* passes/combine_concats.c: CombineConcats, run by tso_peephole */
-int tso_combine_concats(opt *o);
+/* passes/combine_concats.c: CombineConcats, run by tsp_peephole */
+int tsp_combine_concats(tsp_state *o);
 
 #endif /* OM_TS_PASSES_PASS_STATE_H */

@@ -11,58 +11,58 @@
  */
 #include "readers/torchscript/passes/pass_state.h"
 
-static const ts_type *T(opt *o, int k)
+static const tsl_type *prim_type(tsp_state *o, int k)
 {
-    return ty_prim(o->ty, k);
+    return tsl_type_prim(o->ty, k);
 }
 
 /* ---- constants ---- */
 
-static og_val *const_bool(opt *o, og_node *before, int v)
+static tsj_value *const_bool(tsp_state *o, tsj_node *before, int v)
 {
-    og_const *cv = og_const_new(o->c, C_BOOL);
+    tsj_const *cv = tsj_const_new(o->c, TSJ_CONST_BOOL);
     if (!cv)
         return NULL;
     cv->i = v != 0;
-    return tso_new_const(o, before, cv, T(o, TY_BOOL));
+    return tsp_new_const(o, before, cv, prim_type(o, TY_BOOL));
 }
 
-static og_val *const_int(opt *o, og_node *before, int64_t v)
+static tsj_value *const_int(tsp_state *o, tsj_node *before, int64_t v)
 {
-    og_const *cv = og_const_new(o->c, C_INT);
+    tsj_const *cv = tsj_const_new(o->c, TSJ_CONST_INT);
     if (!cv)
         return NULL;
     cv->i = v;
-    return tso_new_const(o, before, cv, T(o, TY_INT));
+    return tsp_new_const(o, before, cv, prim_type(o, TY_INT));
 }
 
-static int must_be_none(og_val *v)
+static int must_be_none(tsj_value *v)
 {
-    const og_const *cv;
-    v = og_v(v);
+    const tsj_const *cv;
+    v = tsj_resolve(v);
     if (v->type && v->type->k == TY_NONE)
         return 1;
-    cv = og_cval(v);
-    return cv && cv->k == C_NONE;
+    cv = tsj_const_of(v);
+    return cv && cv->k == TSJ_CONST_NONE;
 }
 
-static int must_not_be_none(og_val *v)
+static int must_not_be_none(tsj_value *v)
 {
-    const og_const *cv = og_cval(v);
+    const tsj_const *cv = tsj_const_of(v);
     if (cv)
-        return cv->k != C_NONE;
-    return ty_must_not_be_none(og_v(v)->type);
+        return cv->k != TSJ_CONST_NONE;
+    return tsl_type_must_not_be_none(tsj_resolve(v)->type);
 }
 
-static int is_type(og_val *v, int k)
+static int is_type(tsj_value *v, int k)
 {
-    v = og_v(v);
+    v = tsj_resolve(v);
     return v && v->type && v->type->k == k;
 }
 
-static int ph_basic(opt *o, og_block *b)
+static int ph_basic(tsp_state *o, tsj_block *b)
 {
-    og_node *n;
+    tsj_node *n;
     uint32_t i;
     int rc;
     for (n = b->head; n; n = n->next) {
@@ -70,26 +70,30 @@ static int ph_basic(opt *o, og_block *b)
             if ((rc = ph_basic(o, n->blk[i])))
                 return rc;
         switch (n->kind) {
-        case OK_GRADSUM:
+        case TSJ_KIND_GRADSUM:
             if (n->n_in == 2 && must_be_none(n->in[1])) {
-                og_replace(&n->out[0], n->in[0]);
+                tsj_replace_uses(&n->out[0], n->in[0]);
                 o->changed = 1;
             }
             break;
-        case OK_T:
+        case TSJ_KIND_T:
             if (n->n_in == 1) {
-                og_val *x = og_in(n, 0);
-                if (x->def && x->def->kind == OK_T && x->def->n_in == 1) {
-                    og_replace(&n->out[0], x->def->in[0]);
+                tsj_value *x = tsj_input(n, 0);
+                if (x->def && x->def->kind == TSJ_KIND_T && x->def->n_in == 1) {
+                    tsj_replace_uses(&n->out[0], x->def->in[0]);
                     o->changed = 1;
                 }
             }
             break;
-        case OK_FLOAT: case OK_INT: case OK_FLOATIMPL: case OK_INTIMPL: case OK_SCALARIMPL:
+        case TSJ_KIND_FLOAT:
+        case TSJ_KIND_INT:
+        case TSJ_KIND_FLOATIMPL:
+        case TSJ_KIND_INTIMPL:
+        case TSJ_KIND_SCALARIMPL:
             if (n->n_in == 1) {
-                og_val *x = og_in(n, 0);
-                if (x->def && x->def->kind == OK_NUMTOTENSOR && x->def->n_in == 1) {
-                    og_replace(&n->out[0], x->def->in[0]);
+                tsj_value *x = tsj_input(n, 0);
+                if (x->def && x->def->kind == TSJ_KIND_NUMTOTENSOR && x->def->n_in == 1) {
+                    tsj_replace_uses(&n->out[0], x->def->in[0]);
                     o->changed = 1;
                 }
             }
@@ -102,37 +106,37 @@ static int ph_basic(opt *o, og_block *b)
 }
 
 /* Lists and dicts some node writes to, by alias set (PeepholeOptimizeListIdioms). */
-static int mutated(opt *o, og_val *v)
+static int mutated(tsp_state *o, tsj_value *v)
 {
-    return tso_has_writers(o, v);
+    return tsp_has_writers(o, v);
 }
 
-static int list_of(og_val *v, og_node **lc)
+static int list_of(tsj_value *v, tsj_node **lc)
 {
-    v = og_v(v);
-    if (!v->type || v->type->k != TY_LIST || !v->def || v->def->kind != OK_LISTC)
+    v = tsj_resolve(v);
+    if (!v->type || v->type->k != TY_LIST || !v->def || v->def->kind != TSJ_KIND_LISTC)
         return 0;
     *lc = v->def;
     return 1;
 }
 
-static int const_int_or_default(og_node *n, uint32_t i, int64_t dflt, int *is_none,
+static int const_int_or_default(tsj_node *n, uint32_t i, int64_t dflt, int *is_none,
                                 int64_t *out)
 {
-    const og_const *cv;
+    const tsj_const *cv;
     *is_none = 0;
     if (i >= n->n_in) {
         *out = dflt;
         return 1;
     }
-    cv = og_cval(n->in[i]);
+    cv = tsj_const_of(n->in[i]);
     if (!cv)
         return 0;
-    if (cv->k == C_NONE) {
+    if (cv->k == TSJ_CONST_NONE) {
         *is_none = 1;
         return 1;
     }
-    if (cv->k != C_INT)
+    if (cv->k != TSJ_CONST_INT)
         return 0;
     *out = cv->i;
     return 1;
@@ -166,22 +170,22 @@ static int64_t slice_adjust(int64_t len, int64_t *start, int64_t *stop, int64_t 
     return 0;
 }
 
-og_node *tso_new_list(opt *o, og_node *before, uint32_t n, const ts_type *t)
+tsj_node *tsp_new_list(tsp_state *o, tsj_node *before, uint32_t n, const tsl_type *t)
 {
-    og_node *l = og_node_new(o->c, OK_LISTC, "prim", "ListConstruct", n, 1, 0);
+    tsj_node *l = tsj_node_new(o->c, TSJ_KIND_LISTC, "prim", "ListConstruct", n, 1, 0);
     if (!l)
         return NULL;
     l->out[0].type = t;
     l->frame = before->frame;
     l->file = before->file;
     l->line = before->line;
-    og_insert_before(before, l);
+    tsj_insert_before(before, l);
     return l;
 }
 
-static int ph_lists(opt *o, og_block *b)
+static int ph_lists(tsp_state *o, tsj_block *b)
 {
-    og_node *n, *lc, *lc2;
+    tsj_node *n, *lc, *lc2;
     uint32_t i;
     int rc;
     for (n = b->head; n; n = n->next) {
@@ -190,33 +194,33 @@ static int ph_lists(opt *o, og_block *b)
                 return rc;
         if (!n->n_in || !list_of(n->in[0], &lc) || mutated(o, n->in[0]))
             continue;
-        if (n->kind == OK_LEN) {
-            og_val *v = const_int(o, n, lc->n_in);
+        if (n->kind == TSJ_KIND_LEN) {
+            tsj_value *v = const_int(o, n, lc->n_in);
             if (!v)
                 return ts_oom(o->c);
-            og_replace(&n->out[0], v);
+            tsj_replace_uses(&n->out[0], v);
             o->changed = 1;
-        } else if (n->kind == OK_GETITEM && n->n_in == 2) {
-            const og_const *ix = og_cval(n->in[1]);
-            if (ix && ix->k == C_INT) {
+        } else if (n->kind == TSJ_KIND_GETITEM && n->n_in == 2) {
+            const tsj_const *ix = tsj_const_of(n->in[1]);
+            if (ix && ix->k == TSJ_CONST_INT) {
                 int64_t k = ix->i < 0 ? ix->i + (int64_t)lc->n_in : ix->i;
                 if (k >= 0 && k < (int64_t)lc->n_in) {
-                    og_replace(&n->out[0], lc->in[k]);
+                    tsj_replace_uses(&n->out[0], lc->in[k]);
                     o->changed = 1;
                 }
             }
-        } else if (n->kind == OK_LISTUNPACK) {
+        } else if (n->kind == TSJ_KIND_LISTUNPACK) {
             if (lc->n_in != n->n_out)
                 continue;
             for (i = 0; i < n->n_out; i++) {
-                og_replace(&n->out[i], lc->in[i]);
+                tsj_replace_uses(&n->out[i], lc->in[i]);
                 o->changed = 1;
             }
-        } else if (n->kind == OK_ADD && n->n_in == 2) {
-            og_node *l;
+        } else if (n->kind == TSJ_KIND_ADD && n->n_in == 2) {
+            tsj_node *l;
             if (mutated(o, n->in[1]) || !list_of(n->in[1], &lc2))
                 continue;
-            if (!(l = tso_new_list(o, n, lc->n_in + lc2->n_in, n->out[0].type)))
+            if (!(l = tsp_new_list(o, n, lc->n_in + lc2->n_in, n->out[0].type)))
                 return ts_oom(o->c);
             for (i = 0; i < lc->n_in; i++)
                 l->in[i] = lc->in[i];
@@ -226,12 +230,12 @@ static int ph_lists(opt *o, og_block *b)
              * stamp is current, so both are copied */
             l->out[0].aset = n->out[0].aset;
             l->out[0].astamp = n->out[0].astamp;
-            og_replace(&n->out[0], &l->out[0]);
+            tsj_replace_uses(&n->out[0], &l->out[0]);
             o->changed = 1;
-        } else if (n->kind == OK_SLICE) {
+        } else if (n->kind == TSJ_KIND_SLICE) {
             int64_t start = 0, end = INT64_MAX, step = 1, len = lc->n_in, cnt, k;
             int none;
-            og_node *l;
+            tsj_node *l;
             if (!const_int_or_default(n, 1, INT64_MAX, &none, &start))
                 continue;
             if (none)
@@ -251,41 +255,41 @@ static int ph_lists(opt *o, og_block *b)
                 start = 0;
             if ((cnt = slice_adjust(len, &start, &end, step)) < 0)
                 continue;
-            if (!(l = tso_new_list(o, n, (uint32_t)cnt, n->out[0].type)))
+            if (!(l = tsp_new_list(o, n, (uint32_t)cnt, n->out[0].type)))
                 return ts_oom(o->c);
             for (i = 0, k = start; i < (uint32_t)cnt; i++, k += step)
                 l->in[i] = lc->in[k];
             l->out[0].aset = n->out[0].aset;
             l->out[0].astamp = n->out[0].astamp;
-            og_replace(&n->out[0], &l->out[0]);
+            tsj_replace_uses(&n->out[0], &l->out[0]);
             o->changed = 1;
         }
     }
     return OPMAP_OK;
 }
 
-static int dict_key_ok(const og_const *k)
+static int dict_key_ok(const tsj_const *k)
 {
-    return k && (k->k == C_INT || k->k == C_FLOAT || k->k == C_STR);
+    return k && (k->k == TSJ_CONST_INT || k->k == TSJ_CONST_FLOAT || k->k == TSJ_CONST_STR);
 }
 
-static int ph_dicts(opt *o, og_block *b)
+static int ph_dicts(tsp_state *o, tsj_block *b)
 {
-    og_node *n;
+    tsj_node *n;
     uint32_t i, j;
     int rc;
     for (n = b->head; n; n = n->next) {
-        og_val *d;
-        og_node *dc;
+        tsj_value *d;
+        tsj_node *dc;
         int ok = 1;
         for (i = 0; i < n->n_blk; i++)
             if ((rc = ph_dicts(o, n->blk[i])))
                 return rc;
         if (!n->n_in)
             continue;
-        d = og_in(n, 0);
+        d = tsj_input(n, 0);
         if (!d->type || d->type->k != TY_DICT || mutated(o, d) || !d->def ||
-            d->def->kind != OK_DICTC)
+            d->def->kind != TSJ_KIND_DICTC)
             continue;
         dc = d->def;
         /* canOptimize: constant, distinct keys of type int, float or str */
@@ -293,30 +297,30 @@ static int ph_dicts(opt *o, og_block *b)
                                 d->type->el[0]->k != TY_STR))
             continue;
         for (i = 0; i + 1 < dc->n_in && ok; i += 2) {
-            const og_const *ki = og_cval(dc->in[i]);
+            const tsj_const *ki = tsj_const_of(dc->in[i]);
             if (!dict_key_ok(ki)) {
                 ok = 0;
                 break;
             }
             for (j = 0; j < i && ok; j += 2)
-                if (og_const_eq(ki, og_cval(dc->in[j])))
+                if (tsj_const_eq(ki, tsj_const_of(dc->in[j])))
                     ok = 0;
         }
         if (!ok)
             continue;
-        if (n->kind == OK_LEN) {
-            og_val *v = const_int(o, n, dc->n_in / 2);
+        if (n->kind == TSJ_KIND_LEN) {
+            tsj_value *v = const_int(o, n, dc->n_in / 2);
             if (!v)
                 return ts_oom(o->c);
-            og_replace(&n->out[0], v);
+            tsj_replace_uses(&n->out[0], v);
             o->changed = 1;
-        } else if (n->kind == OK_GETITEM && n->n_in == 2) {
-            const og_const *key = og_cval(n->in[1]);
+        } else if (n->kind == TSJ_KIND_GETITEM && n->n_in == 2) {
+            const tsj_const *key = tsj_const_of(n->in[1]);
             if (!key)
                 continue;
             for (i = 0; i + 1 < dc->n_in; i += 2)
-                if (og_const_eq(key, og_cval(dc->in[i]))) {
-                    og_replace(&n->out[0], dc->in[i + 1]);
+                if (tsj_const_eq(key, tsj_const_of(dc->in[i]))) {
+                    tsj_replace_uses(&n->out[0], dc->in[i + 1]);
                     o->changed = 1;
                     break;
                 }
@@ -327,77 +331,78 @@ static int ph_dicts(opt *o, og_block *b)
 
 static int dim_of_conv(int kind)
 {
-    return kind == OK_CONV1D ? 3 : kind == OK_CONV2D ? 4 : 5;
+    return kind == TSJ_KIND_CONV1D ? 3 : kind == TSJ_KIND_CONV2D ? 4 : 5;
 }
 
-static int scalar_int(og_val *v)
+static int scalar_int(tsj_value *v)
 {
     return is_type(v, TY_INT);
 }
 
-static int scalar_type(og_val *v)
+static int scalar_type(tsj_value *v)
 {
-    v = og_v(v);
+    v = tsj_resolve(v);
     return v->type && (v->type->k == TY_INT || v->type->k == TY_FLOAT ||
                        v->type->k == TY_NUMBER || v->type->k == TY_BOOL);
 }
 
-static int try_replace_with_input(opt *o, og_node *n)
+static int try_replace_with_input(tsp_state *o, tsj_node *n)
 {
-    og_val *in = og_in(n, 0), *out = &n->out[0];
-    alias *a = &o->a;
-    if (tso_has_writers(o, in) || tso_has_writers(o, out))
+    tsj_value *in = tsj_input(n, 0), *out = &n->out[0];
+    tsp_alias *a = &o->a;
+    if (tsp_has_writers(o, in) || tsp_has_writers(o, out))
         return 0;
-    if (tso_escapes(o, in) && tso_escapes(o, out))
+    if (tsp_escapes(o, in) && tsp_escapes(o, out))
         return 0;
-    if ((TSO_VID(in) && a->flag[tso_alias_find(a, TSO_VID(in))]) ||
-        (TSO_VID(out) && a->flag[tso_alias_find(a, TSO_VID(out))]))
+    if ((TSP_ALIAS_ID(in) && a->flag[tsp_alias_find(a, TSP_ALIAS_ID(in))]) ||
+        (TSP_ALIAS_ID(out) && a->flag[tsp_alias_find(a, TSP_ALIAS_ID(out))]))
         return 0;
-    if (TSO_VID(in))
-        a->flag[tso_alias_find(a, TSO_VID(in))] = 1;
-    if (TSO_VID(out))
-        a->flag[tso_alias_find(a, TSO_VID(out))] = 1;
-    og_replace(out, in);
+    if (TSP_ALIAS_ID(in))
+        a->flag[tsp_alias_find(a, TSP_ALIAS_ID(in))] = 1;
+    if (TSP_ALIAS_ID(out))
+        a->flag[tsp_alias_find(a, TSP_ALIAS_ID(out))] = 1;
+    tsj_replace_uses(out, in);
     o->changed = 1;
     return 1;
 }
 
-static int ph_alias(opt *o, og_block *b)
+static int ph_alias(tsp_state *o, tsj_block *b)
 {
-    og_node *n;
+    tsj_node *n;
     uint32_t i;
     int rc;
     for (n = b->head; n; n = n->next) {
         for (i = 0; i < n->n_blk; i++)
             if ((rc = ph_alias(o, n->blk[i])))
                 return rc;
-        if (n->kind == OK_DIM && n->n_in == 1) {
-            og_val *x = og_in(n, 0);
-            if (x->def && (x->def->kind == OK_CONV1D || x->def->kind == OK_CONV2D ||
-                           x->def->kind == OK_CONV3D) && !tso_has_writers(o, x)) {
-                og_val *v = const_int(o, n, dim_of_conv(x->def->kind));
+        if (n->kind == TSJ_KIND_DIM && n->n_in == 1) {
+            tsj_value *x = tsj_input(n, 0);
+            if (x->def && (x->def->kind == TSJ_KIND_CONV1D || x->def->kind == TSJ_KIND_CONV2D ||
+                           x->def->kind == TSJ_KIND_CONV3D) && !tsp_has_writers(o, x)) {
+                tsj_value *v = const_int(o, n, dim_of_conv(x->def->kind));
                 if (!v)
                     return ts_oom(o->c);
-                og_replace(&n->out[0], v);
+                tsj_replace_uses(&n->out[0], v);
                 o->changed = 1;
             }
-        } else if ((n->kind == OK_ADD || n->kind == OK_SUB) && (n->n_in == 2 || n->n_in == 3) &&
-                   !n->n_kw && is_type(n->in[0], TY_TENSOR) && scalar_type(n->in[1])) {
-            const og_const *other = og_cval(n->in[1]);
-            const og_const *alpha = n->n_in == 3 ? og_cval(n->in[2]) : NULL;
+        } else if ((n->kind == TSJ_KIND_ADD || n->kind == TSJ_KIND_SUB) &&
+                   (n->n_in == 2 || n->n_in == 3) && !n->n_kw && is_type(n->in[0], TY_TENSOR) &&
+                   scalar_type(n->in[1])) {
+            const tsj_const *other = tsj_const_of(n->in[1]);
+            const tsj_const *alpha = n->n_in == 3 ? tsj_const_of(n->in[2]) : NULL;
             int alpha_int = n->n_in == 2 || scalar_int(n->in[2]);
             if (!other || (n->n_in == 3 && !alpha))
                 continue;
             if (!scalar_int(n->in[1]) || !alpha_int)
                 continue;
-            if ((alpha ? alpha->i : 1) == 1 && other->k == C_INT && other->i == 0)
+            if ((alpha ? alpha->i : 1) == 1 && other->k == TSJ_CONST_INT && other->i == 0)
                 try_replace_with_input(o, n);
-        } else if (n->kind == OK_MUL && n->n_in == 2 && is_type(n->in[0], TY_TENSOR) &&
+        } else if (n->kind == TSJ_KIND_MUL && n->n_in == 2 && is_type(n->in[0], TY_TENSOR) &&
                    scalar_type(n->in[1])) {
-            const og_const *other = og_cval(n->in[1]);
+            const tsj_const *other = tsj_const_of(n->in[1]);
             if (!other || !scalar_int(n->in[1]))
                 continue;
-            if (other->k == C_INT && other->i == 1)
+            if (other->k == TSJ_CONST_INT && other->i == 1)
                 try_replace_with_input(o, n);
         }
     }
@@ -405,120 +410,122 @@ static int ph_alias(opt *o, og_block *b)
 }
 
 /* checkArithNode: both inputs int; for mul/add a constant first input is swapped */
-static int arith_const(og_node *n, int64_t *c)
+static int arith_const(tsj_node *n, int64_t *c)
 {
-    const og_const *cv;
+    const tsj_const *cv;
     if (n->n_in != 2 || !is_type(n->in[0], TY_INT) || !is_type(n->in[1], TY_INT))
         return 0;
-    if (n->kind == OK_MUL || n->kind == OK_ADD) {
-        cv = og_cval(n->in[0]);
-        if (cv && cv->k == C_INT) {
-            og_val *t = n->in[0];
+    if (n->kind == TSJ_KIND_MUL || n->kind == TSJ_KIND_ADD) {
+        cv = tsj_const_of(n->in[0]);
+        if (cv && cv->k == TSJ_CONST_INT) {
+            tsj_value *t = n->in[0];
             n->in[0] = n->in[1];
             n->in[1] = t;
             *c = cv->i;
             return 1;
         }
     }
-    cv = og_cval(n->in[1]);
-    if (cv && cv->k == C_INT) {
+    cv = tsj_const_of(n->in[1]);
+    if (cv && cv->k == TSJ_CONST_INT) {
         *c = cv->i;
         return 1;
     }
     return 0;
 }
 
-static int immut_handled(const ts_type *t)
+static int immut_handled(const tsl_type *t)
 {
     return t && (t->k == TY_BOOL || t->k == TY_INT || t->k == TY_FLOAT || t->k == TY_NONE);
 }
 
-static int ph_nontensor(opt *o, og_block *b, int none_to_const)
+static int ph_nontensor(tsp_state *o, tsj_block *b, int none_to_const)
 {
-    og_node *n;
+    tsj_node *n;
     uint32_t i;
     int rc;
     for (n = b->head; n; n = n->next) {
         for (i = 0; i < n->n_blk; i++)
             if ((rc = ph_nontensor(o, n->blk[i], none_to_const)))
                 return rc;
-        if (none_to_const && n->kind != OK_CONST) {
+        if (none_to_const && n->kind != TSJ_KIND_CONST) {
             for (i = 0; i < n->n_out; i++)
                 if (n->out[i].type && n->out[i].type->k == TY_NONE && !n->out[i].repl) {
-                    og_const *cv = og_const_new(o->c, C_NONE);
-                    og_val *v = tso_new_const(o, n, cv, T(o, TY_NONE));
+                    tsj_const *cv = tsj_const_new(o->c, TSJ_CONST_NONE);
+                    tsj_value *v = tsp_new_const(o, n, cv, prim_type(o, TY_NONE));
                     if (!v)
                         return ts_oom(o->c);
-                    og_replace(&n->out[i], v);
+                    tsj_replace_uses(&n->out[i], v);
                     o->changed = 1;
                 }
         }
         switch (n->kind) {
-        case OK_IF:
+        case TSJ_KIND_IF:
             for (i = 0; i < n->n_out; i++) {
-                const og_const *tc, *fc;
+                const tsj_const *tc, *fc;
                 if (!n->out[i].type || n->out[i].type->k != TY_BOOL)
                     continue;
-                tc = og_cval(n->blk[0]->rets[i]);
-                fc = og_cval(n->blk[1]->rets[i]);
-                if (tc && tc->k == C_BOOL && tc->i && fc && fc->k == C_BOOL && !fc->i) {
-                    og_replace(&n->out[i], n->in[0]);
+                tc = tsj_const_of(n->blk[0]->rets[i]);
+                fc = tsj_const_of(n->blk[1]->rets[i]);
+                if (tc && tc->k == TSJ_CONST_BOOL && tc->i && fc && fc->k == TSJ_CONST_BOOL &&
+                    !fc->i) {
+                    tsj_replace_uses(&n->out[i], n->in[0]);
                     o->changed = 1;
                 }
             }
             for (i = 0; i < n->n_out; i++) {
-                const og_val *tv = og_v(n->blk[0]->rets[i]), *fv = og_v(n->blk[1]->rets[i]);
-                const ts_type *tt = tv ? tv->type : NULL, *ft = fv ? fv->type : NULL;
-                const ts_type *u;
+                const tsj_value *tv = tsj_resolve(n->blk[0]->rets[i]),
+                                *fv = tsj_resolve(n->blk[1]->rets[i]);
+                const tsl_type *tt = tv ? tv->type : NULL, *ft = fv ? fv->type : NULL;
+                const tsl_type *u;
                 if (!tt || !ft || tt->k == TY_OPTIONAL || ft->k == TY_OPTIONAL ||
                     !n->out[i].type || n->out[i].type->k != TY_OPTIONAL)
                     continue;
                 /* torch reports a change whenever this unifies, even to the same type */
-                u = ty_unify(o->ty, tt, ft);
+                u = tsl_type_unify(o->ty, tt, ft);
                 if (u && u->k != TY_UNKNOWN) {
                     n->out[i].type = u;
                     o->changed = 1;
                 }
             }
             break;
-        case OK_IS:
-        case OK_ISNOT:
+        case TSJ_KIND_IS:
+        case TSJ_KIND_ISNOT:
             if (n->n_in != 2)
                 break;
             for (i = 0; i < 2; i++) {
                 if (must_be_none(n->in[i]) && must_not_be_none(n->in[1 - i])) {
-                    og_val *v = const_bool(o, n, n->kind == OK_ISNOT);
+                    tsj_value *v = const_bool(o, n, n->kind == TSJ_KIND_ISNOT);
                     if (!v)
                         return ts_oom(o->c);
-                    og_replace(&n->out[0], v);
+                    tsj_replace_uses(&n->out[0], v);
                     o->changed = 1;
                 }
             }
             break;
-        case OK_UNWRAP:
-        case OK_UNWRAP_OPT:
+        case TSJ_KIND_UNWRAP:
+        case TSJ_KIND_UNWRAP_OPT:
             if (n->n_in == 1 && must_not_be_none(n->in[0])) {
-                og_replace(&n->out[0], n->in[0]);
+                tsj_replace_uses(&n->out[0], n->in[0]);
                 o->changed = 1;
             }
             break;
-        case OK_UNCHECKED:
-            if (n->n_in == 1 && ty_sub(og_in(n, 0)->type, n->out[0].type)) {
-                og_replace(&n->out[0], n->in[0]);
+        case TSJ_KIND_UNCHECKED:
+            if (n->n_in == 1 && tsl_type_is_subtype(tsj_input(n, 0)->type, n->out[0].type)) {
+                tsj_replace_uses(&n->out[0], n->in[0]);
                 o->changed = 1;
             }
             break;
-        case OK_INT:
-        case OK_CEIL:
+        case TSJ_KIND_INT:
+        case TSJ_KIND_CEIL:
             if (n->n_in == 1 && is_type(n->in[0], TY_INT)) {
-                og_replace(&n->out[0], n->in[0]);
+                tsj_replace_uses(&n->out[0], n->in[0]);
                 o->changed = 1;
             }
             break;
-        case OK_EQ:
-        case OK_NE:
-            if (n->n_in == 2 && og_in(n, 0) == og_in(n, 1)) {
-                const ts_type *t = og_in(n, 0)->type;
+        case TSJ_KIND_EQ:
+        case TSJ_KIND_NE:
+            if (n->n_in == 2 && tsj_input(n, 0) == tsj_input(n, 1)) {
+                const tsl_type *t = tsj_input(n, 0)->type;
                 int ok = 0;
                 if (t && t->k == TY_LIST)
                     ok = immut_handled(t->el[0]);
@@ -527,44 +534,45 @@ static int ph_nontensor(opt *o, og_block *b, int none_to_const)
                 else
                     ok = immut_handled(t);
                 if (ok) {
-                    og_val *v = const_bool(o, n, n->kind == OK_EQ);
+                    tsj_value *v = const_bool(o, n, n->kind == TSJ_KIND_EQ);
                     if (!v)
                         return ts_oom(o->c);
-                    og_replace(&n->out[0], v);
+                    tsj_replace_uses(&n->out[0], v);
                     o->changed = 1;
                 }
             }
             break;
-        case OK_MUL:
-        case OK_FLOORDIV:
-        case OK_DIV: {
+        case TSJ_KIND_MUL:
+        case TSJ_KIND_FLOORDIV:
+        case TSJ_KIND_DIV: {
             int64_t k;
             if (arith_const(n, &k) && k == 1) {
-                og_replace(&n->out[0], n->in[0]);
+                tsj_replace_uses(&n->out[0], n->in[0]);
                 o->changed = 1;
             }
             break;
         }
-        case OK_ADD:
-        case OK_SUB: {
+        case TSJ_KIND_ADD:
+        case TSJ_KIND_SUB: {
             int64_t k, d;
-            og_node *dep;
+            tsj_node *dep;
             if (!arith_const(n, &k))
                 break;
             if (k == 0) {
-                og_replace(&n->out[0], n->in[0]);
+                tsj_replace_uses(&n->out[0], n->in[0]);
                 o->changed = 1;
                 break;
             }
-            dep = og_in(n, 0)->def;
-            if (!dep || (dep->kind != OK_ADD && dep->kind != OK_SUB) || !arith_const(dep, &d))
+            dep = tsj_input(n, 0)->def;
+            if (!dep || (dep->kind != TSJ_KIND_ADD && dep->kind != TSJ_KIND_SUB) ||
+                !arith_const(dep, &d))
                 break;
             d = dep->kind == n->kind ? (int64_t)((uint64_t)k + (uint64_t)d)
                                      : (int64_t)((uint64_t)k - (uint64_t)d);
             if (d == 0) {
-                og_replace(&n->out[0], dep->in[0]);
+                tsj_replace_uses(&n->out[0], dep->in[0]);
             } else {
-                og_val *cv = const_int(o, n, d);
+                tsj_value *cv = const_int(o, n, d);
                 if (!cv)
                     return ts_oom(o->c);
                 n->in[0] = dep->in[0];
@@ -581,7 +589,7 @@ static int ph_nontensor(opt *o, og_block *b, int none_to_const)
 }
 
 /* PeepholeOptimize(graph, disable_shape_peepholes=true), then DCE without aliasing. */
-int tso_peephole(opt *o)
+int tsp_peephole(tsp_state *o)
 {
     int rc, any;
     o->changed = 0;
@@ -589,31 +597,31 @@ int tso_peephole(opt *o)
         return rc;
     any = o->changed;
     o->changed = 0;
-    if ((rc = tso_alias_run(o)) || (rc = ph_lists(o, o->g->top)))
+    if ((rc = tsp_alias_run(o)) || (rc = ph_lists(o, o->g->top)))
         goto out;
-    tso_alias_free(o);
+    tsp_alias_free(o);
     any |= o->changed;
     o->changed = 0;
-    if ((rc = tso_alias_run(o)) || (rc = ph_dicts(o, o->g->top)))
+    if ((rc = tsp_alias_run(o)) || (rc = ph_dicts(o, o->g->top)))
         goto out;
-    tso_alias_free(o);
+    tsp_alias_free(o);
     any |= o->changed;
     o->changed = 0;
-    if ((rc = tso_alias_run(o)) || (rc = ph_alias(o, o->g->top)))
+    if ((rc = tsp_alias_run(o)) || (rc = ph_alias(o, o->g->top)))
         goto out;
-    tso_alias_free(o);
+    tsp_alias_free(o);
     any |= o->changed;
     o->changed = 0;
     if ((rc = ph_nontensor(o, o->g->top, 1)))
         goto out;
     any |= o->changed;
     o->changed = 0;
-    if ((rc = tso_combine_concats(o)))
+    if ((rc = tsp_combine_concats(o)))
         goto out;
     any |= o->changed;
     if (any)
-        rc = tso_dce(o, 0);
+        rc = tsp_dce(o, 0);
 out:
-    tso_alias_free(o);
+    tsp_alias_free(o);
     return rc;
 }
