@@ -2,6 +2,7 @@
 # README.md says what each folder owns.
 set(OPMAP_TS_SOURCES
   readers/torchscript/archive_reader.c
+  readers/torchscript/container/debug_pkl.c
   readers/torchscript/container/pickle.c
   readers/torchscript/container/root_module.c
   readers/torchscript/container/zip_directory.c

@@ -1,11 +1,12 @@
 /*
- * readers/torchscript/container/debug_pkl.h - the pickles of a TorchScript archive, read as data.
+ * readers/torchscript/container/debug_pkl.h - the .debug_pkl entries of a TorchScript
+ * archive, read as data.
  *
  * `code/X.py.debug_pkl` maps byte ranges of `code/X.py` to ranges of the original Python
- * source; tsc_debug_read turns it into (byte offset -> file, line) records. The reader
- * interprets pickle opcodes into plain values (ints, strings, tuples, lists) and never
- * calls anything: the only global it understands is torch.jit._pickle.build_intlist and
- * friends, whose argument it returns as is. Stack, memo and nesting are bounded.
+ * source; tsc_debug_read turns it into (byte offset -> file, line) records. It runs the
+ * entry on the pickle machine of container/pickle.h, which never calls anything: the only
+ * global it understands is torch.jit._pickle.build_intlist and friends, whose argument it
+ * returns as is. Stack, memo and nesting are bounded.
  */
 #ifndef OM_TS_CONTAINER_DEBUG_PKL_H
 #define OM_TS_CONTAINER_DEBUG_PKL_H
