@@ -159,226 +159,266 @@ static const tsl_type *type_arg(tsj_builder *b, const tsl_expr *e)
 }
 
 /* Calls; n_out > 1 only for `a, b = torch.op(...)`. */
-int tsj_build_call(tsj_builder *b, const tsl_expr *e, uint32_t n_out, tsj_node **multi,
-                   tsj_value **out)
+/* annotate(T, x) and unchecked_cast(T, x): an implicit scalar conversion, a cast node, or x. */
+static int call_cast(tsj_builder *b, const tsl_expr *e, tsj_value **out)
+{
+    const tsl_expr *f = e->base;
+    tsj_node *n;
+    int rc;
+    const tsl_type *t;
+    tsj_value *v;
+    int unchecked = f->s[0] == 'u';
+    if (e->n != 2)
+        return tsj_build_fail(b, e, "%s needs a type and a value", f->s);
+    if (!(t = type_arg(b, e->a[0])))
+        return tsj_build_oom(b);
+    if (!unchecked && (t->k == TY_INT || t->k == TY_FLOAT || t->k == TY_NUMBER) &&
+        e->a[1]->k != EX_INT && e->a[1]->k != EX_FLOAT && e->a[1]->k != EX_NEG) {
+        /* an implicit tensor -> scalar conversion */
+        const char *op = t->k == TY_INT ? "IntImplicit" : t->k == TY_FLOAT
+                         ? "FloatImplicit" : "ScalarImplicit";
+        if (!(n = tsj_add_op(b, "aten", op, 1, 1, e)))
+            return tsj_build_oom(b);
+        if ((rc = tsj_build_expr(b, e->a[1], &n->in[0])))
+            return rc;
+        tsj_settle(b, n);
+        n->out[0].type = t;
+        *out = &n->out[0];
+        return OPMAP_OK;
+    }
+    if (unchecked) {
+        if (!(n = tsj_add_node(b, TSJ_KIND_UNCHECKED, "prim", "unchecked_cast", 1, 1, e)))
+            return tsj_build_oom(b);
+        if ((rc = tsj_build_expr(b, e->a[1], &n->in[0])))
+            return rc;
+        tsj_settle(b, n);
+        n->ty = t;
+        n->out[0].type = t;
+        *out = &n->out[0];
+        return OPMAP_OK;
+    }
+    if ((rc = tsj_build_expr(b, e->a[1], &v)))
+        return rc;
+    v = tsj_resolve(v);
+    if (v->def && (v->def->kind == TSJ_KIND_LISTC || v->def->kind == TSJ_KIND_DICTC ||
+                   v->def->kind == TSJ_KIND_CONST || v->def->kind == TSJ_KIND_TOLIST))
+        v->type = t;
+    *out = v;
+    return OPMAP_OK;
+}
+
+/* f(...) for a bare name: a closure, a printed builtin, or one of the special forms. */
+static int call_by_name(tsj_builder *b, const tsl_expr *e, tsj_value **out)
 {
     const tsl_expr *f = e->base;
     tsj_node *n = NULL;
     int rc;
-    if (f->k == EX_NAME) {
-        tsj_value *fv = tsj_env_get(b, f->s);
-        const char *bop;
-        if (fv) {
-            const tsj_const *cv = tsj_const_of(fv);
-            if (cv && cv->k == TSJ_CONST_FUNC)
-                return call_script(b, e, cv->fn, NULL, out);
-            return tsj_build_fail(b, e, "'%s' is not a function", f->s);
-        }
-        if ((bop = tsj_builtin_op(f->s))) {
-            if ((rc = call_op(b, e, "aten", bop, 1, &n)))
+    tsj_value *fv = tsj_env_get(b, f->s);
+    const char *bop;
+    if (fv) {
+        const tsj_const *cv = tsj_const_of(fv);
+        if (cv && cv->k == TSJ_CONST_FUNC)
+            return call_script(b, e, cv->fn, NULL, out);
+        return tsj_build_fail(b, e, "'%s' is not a function", f->s);
+    }
+    if ((bop = tsj_builtin_op(f->s))) {
+        if ((rc = call_op(b, e, "aten", bop, 1, &n)))
+            return rc;
+        *out = &n->out[0];
+        return OPMAP_OK;
+    }
+    if (!strcmp(f->s, "getattr")) {
+        tsj_value *obj;
+        const char *name;
+        if (e->n != 2 || e->a[1]->k != EX_STR)
+            return tsj_build_fail(b, e, "getattr needs an object and a name");
+        if ((rc = tsj_build_expr(b, e->a[0], &obj)))
+            return rc;
+        if (!(name = ts_intern_scratch(b->c, e->a[1]->s, e->a[1]->slen)))
+            return tsj_build_oom(b);
+        return tsj_get_attr(b, e, obj, name, out);
+    }
+    if (!strcmp(f->s, "annotate") || !strcmp(f->s, "unchecked_cast"))
+        return call_cast(b, e, out);
+    if (!strcmp(f->s, "uninitialized")) {
+        const tsl_type *t;
+        if (e->n != 1 || !(t = type_arg(b, e->a[0])))
+            return e->n != 1 ? tsj_build_fail(b, e, "uninitialized needs a type")
+                             : tsj_build_oom(b);
+        if (!(n = tsj_add_node(b, TSJ_KIND_UNINIT, "prim", "Uninitialized", 0, 1, e)))
+            return tsj_build_oom(b);
+        n->ty = t;
+        n->out[0].type = t;
+        *out = &n->out[0];
+        return OPMAP_OK;
+    }
+    if (!strcmp(f->s, "isinstance")) {
+        if (e->n != 2)
+            return tsj_build_fail(b, e, "isinstance needs a value and a type");
+        if (!(n = tsj_add_node(b, TSJ_KIND_ISINSTANCE, "prim", "isinstance", 1, 1, e)))
+            return tsj_build_oom(b);
+        if ((rc = tsj_build_expr(b, e->a[0], &n->in[0])))
+            return rc;
+        tsj_settle(b, n);
+        n->out[0].type = tsj_prim_type(b, TY_BOOL);
+        *out = &n->out[0];
+        return OPMAP_OK;
+    }
+    if (!strcmp(f->s, "fork") && e->n >= 1) {
+        /* prim::fork runs its closure asynchronously; the closure is not inlined */
+        const tsj_const *fc;
+        tsj_value *cl;
+        uint32_t k;
+        if ((rc = tsj_build_expr(b, e->a[0], &cl)))
+            return rc;
+        fc = tsj_const_of(cl);
+        if (!fc || fc->k != TSJ_CONST_FUNC)
+            return tsj_build_fail(b, e, "fork of something that is not a function");
+        if (!(n = tsj_add_node(b, TSJ_KIND_OTHER, "prim", "fork", e->n - 1, 1, e)))
+            return tsj_build_oom(b);
+        for (k = 1; k < e->n; k++)
+            if ((rc = tsj_build_expr(b, e->a[k], &n->in[k - 1])))
                 return rc;
-            *out = &n->out[0];
-            return OPMAP_OK;
-        }
-        if (!strcmp(f->s, "getattr")) {
-            tsj_value *obj;
-            const char *name;
-            if (e->n != 2 || e->a[1]->k != EX_STR)
-                return tsj_build_fail(b, e, "getattr needs an object and a name");
-            if ((rc = tsj_build_expr(b, e->a[0], &obj)))
-                return rc;
-            if (!(name = ts_intern_scratch(b->c, e->a[1]->s, e->a[1]->slen)))
+        tsj_settle(b, n);
+        n->out[0].type = tsj_prim_type(b, TY_UNKNOWN);
+        *out = &n->out[0];
+        return OPMAP_OK;
+    }
+    if (!strcmp(f->s, "print")) {
+        if ((rc = call_op(b, e, "prim", "Print", 1, &n)))
+            return rc;
+        *out = call_value(b, n, e);
+        return *out ? OPMAP_OK : tsj_build_oom(b);
+    }
+    return tsj_build_fail(b, e, "unknown function '%s'", f->s);
+}
+
+/* __torch__.f(...): a script function, a NamedTuple constructor or a class's __new__. */
+static int call_qualified(tsj_builder *b, const tsl_expr *e, const char *q, tsj_value **out)
+{
+    const tsl_expr *f = e->base;
+    const char *root;
+    uint32_t parts;
+    tsj_node *n;
+    int rc;
+    void *v;
+    int k = tsj_find_qual(b, q, &v);
+    if (k == 2)
+        return call_script(b, e, v, NULL, out);
+    if (k == 1 && strcmp(((tsl_class *)v)->base, "NamedTuple") == 0) {
+        const tsl_type *t = tsl_type_class(b->ty, v);
+        if (!t)
+            return tsj_build_oom(b);
+        if (!(n = tsj_add_node(b, TSJ_KIND_TUPLEC, "prim", "TupleConstruct", e->n, 1, e)))
+            return tsj_build_oom(b);
+        if ((rc = tsj_build_args(b, e, n, 0)))
+            return rc;
+        tsj_settle(b, n);
+        n->out[0].type = t;
+        *out = &n->out[0];
+        return OPMAP_OK;
+    }
+    if (!strcmp(f->s, "__new__")) {
+        const char *cq = tsj_dotted_name(b, f->base, &root, &parts);
+        if (tsj_find_qual(b, cq, &v) == 1) {
+            const tsl_type *t = tsl_type_class(b->ty, v);
+            if (!t ||
+                !(n = tsj_add_node(b, TSJ_KIND_CREATEOBJ, "prim", "CreateObject", 0, 1, e)))
                 return tsj_build_oom(b);
-            return tsj_get_attr(b, e, obj, name, out);
-        }
-        if (!strcmp(f->s, "annotate") || !strcmp(f->s, "unchecked_cast")) {
-            const tsl_type *t;
-            tsj_value *v;
-            int unchecked = f->s[0] == 'u';
-            if (e->n != 2)
-                return tsj_build_fail(b, e, "%s needs a type and a value", f->s);
-            if (!(t = type_arg(b, e->a[0])))
-                return tsj_build_oom(b);
-            if (!unchecked && (t->k == TY_INT || t->k == TY_FLOAT || t->k == TY_NUMBER) &&
-                e->a[1]->k != EX_INT && e->a[1]->k != EX_FLOAT && e->a[1]->k != EX_NEG) {
-                /* an implicit tensor -> scalar conversion */
-                const char *op = t->k == TY_INT ? "IntImplicit" : t->k == TY_FLOAT
-                                 ? "FloatImplicit" : "ScalarImplicit";
-                if (!(n = tsj_add_op(b, "aten", op, 1, 1, e)))
-                    return tsj_build_oom(b);
-                if ((rc = tsj_build_expr(b, e->a[1], &n->in[0])))
-                    return rc;
-                tsj_settle(b, n);
-                n->out[0].type = t;
-                *out = &n->out[0];
-                return OPMAP_OK;
-            }
-            if (unchecked) {
-                if (!(n = tsj_add_node(b, TSJ_KIND_UNCHECKED, "prim", "unchecked_cast", 1, 1, e)))
-                    return tsj_build_oom(b);
-                if ((rc = tsj_build_expr(b, e->a[1], &n->in[0])))
-                    return rc;
-                tsj_settle(b, n);
-                n->ty = t;
-                n->out[0].type = t;
-                *out = &n->out[0];
-                return OPMAP_OK;
-            }
-            if ((rc = tsj_build_expr(b, e->a[1], &v)))
-                return rc;
-            v = tsj_resolve(v);
-            if (v->def && (v->def->kind == TSJ_KIND_LISTC || v->def->kind == TSJ_KIND_DICTC ||
-                           v->def->kind == TSJ_KIND_CONST || v->def->kind == TSJ_KIND_TOLIST))
-                v->type = t;
-            *out = v;
-            return OPMAP_OK;
-        }
-        if (!strcmp(f->s, "uninitialized")) {
-            const tsl_type *t;
-            if (e->n != 1 || !(t = type_arg(b, e->a[0])))
-                return e->n != 1 ? tsj_build_fail(b, e, "uninitialized needs a type")
-                                 : tsj_build_oom(b);
-            if (!(n = tsj_add_node(b, TSJ_KIND_UNINIT, "prim", "Uninitialized", 0, 1, e)))
-                return tsj_build_oom(b);
-            n->ty = t;
             n->out[0].type = t;
             *out = &n->out[0];
             return OPMAP_OK;
         }
-        if (!strcmp(f->s, "isinstance")) {
-            if (e->n != 2)
-                return tsj_build_fail(b, e, "isinstance needs a value and a type");
-            if (!(n = tsj_add_node(b, TSJ_KIND_ISINSTANCE, "prim", "isinstance", 1, 1, e)))
-                return tsj_build_oom(b);
-            if ((rc = tsj_build_expr(b, e->a[0], &n->in[0])))
-                return rc;
-            tsj_settle(b, n);
-            n->out[0].type = tsj_prim_type(b, TY_BOOL);
-            *out = &n->out[0];
-            return OPMAP_OK;
-        }
-        if (!strcmp(f->s, "fork") && e->n >= 1) {
-            /* prim::fork runs its closure asynchronously; the closure is not inlined */
-            const tsj_const *fc;
-            tsj_value *cl;
-            uint32_t k;
-            if ((rc = tsj_build_expr(b, e->a[0], &cl)))
-                return rc;
-            fc = tsj_const_of(cl);
-            if (!fc || fc->k != TSJ_CONST_FUNC)
-                return tsj_build_fail(b, e, "fork of something that is not a function");
-            if (!(n = tsj_add_node(b, TSJ_KIND_OTHER, "prim", "fork", e->n - 1, 1, e)))
-                return tsj_build_oom(b);
-            for (k = 1; k < e->n; k++)
-                if ((rc = tsj_build_expr(b, e->a[k], &n->in[k - 1])))
-                    return rc;
-            tsj_settle(b, n);
-            n->out[0].type = tsj_prim_type(b, TY_UNKNOWN);
-            *out = &n->out[0];
-            return OPMAP_OK;
-        }
-        if (!strcmp(f->s, "print")) {
-            if ((rc = call_op(b, e, "prim", "Print", 1, &n)))
-                return rc;
-            *out = call_value(b, n, e);
-            return *out ? OPMAP_OK : tsj_build_oom(b);
-        }
-        return tsj_build_fail(b, e, "unknown function '%s'", f->s);
     }
-    if (f->k == EX_ATTR) {
-        const char *root, *q;
-        uint32_t parts;
-        q = tsj_dotted_name(b, f, &root, &parts);
-        if (q && root == b->n_torch) {
-            if (parts != 1)
-                return tsj_build_fail(b, e, "unknown call '%s'", q);
-            if (!strcmp(f->s, "device")) {
-                tsj_const *cv;
-                if ((rc = tsj_literal(b, e, &cv)))
-                    return rc;
-                if (cv) {
-                    *out = tsj_add_const(b, cv, e);
-                    return *out ? OPMAP_OK : tsj_build_oom(b);
-                }
-            }
-            if ((rc = call_op(b, e, "aten", tsj_canon_op(f->s), n_out, &n)))
-                return rc;
-            if (multi)
-                *multi = n;
-            *out = call_value(b, n, e);
-            return *out ? OPMAP_OK : tsj_build_oom(b);
-        }
-        if (q && root == b->n_ops) {
-            const char *ns;
-            if (parts != 2)
-                return tsj_build_fail(b, e, "unknown call '%s'", q);
-            ns = f->base->s;
-            if ((rc = call_op(b, e, ns, f->s, n_out, &n)))
-                return rc;
-            if (multi)
-                *multi = n;
-            *out = call_value(b, n, e);
-            return *out ? OPMAP_OK : tsj_build_oom(b);
-        }
-        if (q && root == b->n_torch_) {
-            void *v;
-            int k = tsj_find_qual(b, q, &v);
-            if (k == 2)
-                return call_script(b, e, v, NULL, out);
-            if (k == 1 && strcmp(((tsl_class *)v)->base, "NamedTuple") == 0) {
-                const tsl_type *t = tsl_type_class(b->ty, v);
-                if (!t)
-                    return tsj_build_oom(b);
-                if (!(n = tsj_add_node(b, TSJ_KIND_TUPLEC, "prim", "TupleConstruct", e->n, 1, e)))
-                    return tsj_build_oom(b);
-                if ((rc = tsj_build_args(b, e, n, 0)))
-                    return rc;
-                tsj_settle(b, n);
-                n->out[0].type = t;
-                *out = &n->out[0];
-                return OPMAP_OK;
-            }
-            if (!strcmp(f->s, "__new__")) {
-                const char *cq = tsj_dotted_name(b, f->base, &root, &parts);
-                if (tsj_find_qual(b, cq, &v) == 1) {
-                    const tsl_type *t = tsl_type_class(b->ty, v);
-                    if (!t ||
-                        !(n = tsj_add_node(b, TSJ_KIND_CREATEOBJ, "prim", "CreateObject", 0, 1, e)))
-                        return tsj_build_oom(b);
-                    n->out[0].type = t;
-                    *out = &n->out[0];
-                    return OPMAP_OK;
-                }
-            }
-            return tsj_build_fail(b, e, "'%s' is not defined in the archive", q);
-        }
-        if (q && root == b->n_constants)
-            return tsj_build_fail(b, e, "calling a tensor constant");
-        {
-            /* a method call on a value */
-            tsj_value *recv;
-            tsl_class *cls;
-            uint32_t i;
-            if ((rc = tsj_build_expr(b, f->base, &recv)))
-                return rc;
-            cls = tsl_type_get_class(tsj_resolve(recv)->type);
-            if (cls) {
-                for (i = 0; i < cls->n_methods; i++)
-                    if (cls->methods[i].name == f->s)
-                        return call_script(b, e, &cls->methods[i], recv, out);
-                return tsj_build_fail(b, e, "class has no method '%s'", f->s);
-            }
-            if (!strcmp(f->s, "tolist") && e->n == 0) {
-                if (!(n = tsj_add_node(b, TSJ_KIND_TOLIST, "prim", "tolist", 1, 1, e)))
-                    return tsj_build_oom(b);
-                n->in[0] = recv;
-                n->out[0].type = tsj_prim_type(b, TY_UNKNOWN);
-                *out = &n->out[0];
-                return OPMAP_OK;
-            }
-            return tsj_build_fail(b, e, "method '%s' called on a value whose class is not known",
-                                  f->s);
-        }
+    return tsj_build_fail(b, e, "'%s' is not defined in the archive", q);
+}
+
+/* (obj).m(...): a method of obj's class, or tolist() on a value of unknown class. */
+static int call_method(tsj_builder *b, const tsl_expr *e, tsj_value **out)
+{
+    const tsl_expr *f = e->base;
+    tsj_node *n;
+    int rc;
+    /* a method call on a value */
+    tsj_value *recv;
+    tsl_class *cls;
+    uint32_t i;
+    if ((rc = tsj_build_expr(b, f->base, &recv)))
+        return rc;
+    cls = tsl_type_get_class(tsj_resolve(recv)->type);
+    if (cls) {
+        for (i = 0; i < cls->n_methods; i++)
+            if (cls->methods[i].name == f->s)
+                return call_script(b, e, &cls->methods[i], recv, out);
+        return tsj_build_fail(b, e, "class has no method '%s'", f->s);
     }
+    if (!strcmp(f->s, "tolist") && e->n == 0) {
+        if (!(n = tsj_add_node(b, TSJ_KIND_TOLIST, "prim", "tolist", 1, 1, e)))
+            return tsj_build_oom(b);
+        n->in[0] = recv;
+        n->out[0].type = tsj_prim_type(b, TY_UNKNOWN);
+        *out = &n->out[0];
+        return OPMAP_OK;
+    }
+    return tsj_build_fail(b, e, "method '%s' called on a value whose class is not known",
+                          f->s);
+}
+
+/* a.b(...): torch.X, ops.NS.X, __torch__.<qualified name>, or a method call on a value. */
+static int call_by_attr(tsj_builder *b, const tsl_expr *e, uint32_t n_out, tsj_node **multi,
+                        tsj_value **out)
+{
+    const tsl_expr *f = e->base;
+    tsj_node *n = NULL;
+    int rc;
+    const char *root, *q;
+    uint32_t parts;
+    q = tsj_dotted_name(b, f, &root, &parts);
+    if (q && root == b->n_torch) {
+        if (parts != 1)
+            return tsj_build_fail(b, e, "unknown call '%s'", q);
+        if (!strcmp(f->s, "device")) {
+            tsj_const *cv;
+            if ((rc = tsj_literal(b, e, &cv)))
+                return rc;
+            if (cv) {
+                *out = tsj_add_const(b, cv, e);
+                return *out ? OPMAP_OK : tsj_build_oom(b);
+            }
+        }
+        if ((rc = call_op(b, e, "aten", tsj_canon_op(f->s), n_out, &n)))
+            return rc;
+        if (multi)
+            *multi = n;
+        *out = call_value(b, n, e);
+        return *out ? OPMAP_OK : tsj_build_oom(b);
+    }
+    if (q && root == b->n_ops) {
+        const char *ns;
+        if (parts != 2)
+            return tsj_build_fail(b, e, "unknown call '%s'", q);
+        ns = f->base->s;
+        if ((rc = call_op(b, e, ns, f->s, n_out, &n)))
+            return rc;
+        if (multi)
+            *multi = n;
+        *out = call_value(b, n, e);
+        return *out ? OPMAP_OK : tsj_build_oom(b);
+    }
+    if (q && root == b->n_torch_)
+        return call_qualified(b, e, q, out);
+    if (q && root == b->n_constants)
+        return tsj_build_fail(b, e, "calling a tensor constant");
+    return call_method(b, e, out);
+}
+
+int tsj_build_call(tsj_builder *b, const tsl_expr *e, uint32_t n_out, tsj_node **multi,
+                   tsj_value **out)
+{
+    const tsl_expr *f = e->base;
+    if (f->k == EX_NAME)
+        return call_by_name(b, e, out);
+    if (f->k == EX_ATTR)
+        return call_by_attr(b, e, n_out, multi, out);
     return tsj_build_fail(b, e, "unsupported call form");
 }

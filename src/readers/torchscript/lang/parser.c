@@ -520,6 +520,162 @@ static tsl_stmt *new_stmt(tsl_parser *p, int k, const tsl_token *at)
     return s;
 }
 
+static int parse_stmt(tsl_parser *p, uint32_t indent, tsl_stmt **out);
+
+/* return [value[, value ...]] */
+static int parse_return(tsl_parser *p, tsl_token *t, tsl_stmt **out)
+{
+    tsl_stmt *s;
+    int rc;
+    p->i++;
+    if (!(s = new_stmt(p, ST_RETURN, t)))
+        return ts_oom(p->c);
+    if (cur(p)->t != TK_NEWLINE) {
+        om_vec items;
+        int trailing;
+        om_vec_init(&items, sizeof(tsl_expr *));
+        rc = parse_list(p, "\n", &items, &trailing, NULL);
+        if (!rc && !items.len) /* "return= x": nothing parsed before the '=' */
+            rc = perr(p, cur(p), "unexpected '%s' after 'return'", tok_desc(cur(p)));
+        if (!rc && items.len == 1 && !trailing) {
+            s->e = *(tsl_expr **)items.data;
+        } else if (!rc) {
+            if (!(s->e = new_expr(p, EX_TUPLE, t)) ||
+                !(s->e->a = (tsl_expr **)freeze(p, &items)))
+                rc = ts_oom(p->c);
+            else
+                s->e->n = (uint32_t)items.len;
+        }
+        om_vec_free(&items, p->c->mem);
+        if (rc)
+            return rc;
+    }
+    *out = s;
+    return expect_eol(p);
+}
+
+/* if / elif / else and while; an elif chain is an if in the else branch. */
+static int parse_if_while(tsl_parser *p, uint32_t indent, tsl_token *t, tsl_stmt **out)
+{
+    tsl_stmt *s;
+    int rc;
+    int is_while = is_kw(t, "while");
+    p->i++;
+    if (!(s = new_stmt(p, is_while ? ST_WHILE : ST_IF, t)))
+        return ts_oom(p->c);
+    if ((rc = parse_expr(p, &s->e)) || (rc = expect_op(p, ":")) || (rc = expect_eol(p)) ||
+        (rc = parse_block(p, indent, &s->body, &s->n_body)))
+        return rc;
+    if (!is_while && cur(p)->bol && cur(p)->indent == indent) {
+        if (is_kw(cur(p), "else")) {
+            p->i++;
+            if ((rc = expect_op(p, ":")) || (rc = expect_eol(p)) ||
+                (rc = parse_block(p, indent, &s->orelse, &s->n_else)))
+                return rc;
+        } else if (is_kw(cur(p), "elif")) {
+            tsl_stmt *inner;
+            if ((rc = parse_stmt(p, indent, &inner)))
+                return rc;
+            if (!(s->orelse = om_arena_alloc(&p->c->tmp, sizeof(tsl_stmt *))))
+                return ts_oom(p->c);
+            s->orelse[0] = inner;
+            s->n_else = 1;
+        }
+    }
+    *out = s;
+    return OPMAP_OK;
+}
+
+/* An assignment (annotated or not) or an expression statement. */
+static int parse_assign_or_expr(tsl_parser *p, tsl_token *t, tsl_stmt **out)
+{
+    tsl_stmt *s;
+    int rc;
+    om_vec items;
+    int trailing;
+    om_vec_init(&items, sizeof(tsl_expr *));
+    rc = parse_list(p, "\n", &items, &trailing, NULL);
+    if (!rc && !items.len)
+        rc = perr(p, cur(p), "unexpected '%s'", tok_desc(cur(p)));
+    if (rc) {
+        om_vec_free(&items, p->c->mem);
+        return rc;
+    }
+    if (is_op(cur(p), ":") && items.len == 1 && !trailing) {
+        /* name : Type = value */
+        tsl_expr *ann;
+        p->i++;
+        if ((rc = parse_expr(p, &ann))) {
+            om_vec_free(&items, p->c->mem);
+            return rc;
+        }
+        if (!is_op(cur(p), "=")) {
+            om_vec_free(&items, p->c->mem);
+            return perr(p, cur(p), "expected '=' after an annotation");
+        }
+        if (!(s = new_stmt(p, ST_ASSIGN, t))) {
+            om_vec_free(&items, p->c->mem);
+            return ts_oom(p->c);
+        }
+        s->ann = ann;
+        s->n_t = 1;
+        s->t = (tsl_expr **)freeze(p, &items);
+        om_vec_free(&items, p->c->mem);
+        if (!s->t)
+            return ts_oom(p->c);
+        p->i++;
+        if ((rc = parse_expr(p, &s->e)))
+            return rc;
+        *out = s;
+        return expect_eol(p);
+    }
+    if (is_op(cur(p), "=")) {
+        if (!(s = new_stmt(p, ST_ASSIGN, t))) {
+            om_vec_free(&items, p->c->mem);
+            return ts_oom(p->c);
+        }
+        s->trailing = (uint8_t)trailing;
+        s->n_t = (uint32_t)items.len;
+        s->t = (tsl_expr **)freeze(p, &items);
+        om_vec_free(&items, p->c->mem);
+        if (!s->t)
+            return ts_oom(p->c);
+        p->i++;
+        om_vec_init(&items, sizeof(tsl_expr *));
+        rc = parse_list(p, "\n", &items, &trailing, NULL);
+        if (!rc && !items.len)
+            rc = perr(p, cur(p), "missing value after '='");
+        if (!rc && is_op(cur(p), "="))
+            rc = perr(p, cur(p), "chained assignment is not TorchScript's printed form");
+        if (!rc) {
+            if (items.len == 1 && !trailing) {
+                s->e = *(tsl_expr **)items.data;
+            } else if (!(s->e = new_expr(p, EX_TUPLE, t)) ||
+                       !(s->e->a = (tsl_expr **)freeze(p, &items))) {
+                rc = ts_oom(p->c);
+            } else {
+                s->e->n = (uint32_t)items.len;
+            }
+        }
+        om_vec_free(&items, p->c->mem);
+        if (rc)
+            return rc;
+    } else {
+        if (items.len != 1 || trailing) {
+            om_vec_free(&items, p->c->mem);
+            return perr(p, t, "a tuple on its own is not a statement");
+        }
+        if (!(s = new_stmt(p, ST_EXPR, t))) {
+            om_vec_free(&items, p->c->mem);
+            return ts_oom(p->c);
+        }
+        s->e = *(tsl_expr **)items.data;
+        om_vec_free(&items, p->c->mem);
+    }
+    *out = s;
+    return expect_eol(p);
+}
+
 static int parse_stmt(tsl_parser *p, uint32_t indent, tsl_stmt **out)
 {
     tsl_token *t = cur(p);
@@ -532,60 +688,10 @@ static int parse_stmt(tsl_parser *p, uint32_t indent, tsl_stmt **out)
         *out = s;
         return expect_eol(p);
     }
-    if (is_kw(t, "return")) {
-        p->i++;
-        if (!(s = new_stmt(p, ST_RETURN, t)))
-            return ts_oom(p->c);
-        if (cur(p)->t != TK_NEWLINE) {
-            om_vec items;
-            int trailing;
-            om_vec_init(&items, sizeof(tsl_expr *));
-            rc = parse_list(p, "\n", &items, &trailing, NULL);
-            if (!rc && !items.len) /* "return= x": nothing parsed before the '=' */
-                rc = perr(p, cur(p), "unexpected '%s' after 'return'", tok_desc(cur(p)));
-            if (!rc && items.len == 1 && !trailing) {
-                s->e = *(tsl_expr **)items.data;
-            } else if (!rc) {
-                if (!(s->e = new_expr(p, EX_TUPLE, t)) ||
-                    !(s->e->a = (tsl_expr **)freeze(p, &items)))
-                    rc = ts_oom(p->c);
-                else
-                    s->e->n = (uint32_t)items.len;
-            }
-            om_vec_free(&items, p->c->mem);
-            if (rc)
-                return rc;
-        }
-        *out = s;
-        return expect_eol(p);
-    }
-    if (is_kw(t, "if") || is_kw(t, "elif") || is_kw(t, "while")) {
-        int is_while = is_kw(t, "while");
-        p->i++;
-        if (!(s = new_stmt(p, is_while ? ST_WHILE : ST_IF, t)))
-            return ts_oom(p->c);
-        if ((rc = parse_expr(p, &s->e)) || (rc = expect_op(p, ":")) || (rc = expect_eol(p)) ||
-            (rc = parse_block(p, indent, &s->body, &s->n_body)))
-            return rc;
-        if (!is_while && cur(p)->bol && cur(p)->indent == indent) {
-            if (is_kw(cur(p), "else")) {
-                p->i++;
-                if ((rc = expect_op(p, ":")) || (rc = expect_eol(p)) ||
-                    (rc = parse_block(p, indent, &s->orelse, &s->n_else)))
-                    return rc;
-            } else if (is_kw(cur(p), "elif")) {
-                tsl_stmt *inner;
-                if ((rc = parse_stmt(p, indent, &inner)))
-                    return rc;
-                if (!(s->orelse = om_arena_alloc(&p->c->tmp, sizeof(tsl_stmt *))))
-                    return ts_oom(p->c);
-                s->orelse[0] = inner;
-                s->n_else = 1;
-            }
-        }
-        *out = s;
-        return OPMAP_OK;
-    }
+    if (is_kw(t, "return"))
+        return parse_return(p, t, out);
+    if (is_kw(t, "if") || is_kw(t, "elif") || is_kw(t, "while"))
+        return parse_if_while(p, indent, t, out);
     if (is_kw(t, "for")) {
         p->i++;
         if (!(s = new_stmt(p, ST_FOR, t)))
@@ -632,92 +738,8 @@ static int parse_stmt(tsl_parser *p, uint32_t indent, tsl_stmt **out)
         is_kw(t, "try") || is_kw(t, "import") || is_kw(t, "from") || is_kw(t, "del") ||
         is_kw(t, "global") || is_kw(t, "assert") || is_kw(t, "break") || is_kw(t, "continue"))
         return perr(p, t, "'%s' statement is not TorchScript's printed form", t->s);
-    {
-        /* assignment or expression statement */
-        om_vec items;
-        int trailing;
-        om_vec_init(&items, sizeof(tsl_expr *));
-        rc = parse_list(p, "\n", &items, &trailing, NULL);
-        if (!rc && !items.len)
-            rc = perr(p, cur(p), "unexpected '%s'", tok_desc(cur(p)));
-        if (rc) {
-            om_vec_free(&items, p->c->mem);
-            return rc;
-        }
-        if (is_op(cur(p), ":") && items.len == 1 && !trailing) {
-            /* name : Type = value */
-            tsl_expr *ann;
-            p->i++;
-            if ((rc = parse_expr(p, &ann))) {
-                om_vec_free(&items, p->c->mem);
-                return rc;
-            }
-            if (!is_op(cur(p), "=")) {
-                om_vec_free(&items, p->c->mem);
-                return perr(p, cur(p), "expected '=' after an annotation");
-            }
-            if (!(s = new_stmt(p, ST_ASSIGN, t))) {
-                om_vec_free(&items, p->c->mem);
-                return ts_oom(p->c);
-            }
-            s->ann = ann;
-            s->n_t = 1;
-            s->t = (tsl_expr **)freeze(p, &items);
-            om_vec_free(&items, p->c->mem);
-            if (!s->t)
-                return ts_oom(p->c);
-            p->i++;
-            if ((rc = parse_expr(p, &s->e)))
-                return rc;
-            *out = s;
-            return expect_eol(p);
-        }
-        if (is_op(cur(p), "=")) {
-            if (!(s = new_stmt(p, ST_ASSIGN, t))) {
-                om_vec_free(&items, p->c->mem);
-                return ts_oom(p->c);
-            }
-            s->trailing = (uint8_t)trailing;
-            s->n_t = (uint32_t)items.len;
-            s->t = (tsl_expr **)freeze(p, &items);
-            om_vec_free(&items, p->c->mem);
-            if (!s->t)
-                return ts_oom(p->c);
-            p->i++;
-            om_vec_init(&items, sizeof(tsl_expr *));
-            rc = parse_list(p, "\n", &items, &trailing, NULL);
-            if (!rc && !items.len)
-                rc = perr(p, cur(p), "missing value after '='");
-            if (!rc && is_op(cur(p), "="))
-                rc = perr(p, cur(p), "chained assignment is not TorchScript's printed form");
-            if (!rc) {
-                if (items.len == 1 && !trailing) {
-                    s->e = *(tsl_expr **)items.data;
-                } else if (!(s->e = new_expr(p, EX_TUPLE, t)) ||
-                           !(s->e->a = (tsl_expr **)freeze(p, &items))) {
-                    rc = ts_oom(p->c);
-                } else {
-                    s->e->n = (uint32_t)items.len;
-                }
-            }
-            om_vec_free(&items, p->c->mem);
-            if (rc)
-                return rc;
-        } else {
-            if (items.len != 1 || trailing) {
-                om_vec_free(&items, p->c->mem);
-                return perr(p, t, "a tuple on its own is not a statement");
-            }
-            if (!(s = new_stmt(p, ST_EXPR, t))) {
-                om_vec_free(&items, p->c->mem);
-                return ts_oom(p->c);
-            }
-            s->e = *(tsl_expr **)items.data;
-            om_vec_free(&items, p->c->mem);
-        }
-        *out = s;
-        return expect_eol(p);
-    }
+    /* assignment or expression statement */
+    return parse_assign_or_expr(p, t, out);
 }
 
 static int parse_block(tsl_parser *p, uint32_t parent_indent, tsl_stmt ***out, uint32_t *n_out)

@@ -76,18 +76,20 @@ static tsj_const *mk_bool(tsp_state *o, int v)
     return c;
 }
 
-/*
- * Evaluates n on constant inputs: 1 and outs[] set, 0 when the value is not computable
- * here (the output becomes an opaque constant), -1 when torch's run would fail (no fold).
- */
-static int eval(tsp_state *o, tsj_node *n, const tsj_const **in, tsj_const **outs)
+/* Decoded numeric inputs of a node with one or two (see num). */
+typedef struct num_inputs {
+    int fa, fb;         /* input is a float */
+    int64_t ia, ib;
+    double da, db;
+    int two, one;       /* two / one numeric inputs */
+} num_inputs;
+
+/* Tuples and the casts that only forward their input. */
+static int eval_tuple(tsp_state *o, tsj_node *n, const tsj_const **in, const num_inputs *x,
+                      tsj_const **outs)
 {
-    int fa = 0, fb = 0;
-    int64_t ia = 0, ib = 0;
-    double da = 0, db = 0;
-    int two = n->n_in == 2 && num(in[0], &fa, &ia, &da) && num(in[1], &fb, &ib, &db);
-    int one = n->n_in == 1 && num(in[0], &fa, &ia, &da);
     uint32_t i;
+    (void)x;
     switch (n->kind) {
     case TSJ_KIND_TUPLEC: {
         tsj_const *t = tsj_const_new(o->c, TSJ_CONST_TUPLE);
@@ -124,6 +126,19 @@ static int eval(tsp_state *o, tsj_node *n, const tsj_const **in, tsj_const **out
             return 1;
         }
         return 0;
+    default:
+        return 0;
+    }
+}
+
+/* Arithmetic: int where torch gives an int, float otherwise. */
+static int eval_arith(tsp_state *o, tsj_node *n, const tsj_const **in, const num_inputs *x,
+                      tsj_const **outs)
+{
+    int fa = x->fa, fb = x->fb, two = x->two, one = x->one;
+    int64_t ia = x->ia, ib = x->ib;
+    double da = x->da, db = x->db;
+    switch (n->kind) {
     case TSJ_KIND_ADD: case TSJ_KIND_SUB: case TSJ_KIND_MUL:
         if (two) {
             if (!fa && !fb && in[0]->k == TSJ_CONST_INT && in[1]->k == TSJ_CONST_INT) {
@@ -185,6 +200,19 @@ static int eval(tsp_state *o, tsj_node *n, const tsj_const **in, tsj_const **out
             return outs[0] ? 1 : 0;
         }
         return 0;
+    default:
+        return 0;
+    }
+}
+
+/* Comparisons, not, bitwise and/or/xor, is / is not. */
+static int eval_compare(tsp_state *o, tsj_node *n, const tsj_const **in, const num_inputs *x,
+                        tsj_const **outs)
+{
+    int fa = x->fa, fb = x->fb, two = x->two;
+    int64_t ia = x->ia, ib = x->ib;
+    double da = x->da, db = x->db;
+    switch (n->kind) {
     case TSJ_KIND_EQ:
     case TSJ_KIND_NE:
     case TSJ_KIND_LT:
@@ -249,6 +277,19 @@ static int eval(tsp_state *o, tsj_node *n, const tsj_const **in, tsj_const **out
         outs[0] = mk_bool(o, n->kind == TSJ_KIND_IS ? same : !same);
         return outs[0] ? 1 : 0;
     }
+    default:
+        return 0;
+    }
+}
+
+/* Conversions, floor / ceil, len of a string, min / max. */
+static int eval_convert(tsp_state *o, tsj_node *n, const tsj_const **in, const num_inputs *x,
+                        tsj_const **outs)
+{
+    int fa = x->fa, fb = x->fb, two = x->two, one = x->one;
+    int64_t ia = x->ia, ib = x->ib;
+    double da = x->da, db = x->db;
+    switch (n->kind) {
     case TSJ_KIND_INT:
         if (one) {
             if (fa && (da != da || da >= 9.2233720368547758e18 || da <= -9.2233720368547758e18))
@@ -303,6 +344,35 @@ static int eval(tsp_state *o, tsj_node *n, const tsj_const **in, tsj_const **out
             return 1;
         }
         return 0;
+    default:
+        return 0;
+    }
+}
+
+/*
+ * Evaluates n on constant inputs: 1 and outs[] set, 0 when the value is not computable
+ * here (the output becomes an opaque constant), -1 when torch's run would fail (no fold).
+ */
+static int eval(tsp_state *o, tsj_node *n, const tsj_const **in, tsj_const **outs)
+{
+    num_inputs x;
+    memset(&x, 0, sizeof(x));
+    x.two = n->n_in == 2 && num(in[0], &x.fa, &x.ia, &x.da) && num(in[1], &x.fb, &x.ib, &x.db);
+    x.one = n->n_in == 1 && num(in[0], &x.fa, &x.ia, &x.da);
+    switch (n->kind) {
+    case TSJ_KIND_TUPLEC: case TSJ_KIND_UNCHECKED: case TSJ_KIND_UNWRAP_OPT:
+    case TSJ_KIND_TUPLEIDX: case TSJ_KIND_TUPLEUNPACK:
+        return eval_tuple(o, n, in, &x, outs);
+    case TSJ_KIND_ADD: case TSJ_KIND_SUB: case TSJ_KIND_MUL: case TSJ_KIND_DIV:
+    case TSJ_KIND_FLOORDIV: case TSJ_KIND_REMAINDER: case TSJ_KIND_NEG: case TSJ_KIND_ABS:
+        return eval_arith(o, n, in, &x, outs);
+    case TSJ_KIND_EQ: case TSJ_KIND_NE: case TSJ_KIND_LT: case TSJ_KIND_LE: case TSJ_KIND_GT:
+    case TSJ_KIND_GE: case TSJ_KIND_NOT: case TSJ_KIND_AND: case TSJ_KIND_OR:
+    case TSJ_KIND_XOR: case TSJ_KIND_IS: case TSJ_KIND_ISNOT:
+        return eval_compare(o, n, in, &x, outs);
+    case TSJ_KIND_INT: case TSJ_KIND_FLOAT: case TSJ_KIND_BOOL: case TSJ_KIND_FLOOR:
+    case TSJ_KIND_CEIL: case TSJ_KIND_LEN: case TSJ_KIND_PMIN: case TSJ_KIND_PMAX:
+        return eval_convert(o, n, in, &x, outs);
     default:
         if (n->n_in == 0 && strcmp(n->ns, "aten") == 0) {
             /* the two argument-less ops torch folds, with the values TorchScript gives */
