@@ -147,7 +147,7 @@ static int extract(tsc_pickle *p, tsc_pickle_value *top, tsc_debug_map *out)
 }
 
 int tsc_debug_read(ts_ctx *c, const char *entry, const unsigned char *data, size_t len,
-                  tsc_debug_map *out)
+                   tsc_debug_map *out)
 {
     tsc_pickle p;
     tsc_pickle_value *top = NULL;

@@ -29,7 +29,7 @@ typedef struct tsc_debug_map {
 
 /* Reads a .debug_pkl entry (`entry` names it in errors). */
 int tsc_debug_read(ts_ctx *c, const char *entry, const unsigned char *data, size_t len,
-                  tsc_debug_map *out);
+                   tsc_debug_map *out);
 
 /* The source of code byte `off`: 1 and file/line when a record maps it, else 0. */
 int tsc_debug_find(const tsc_debug_map *d, uint64_t off, const char **file, uint32_t *line);

@@ -449,7 +449,7 @@ static int step(rvm *v, int *stop)
 }
 
 int tsc_root_class(ts_ctx *c, const tsl_program *prog, const char *entry, const unsigned char *data,
-                  size_t len, tsl_class **root)
+                   size_t len, tsl_class **root)
 {
     rvm v;
     int rc = OPMAP_OK, stop = 0;

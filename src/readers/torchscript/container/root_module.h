@@ -21,6 +21,6 @@
 /* The class of the object data.pkl (entry `entry`) builds, from `prog`; errors name the
  * entry and the pickle offset. */
 int tsc_root_class(ts_ctx *c, const tsl_program *prog, const char *entry, const unsigned char *data,
-                  size_t len, tsl_class **root);
+                   size_t len, tsl_class **root);
 
 #endif /* OM_TS_CONTAINER_ROOT_MODULE_H */

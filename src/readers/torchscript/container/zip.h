@@ -42,7 +42,7 @@ int64_t tsc_zip_find(const tsc_zip *z, const char *name);
  * a longer entry is not an error (used for the version entry).
  */
 int tsc_zip_read(tsc_zip *z, uint64_t i, uint64_t cap, int prefix_only, unsigned char **buf,
-                size_t *len);
+                 size_t *len);
 void tsc_zip_free(tsc_zip *z, unsigned char *buf, size_t len);
 
 #endif /* OM_TS_CONTAINER_ZIP_H */

@@ -116,7 +116,7 @@ static int inflate_entry(tsc_zip *z, const tsc_zip_entry *e, unsigned char *b, u
 }
 
 int tsc_zip_read(tsc_zip *z, uint64_t i, uint64_t cap, int prefix_only, unsigned char **buf,
-                size_t *len)
+                 size_t *len)
 {
     ts_ctx *c = z->c;
     const tsc_zip_entry *e;

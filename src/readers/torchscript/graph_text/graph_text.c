@@ -585,9 +585,9 @@ static int parse_list_const(gp *p, const char *s, size_t n, int dt, ir_attr *a)
         cnt += s[i] == ',';
     cnt = n ? cnt + 1 : 0;
     if (cnt && !(floats ? (void *)(a->floats = om_arena_array(&p->c->m->arena, cnt,
-                                                               sizeof(double)))
+                                                              sizeof(double)))
                         : (void *)(a->ints = om_arena_array(&p->c->m->arena, cnt,
-                                                             sizeof(int64_t)))))
+                                                            sizeof(int64_t)))))
         return goom(p);
     for (i = 0; i < n && k < cnt;) {
         size_t b, e;

@@ -198,7 +198,7 @@ void tsj_set_source(tsj_builder *b, tsj_node *n, const tsl_expr *at, uint32_t of
 }
 
 tsj_node *tsj_add_node(tsj_builder *b, int kind, const char *ns, const char *op, uint32_t n_in,
-                  uint32_t n_out, const tsl_expr *at)
+                       uint32_t n_out, const tsl_expr *at)
 {
     tsj_node *n = tsj_node_new(b->c, kind, ns, op, n_in, n_out, 0);
     if (!n)
@@ -223,7 +223,7 @@ void tsj_settle(tsj_builder *b, tsj_node *n)
 }
 
 tsj_node *tsj_add_op(tsj_builder *b, const char *ns, const char *op, uint32_t n_in,
-                       uint32_t n_out, const tsl_expr *at)
+                     uint32_t n_out, const tsl_expr *at)
 {
     return tsj_add_node(b, tsj_kind_lookup(ns, op), ns, op, n_in, n_out, at);
 }

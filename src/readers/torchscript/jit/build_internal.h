@@ -54,10 +54,10 @@ int tsj_env_assigned_since(tsj_builder *b, size_t mark, uint32_t stamp, om_vec *
 /* jit/build.c: nodes, appended to the current block with their source line */
 void tsj_set_source(tsj_builder *b, tsj_node *n, const tsl_expr *at, uint32_t off);
 tsj_node *tsj_add_node(tsj_builder *b, int kind, const char *ns, const char *op, uint32_t n_in,
-                  uint32_t n_out, const tsl_expr *at);
+                       uint32_t n_out, const tsl_expr *at);
 void tsj_settle(tsj_builder *b, tsj_node *n);
 tsj_node *tsj_add_op(tsj_builder *b, const char *ns, const char *op, uint32_t n_in,
-                       uint32_t n_out, const tsl_expr *at);
+                     uint32_t n_out, const tsl_expr *at);
 tsj_value *tsj_add_const(tsj_builder *b, tsj_const *cv, const tsl_expr *at);
 tsj_value *tsj_add_const_simple(tsj_builder *b, int k, int64_t i, const tsl_expr *at);
 

@@ -89,7 +89,7 @@ unpack_v:
         const tsl_type *t = tsj_resolve(v)->type;
         int is_list = t && t->k == TY_LIST;
         if (!(n = tsj_add_node(b, is_list ? TSJ_KIND_LISTUNPACK : TSJ_KIND_TUPLEUNPACK, "prim",
-                           is_list ? "ListUnpack" : "TupleUnpack", 1, s->n_t, rhs)))
+                               is_list ? "ListUnpack" : "TupleUnpack", 1, s->n_t, rhs)))
             return tsj_build_oom(b);
         n->in[0] = v;
         for (i = 0; i < s->n_t; i++) {

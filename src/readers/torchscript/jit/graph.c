@@ -37,7 +37,7 @@ uint64_t tsj_count_nodes(const tsj_block *b)
 }
 
 tsj_node *tsj_node_new(ts_ctx *c, int kind, const char *ns, const char *op, uint32_t n_in,
-                     uint32_t n_out, uint32_t n_blk)
+                       uint32_t n_out, uint32_t n_blk)
 {
     tsj_node *n;
     uint32_t i;

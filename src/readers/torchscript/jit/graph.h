@@ -157,7 +157,7 @@ static inline const tsj_const *tsj_const_of(tsj_value *v)
 
 /* A node with room for n_in inputs, n_out outputs (typed unknown) and n_blk empty blocks. */
 tsj_node *tsj_node_new(ts_ctx *c, int kind, const char *ns, const char *op, uint32_t n_in,
-                     uint32_t n_out, uint32_t n_blk);
+                       uint32_t n_out, uint32_t n_blk);
 tsj_block *tsj_block_new(ts_ctx *c, tsj_node *owner);
 tsj_value *tsj_param_new(ts_ctx *c, const tsl_type *t);
 

@@ -726,7 +726,7 @@ static int parse_stmt(tsl_parser *p, uint32_t indent, tsl_stmt **out)
     if (is_kw(t, "def")) {
         /* a closure the printer emits for torch.jit.fork: `def __forked_function():` */
         if (!(s = new_stmt(p, ST_DEF, t)) || !(s->def = om_arena_alloc(&p->c->tmp,
-                                                                         sizeof(tsl_func))))
+                                                                       sizeof(tsl_func))))
             return ts_oom(p->c);
         if ((rc = parse_def(p, indent, NULL, s->def)))
             return rc;
@@ -966,7 +966,7 @@ static int parse_class(tsl_parser *p, tsl_class **out)
 }
 
 int tsl_parse_entry(ts_ctx *c, tsl_program *prog, const char *entry, const char *module,
-                  const unsigned char *text, size_t len, tsl_file **file)
+                    const unsigned char *text, size_t len, tsl_file **file)
 {
     tsl_parser p;
     om_vec toks;

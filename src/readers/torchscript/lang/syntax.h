@@ -130,6 +130,6 @@ int tsl_program_find(const tsl_program *p, const char *qual, void **out);
  * functions to `p`. `text` is only read during the call.
  */
 int tsl_parse_entry(ts_ctx *c, tsl_program *p, const char *entry, const char *module,
-                  const unsigned char *text, size_t len, tsl_file **file);
+                    const unsigned char *text, size_t len, tsl_file **file);
 
 #endif /* OM_TS_LANG_SYNTAX_H */

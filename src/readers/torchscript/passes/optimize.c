@@ -74,7 +74,7 @@ static int inline_calls(tsp_state *o, tsj_block *b)
 }
 
 int tsp_optimize_function(ts_ctx *c, tsl_program *prog, tsl_types *ty, tsl_func *fn, int root,
-                    tsj_graph **out)
+                          tsj_graph **out)
 {
     tsp_state o;
     tsj_graph *g;

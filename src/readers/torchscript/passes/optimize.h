@@ -21,7 +21,7 @@
  * is left as a prim::CallMethod / prim::CallFunction node.
  */
 int tsp_optimize_function(ts_ctx *c, tsl_program *prog, tsl_types *ty, tsl_func *fn, int root,
-                    tsj_graph **out);
+                          tsj_graph **out);
 
 /*
  * Builds the graphs of fn and everything it calls and checks, before any copying, that
