@@ -92,7 +92,7 @@ typedef struct tsj_value {
 } tsj_value;
 
 typedef struct tsj_node {
-    uint16_t kind;                   /* OK_* */
+    uint16_t kind;                   /* TSJ_KIND_* */
     uint8_t dead;                    /* unlinked */
     uint8_t live;                    /* scratch for DCE */
     const char *ns, *op;             /* interned (scratch interner) */

@@ -10,7 +10,7 @@
 #ifndef OM_TS_JIT_KINDS_H
 #define OM_TS_JIT_KINDS_H
 
-/* The OK_* kind of ns::op (TSJ_KIND_OTHER when the passes do not care). */
+/* The TSJ_KIND_* kind of ns::op (TSJ_KIND_OTHER when the passes do not care). */
 int tsj_kind_lookup(const char *ns, const char *op);
 
 /* An ATen alias torch normalizes at load (aten::multiply -> "mul"), or `op` itself. */
