@@ -13,7 +13,7 @@
 #include "../core/mapfile.h"
 #include "onnx/onnx_reader.h"
 #include "reader.h"
-#include "torchscript/ts_reader.h"
+#include "torchscript/torchscript_reader.h"
 
 opmap_format om_detect_format(const unsigned char *data, uint64_t size, om_mapped *view)
 {

@@ -1021,7 +1021,7 @@ static void expect_int(const ir_attr *a, int64_t v)
     assert_int_equal(a->i, v);
 }
 
-/* Printed floats are parsed by ts_parse_float, which may be an ulp or two off for 17-digit
+/* Printed floats are parsed by tsl_parse_float, which may be an ulp or two off for 17-digit
  * literals (9.9999999999999995e-07 reads as 1.0000000000000002e-06). */
 static void expect_float(const ir_attr *a, double v)
 {

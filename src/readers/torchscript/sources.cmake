@@ -1,26 +1,28 @@
-# The TorchScript reader's sources, relative to src/ (included by src/CMakeLists.txt).
+# The TorchScript reader's sources, relative to src/ (included by src/CMakeLists.txt);
+# README.md says what each folder owns.
 set(OPMAP_TS_SOURCES
-  readers/torchscript/ts_alias.c
-  readers/torchscript/ts_archive.c
-  readers/torchscript/ts_build.c
-  readers/torchscript/ts_build_call.c
-  readers/torchscript/ts_build_expr.c
-  readers/torchscript/ts_build_stmt.c
-  readers/torchscript/ts_build_types.c
-  readers/torchscript/ts_code.c
-  readers/torchscript/ts_concat.c
-  readers/torchscript/ts_ctx.c
-  readers/torchscript/ts_dce.c
-  readers/torchscript/ts_emit.c
-  readers/torchscript/ts_fold.c
-  readers/torchscript/ts_graph.c
-  readers/torchscript/ts_kinds.c
-  readers/torchscript/ts_lex.c
-  readers/torchscript/ts_og.c
-  readers/torchscript/ts_opt.c
-  readers/torchscript/ts_peephole.c
-  readers/torchscript/ts_pickle.c
-  readers/torchscript/ts_root.c
-  readers/torchscript/ts_types.c
-  readers/torchscript/ts_zip.c
-  readers/torchscript/ts_zip_read.c)
+  readers/torchscript/archive_reader.c
+  readers/torchscript/container/debug_pkl.c
+  readers/torchscript/container/pickle.c
+  readers/torchscript/container/root_module.c
+  readers/torchscript/container/zip_directory.c
+  readers/torchscript/container/zip_entry.c
+  readers/torchscript/context.c
+  readers/torchscript/graph_text/graph_text.c
+  readers/torchscript/jit/build.c
+  readers/torchscript/jit/build_call.c
+  readers/torchscript/jit/build_expr.c
+  readers/torchscript/jit/build_stmt.c
+  readers/torchscript/jit/build_types.c
+  readers/torchscript/jit/graph.c
+  readers/torchscript/jit/kinds.c
+  readers/torchscript/lang/lexer.c
+  readers/torchscript/lang/parser.c
+  readers/torchscript/lang/types.c
+  readers/torchscript/lower/lower.c
+  readers/torchscript/passes/alias.c
+  readers/torchscript/passes/combine_concats.c
+  readers/torchscript/passes/constprop.c
+  readers/torchscript/passes/dce.c
+  readers/torchscript/passes/optimize.c
+  readers/torchscript/passes/peephole.c)
