@@ -15,8 +15,8 @@
 
 #include <opmap/opmap.h>
 
-#include "api/ctx_internal.h"
-#include "readers/torchscript/context.h"
+#include "core/context.h"
+#include "readers/torchscript/common/context.h"
 #include "readers/torchscript/jit/build.h"
 #include "readers/torchscript/lang/syntax.h"
 #include "readers/torchscript/lang/types.h"

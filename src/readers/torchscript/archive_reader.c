@@ -18,11 +18,11 @@
 
 #include "core/err.h"
 #include "readers/torchscript/lang/syntax.h"
-#include "readers/torchscript/context.h"
+#include "readers/torchscript/common/context.h"
 #include "readers/torchscript/lower/lower.h"
 #include "readers/torchscript/passes/optimize.h"
 #include "readers/torchscript/container/debug_pkl.h"
-#include "readers/torchscript/container/root_module.h"
+#include "readers/torchscript/root_module.h"
 #include "readers/torchscript/lang/types.h"
 #include "readers/torchscript/container/zip.h"
 
@@ -113,7 +113,7 @@ static int root_class(ts_ctx *c, tsc_zip *z, tsl_program *prog, int64_t data_pkl
     int rc = tsc_zip_read(z, (uint64_t)data_pkl, c->lim->max_entry_bytes, 0, &buf, &len);
     if (rc)
         return rc;
-    rc = tsc_root_class(c, prog, name, buf, len, root);
+    rc = ts_root_class(c, prog, name, buf, len, root);
     tsc_zip_free(z, buf, len);
     return rc;
 }

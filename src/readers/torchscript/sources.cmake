@@ -4,10 +4,10 @@ set(OPMAP_TS_SOURCES
   readers/torchscript/archive_reader.c
   readers/torchscript/container/debug_pkl.c
   readers/torchscript/container/pickle.c
-  readers/torchscript/container/root_module.c
+  readers/torchscript/root_module.c
   readers/torchscript/container/zip_directory.c
   readers/torchscript/container/zip_entry.c
-  readers/torchscript/context.c
+  readers/torchscript/common/context.c
   readers/torchscript/graph_text/graph_text.c
   readers/torchscript/jit/build.c
   readers/torchscript/jit/build_call.c

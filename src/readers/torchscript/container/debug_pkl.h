@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "readers/torchscript/context.h"
+#include "readers/torchscript/common/context.h"
 
 typedef struct tsc_debug_rec {
     uint64_t off;          /* first byte of the code range this record covers */

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "readers/torchscript/context.h"
+#include "readers/torchscript/common/context.h"
 
 enum {
     TSC_PICKLE_NONE, TSC_PICKLE_BOOL, TSC_PICKLE_INT, TSC_PICKLE_FLOAT, TSC_PICKLE_STR,

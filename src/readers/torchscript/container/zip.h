@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "readers/torchscript/context.h"
+#include "readers/torchscript/common/context.h"
 
 typedef struct tsc_zip tsc_zip;
 

@@ -21,7 +21,7 @@
 
 #include "core/err.h"
 #include "core/hash.h"
-#include "readers/torchscript/context.h"
+#include "readers/torchscript/common/context.h"
 #include "readers/torchscript/lower/lower.h"
 #include "readers/torchscript/jit/kinds.h"
 #include "readers/torchscript/lang/lexer.h"

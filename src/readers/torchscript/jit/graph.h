@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "readers/torchscript/context.h"
+#include "readers/torchscript/common/context.h"
 #include "readers/torchscript/lang/types.h"
 
 /* Kinds the passes recognize; everything else is TSJ_KIND_OTHER (matched by name). */

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "readers/torchscript/context.h"
+#include "readers/torchscript/common/context.h"
 
 enum { TK_EOF, TK_NEWLINE, TK_NAME, TK_INT, TK_FLOAT, TK_STR, TK_OP };
 

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "readers/torchscript/context.h"
+#include "readers/torchscript/common/context.h"
 #include "readers/torchscript/container/debug_pkl.h"
 
 enum {

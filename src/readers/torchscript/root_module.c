@@ -1,5 +1,5 @@
 /*
- * readers/torchscript/container/root_module.c - data.pkl run as torch.jit.load's unpickler runs
+ * readers/torchscript/root_module.c - data.pkl run as torch.jit.load's unpickler runs
  * it, for the class of the root object (see container/root_module.h).
  *
  * Values are kinds only (an int keeps its value: torch's BUILD and REDUCE take any int as
@@ -8,7 +8,7 @@
  * torch's read fails, this one fails; where torch's could go on and this one cannot
  * follow, it fails too, so the class it returns is the one torch builds.
  */
-#include "readers/torchscript/container/root_module.h"
+#include "readers/torchscript/root_module.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -448,7 +448,7 @@ static int step(rvm *v, int *stop)
     }
 }
 
-int tsc_root_class(ts_ctx *c, const tsl_program *prog, const char *entry, const unsigned char *data,
+int ts_root_class(ts_ctx *c, const tsl_program *prog, const char *entry, const unsigned char *data,
                    size_t len, tsl_class **root)
 {
     rvm v;

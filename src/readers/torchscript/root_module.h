@@ -1,9 +1,9 @@
 /*
- * readers/torchscript/container/root_module.h - the archive's root module: the object data.pkl
+ * readers/torchscript/root_module.h - the archive's root module: the object data.pkl
  * builds.
  *
  * torch.jit.load unpickles data.pkl and wraps the object left on the stack as the module;
- * its class, defined in code/, is the model. tsc_root_class runs data.pkl as torch 1.13's
+ * its class, defined in code/, is the model. ts_root_class runs data.pkl as torch 1.13's
  * unpickler does (torch/csrc/jit/serialization/unpickler.cpp): only its opcodes, PROTO 2
  * first; GLOBAL pushes an index into a table of functions that BUILD and REDUCE apply
  * (NEWOBJ only drops its argument), a class's function making an object of that class;
@@ -20,7 +20,7 @@
 
 /* The class of the object data.pkl (entry `entry`) builds, from `prog`; errors name the
  * entry and the pickle offset. */
-int tsc_root_class(ts_ctx *c, const tsl_program *prog, const char *entry, const unsigned char *data,
+int ts_root_class(ts_ctx *c, const tsl_program *prog, const char *entry, const unsigned char *data,
                    size_t len, tsl_class **root);
 
 #endif /* OM_TS_CONTAINER_ROOT_MODULE_H */

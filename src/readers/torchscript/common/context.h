@@ -1,5 +1,5 @@
 /*
- * readers/torchscript/context.h - what every part of the TorchScript reader shares: the
+ * readers/torchscript/common/context.h - what every part of the TorchScript reader shares: the
  * model being filled, a scratch arena for everything that dies with the read (code
  * syntax trees, the optimizer's graphs), interners, limits, and error helpers that name
  * the file plus the archive entry and line.
