@@ -135,6 +135,30 @@ static void test_scan__groups_per_distinct_operator(void **state)
     assert_int_equal(s.effort_total.min, 100 + 500 + 2000);
     assert_int_equal(s.effort_total.max, 100 + 1000 + 3000);
     assert_int_equal(s.effort[OPMAP_OP_STRUCTURAL].expected, 0);
+
+    /* Info structs (docs/api.md): the caller's size says what may be written. */
+    {
+        struct { opmap_summary s; unsigned char tail[16]; } newer;
+        opmap_summary older;
+        opmap_path_info p = { .size = sizeof(p) };
+        memset(&newer, 0xab, sizeof(newer));
+        newer.s.size = sizeof(newer); /* built against larger headers: fill ours, no more */
+        assert_int_equal(opmap_result_summary(res, &newer.s), OPMAP_OK);
+        assert_int_equal(newer.s.size, sizeof(newer));
+        assert_int_equal(newer.s.operators_total, 4);
+        assert_int_equal(newer.tail[0], 0xab);
+        assert_int_equal(newer.tail[15], 0xab);
+        memset(&older, 0xcd, sizeof(older));
+        older.size = 0;
+        assert_int_equal(opmap_result_summary(res, &older), OPMAP_EINVAL);
+        older.size = offsetof(opmap_summary, unpublished_effort); /* below the first version */
+        assert_int_equal(opmap_result_summary(res, &older), OPMAP_EINVAL);
+        assert_int_equal(older.operators_total, 0xcdcdcdcdcdcdcdcdull); /* nothing written */
+        assert_int_equal(opmap_result_summary(res, NULL), OPMAP_EINVAL);
+        assert_int_equal(opmap_op_path(op, opmap_op_path_count(op), &p), OPMAP_EINVAL);
+        assert_int_equal(opmap_result_op(res, 4, &op), OPMAP_EINVAL);
+        assert_null(op);
+    }
     opmap_result_free(res);
     mb_free(&b);
 }
