@@ -24,28 +24,34 @@ static void print_days(const char *label, opmap_effort e)
 
 static void print_result(const opmap_result *res)
 {
-    opmap_summary sum;
+    opmap_summary sum = { .size = sizeof(sum) }; /* info structs: the caller sets size */
     size_t i, j;
     printf("model: %s (%s)\n", opmap_result_model_name(res),
            opmap_format_name(opmap_result_format(res)));
     printf("chips:");
-    for (i = 0; i < opmap_result_chip_count(res); i++)
-        printf(" %s", opmap_result_chip(res, i));
+    for (i = 0; i < opmap_result_chip_count(res); i++) {
+        const char *chip;
+        if (opmap_result_chip(res, i, &chip) == OPMAP_OK)
+            printf(" %s", chip);
+    }
     printf("\n");
     for (i = 0; i < opmap_result_op_count(res); i++) {
-        const opmap_op *op = opmap_result_op(res, i);
+        const opmap_op *op;
+        if (opmap_result_op(res, i, &op) != OPMAP_OK)
+            continue;
         printf("op %s %s::%s opset=%" PRId64 " instances=%" PRIu64 " ascend=%s\n",
                opmap_op_status_name(opmap_op_status(op)), opmap_op_domain(op),
                opmap_op_name(op), opmap_op_opset(op), opmap_op_instances(op),
                *opmap_op_ascend_op(op) ? opmap_op_ascend_op(op) : "-");
         for (j = 0; j < opmap_op_reason_count(op); j++) {
-            opmap_reason r;
+            opmap_reason_info r = { .size = sizeof(r) };
             if (opmap_op_reason(op, j, &r) == OPMAP_OK)
                 printf("  reason: %s [%s] on %" PRIu64 " instance(s), e.g. %s\n", r.message,
                        r.value, r.instances, r.example);
         }
     }
-    opmap_result_summary(res, &sum);
+    if (opmap_result_summary(res, &sum) != OPMAP_OK)
+        return;
     printf("totals: %" PRIu64 " operators, %" PRIu64 " instances, %" PRIu64 " unmapped\n",
            sum.operators_total, sum.instances_total, sum.operators[OPMAP_OP_UNMAPPED]);
     print_days("estimate:", sum.effort_total);

@@ -30,6 +30,7 @@
 #  define OPMAP_DEPRECATED(msg)
 #endif
 
+/** Open and close the declarations of a header: C linkage when compiled as C++. */
 #ifdef __cplusplus
 #  define OPMAP_BEGIN_DECL extern "C" {
 #  define OPMAP_END_DECL }

@@ -52,7 +52,8 @@ typedef struct opmap_limits {
                                       (default 10,000,000) */
 } opmap_limits;
 
-/* 2 added the limits from max_pickle_depth on; the library still takes 1 (docs/limits.md) */
+/** The current layout of opmap_ctx_options: 2 added the limits from max_pickle_depth on;
+ *  the library still takes 1 (docs/limits.md). */
 #define OPMAP_CTX_OPTIONS_VERSION 2
 
 /** Options for opmap_ctx_new(); initialise with OPMAP_CTX_OPTIONS_INIT. */
@@ -62,6 +63,7 @@ typedef struct opmap_ctx_options {
     opmap_limits limits;         /**< zero fields: defaults */
 } opmap_ctx_options;
 
+/** Initialiser of an opmap_ctx_options: the current version, malloc, default limits. */
 #define OPMAP_CTX_OPTIONS_INIT { OPMAP_CTX_OPTIONS_VERSION, { 0, 0, 0, 0 }, { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 } }
 
 /**

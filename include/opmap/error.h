@@ -20,7 +20,7 @@ OPMAP_BEGIN_DECL
  * Status codes. The numeric values are pinned: values in [-99, 0] never change meaning.
  */
 typedef enum opmap_status {
-    OPMAP_OK = 0,
+    OPMAP_OK = 0,           /**< success */
     OPMAP_EINVAL = -1,      /**< bad argument: NULL where an object is required, bad option */
     OPMAP_ENOMEM = -2,      /**< the allocator returned NULL */
     OPMAP_EIO = -3,         /**< a file could not be opened, mapped or read (see sys_errno) */

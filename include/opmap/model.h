@@ -21,7 +21,7 @@ typedef struct opmap_model opmap_model;
 
 /** Model formats. */
 typedef enum opmap_format {
-    OPMAP_FORMAT_UNKNOWN = 0,
+    OPMAP_FORMAT_UNKNOWN = 0,           /**< not a model opmap reads */
     OPMAP_FORMAT_ONNX = 1,              /**< ONNX ModelProto (protobuf) */
     OPMAP_FORMAT_TORCHSCRIPT = 2,       /**< torch.jit.save archive (.pt / .ptl zip) */
     OPMAP_FORMAT_TORCHSCRIPT_GRAPH = 3  /**< text printed by str(module.graph) */
@@ -68,8 +68,10 @@ OPMAP_API const char *opmap_format_name(opmap_format format);
 /** @return the name the model was opened under (path or given name); borrowed. */
 OPMAP_API const char *opmap_model_name(const opmap_model *model);
 
-/** Structure counts of a model, all graphs and functions included. */
+/** Structure counts of a model, all graphs and functions included. Versioned: set `size`
+ *  (docs/api.md). */
 typedef struct opmap_model_stats {
+    size_t size;            /**< set by the caller: sizeof(opmap_model_stats) */
     uint64_t graphs;        /**< main graph + every nested subgraph (+ training graphs) */
     uint64_t nodes;         /**< nodes in all graphs and function bodies, each counted once */
     uint64_t functions;     /**< model-local functions */
@@ -78,8 +80,11 @@ typedef struct opmap_model_stats {
     uint64_t weight_bytes;  /**< payload bytes stepped over (embedded) or referenced (external) */
 } opmap_model_stats;
 
-/** Fills `out` with the model's structure counts. */
-OPMAP_API void opmap_model_stats_get(const opmap_model *model, opmap_model_stats *out);
+/**
+ * Fills `out` with the model's structure counts.
+ * @return OPMAP_OK, or OPMAP_EINVAL when an argument is NULL or out->size is too small.
+ */
+OPMAP_API int opmap_model_stats_get(const opmap_model *model, opmap_model_stats *out);
 
 OPMAP_END_DECL
 

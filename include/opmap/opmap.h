@@ -12,7 +12,7 @@
  *     opmap_table_load_default(&table, ctx, &err);
  *     if (opmap_model_open_file(&model, ctx, "resnet50.onnx", &err) == OPMAP_OK &&
  *         opmap_scan(&res, ctx, model, table, NULL, &err) == OPMAP_OK) {
- *         ... opmap_result_op_count(res), opmap_result_op(res, i) ...
+ *         ... opmap_result_op_count(res), opmap_result_op(res, i, &op) ...
  *         opmap_result_free(res);
  *     }
  *     opmap_model_free(model); opmap_table_free(table); opmap_ctx_free(ctx);

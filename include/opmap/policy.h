@@ -18,7 +18,7 @@
 
 OPMAP_BEGIN_DECL
 
-/** Finding kinds; a policy's fail_on is a set of these bits. */
+/** Finding kinds (docs/ci.md); a policy's fail_on is a set of these bits. */
 enum {
     OPMAP_FAIL_UNMAPPED = 1u << 0,         /**< no row in the table */
     OPMAP_FAIL_REWRITE = 1u << 1,          /**< no Ascend implementation */
@@ -38,6 +38,7 @@ enum {
     OPMAP_FAIL_SKIPPED = 1u << 14          /**< a file found but not a model opmap reads */
 };
 
+/** The number of OPMAP_FAIL_* bits; opmap_fail_kind_name() takes 0 .. this - 1. */
 #define OPMAP_FAIL_KIND_COUNT 15
 
 /** @return the name of finding kind bit `index` ("unmapped", "dynamic-shape", ...), or NULL. */
@@ -62,10 +63,14 @@ typedef struct opmap_waivers opmap_waivers;
  */
 OPMAP_API int opmap_waivers_load_file(opmap_waivers **out, opmap_ctx *ctx, const char *path,
                                       opmap_error *err);
+/** As opmap_waivers_load_file(), from memory (borrowed for the call); `name` is used in
+ *  messages. */
 OPMAP_API int opmap_waivers_load_memory(opmap_waivers **out, opmap_ctx *ctx, const void *data,
                                         size_t size, const char *name, opmap_error *err);
+/** Releases waivers; NULL is a no-op. Free them after every policy using them. */
 OPMAP_API void opmap_waivers_free(opmap_waivers *waivers);
 
+/** The current layout of opmap_policy (2 added `problems`). */
 #define OPMAP_POLICY_VERSION 2
 
 /** What the gate fails on; initialise with OPMAP_POLICY_INIT. Version 1 (without
@@ -83,23 +88,28 @@ typedef struct opmap_policy {
     size_t problem_count;
 } opmap_policy;
 
+/** Initialiser of an opmap_policy: the current version, every field zero. */
 #define OPMAP_POLICY_INIT { OPMAP_POLICY_VERSION, 0, 0, NULL, NULL, NULL, 0 }
 
 /** The gate's answer over some results. */
 typedef struct opmap_verdict opmap_verdict;
 
-/** One finding; strings borrowed from the verdict ("" when absent). */
+/** One finding of the gate. Versioned: set `size` (docs/api.md); strings borrowed from
+ *  the verdict ("" when absent). */
 typedef struct opmap_finding {
+    size_t size;             /**< set by the caller: sizeof(opmap_finding) */
     unsigned kind;           /**< one OPMAP_FAIL_* bit */
     const char *model;       /**< the model's file */
     const char *domain, *op; /**< the operator ("" for model-level findings) */
     const char *node;        /**< a node path: the first instance, or where a risk is */
     const char *message;     /**< one line saying what was found */
-    uint64_t instances;
+    uint64_t instances;      /**< instances of the operator it covers */
     int fails;               /**< the policy fails on it (and no valid waiver covers it) */
     int waived;              /**< a waiver covers it */
     int waiver_expired;      /**< the covering waiver has expired (this fails the gate) */
-    const char *waiver_reason, *waiver_owner, *waiver_expires;
+    const char *waiver_reason;   /**< the covering waiver's reason */
+    const char *waiver_owner;    /**< ... its owner */
+    const char *waiver_expires;  /**< ... its expiry date, YYYY-MM-DD */
 } opmap_finding;
 
 /**
@@ -110,15 +120,23 @@ typedef struct opmap_finding {
 OPMAP_API int opmap_policy_check(opmap_verdict **out, opmap_ctx *ctx,
                                  const opmap_result *const *results, size_t count,
                                  const opmap_policy *policy, opmap_error *err);
+/** Releases a verdict; NULL is a no-op. */
 OPMAP_API void opmap_verdict_free(opmap_verdict *verdict);
 /** @return 1 when the gate passes: nothing fails and no file was unreadable. */
 OPMAP_API int opmap_verdict_passed(const opmap_verdict *verdict);
 /** @return 1 when a file could not be read, or every file was skipped, so the verdict
  *  covers only part of the scan or none of it (it then never passes). */
 OPMAP_API int opmap_verdict_incomplete(const opmap_verdict *verdict);
+/** @return the number of findings, failing or not. */
 OPMAP_API size_t opmap_verdict_finding_count(const opmap_verdict *verdict);
+/**
+ * Fills `out` with finding i.
+ * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range, out is NULL or out->size is too
+ *         small.
+ */
 OPMAP_API int opmap_verdict_finding(const opmap_verdict *verdict, size_t i, opmap_finding *out);
 
+/** The current layout of opmap_baseline_options. */
 #define OPMAP_BASELINE_OPTIONS_VERSION 1
 
 /** Options for opmap_baseline_write(). */
@@ -129,6 +147,7 @@ typedef struct opmap_baseline_options {
     const char *reason;     /**< NULL: "accepted when the gate was adopted (baseline)" */
 } opmap_baseline_options;
 
+/** Initialiser of an opmap_baseline_options: the current version, every field NULL. */
 #define OPMAP_BASELINE_OPTIONS_INIT { OPMAP_BASELINE_OPTIONS_VERSION, NULL, NULL, NULL }
 
 /**

@@ -29,6 +29,7 @@ typedef enum opmap_report_format {
     OPMAP_REPORT_JUNIT = 6     /**< JUnit XML, one test case per distinct operator */
 } opmap_report_format;
 
+/** The number of opmap_report_format values. */
 #define OPMAP_REPORT_FORMAT_COUNT 7
 
 /** The JSON report's schema identifier, written as its top-level "schema" member. */
@@ -57,6 +58,7 @@ typedef struct opmap_file_problem {
     const opmap_error *error;    /**< code, source, location and message */
 } opmap_file_problem;
 
+/** The current layout of opmap_report_options (2 added `problems`). */
 #define OPMAP_REPORT_OPTIONS_VERSION 2
 
 /** Options for opmap_report_write(); initialise with OPMAP_REPORT_OPTIONS_INIT. Version 1
@@ -76,6 +78,7 @@ typedef struct opmap_report_options {
     size_t problem_count;
 } opmap_report_options;
 
+/** Initialiser of an opmap_report_options: the current version, every field zero. */
 #define OPMAP_REPORT_OPTIONS_INIT { OPMAP_REPORT_OPTIONS_VERSION, 0, 0.0, NULL, NULL, 0, NULL, 0 }
 
 /**

@@ -24,6 +24,7 @@ typedef struct opmap_result opmap_result;
 /** One distinct operator of a result (domain, op, opset); borrowed from its result. */
 typedef struct opmap_op opmap_op;
 
+/** The current layout of opmap_scan_options. */
 #define OPMAP_SCAN_OPTIONS_VERSION 1
 
 /** Options for opmap_scan(); initialise with OPMAP_SCAN_OPTIONS_INIT. */
@@ -41,6 +42,7 @@ typedef struct opmap_scan_options {
     unsigned reserved; /**< zero */
 } opmap_scan_options;
 
+/** Initialiser of an opmap_scan_options: the current version, the table's default chip. */
 #define OPMAP_SCAN_OPTIONS_INIT { OPMAP_SCAN_OPTIONS_VERSION, NULL, NULL, 0 }
 
 /**
@@ -57,60 +59,102 @@ OPMAP_API int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *
 /** Releases a result; NULL is a no-op. */
 OPMAP_API void opmap_result_free(opmap_result *res);
 
-/** Model facts copied into the result; strings borrowed from the result. */
+/** @return the name the scanned model was opened under; borrowed from the result. */
 OPMAP_API const char *opmap_result_model_name(const opmap_result *res);
+/** @return the format of the scanned model. */
 OPMAP_API opmap_format opmap_result_format(const opmap_result *res);
+/** @return where the table scanned with came from ("built-in" or its file); borrowed. */
 OPMAP_API const char *opmap_result_table_origin(const opmap_result *res);
 
-/** The chips the result answers for (see opmap_scan_options.soc); borrowed. */
+/** @return the number of chips the result answers for (see opmap_scan_options.soc). */
 OPMAP_API size_t opmap_result_chip_count(const opmap_result *res);
-OPMAP_API const char *opmap_result_chip(const opmap_result *res, size_t i);
+/**
+ * Chip i's name, into *out (borrowed from the result).
+ * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range or an argument is NULL.
+ */
+OPMAP_API int opmap_result_chip(const opmap_result *res, size_t i, const char **out);
 
-/** The torch_npu and CANN versions the table speaks for ("" when it does not say). */
+/** @return the torch_npu version the table speaks for ("" when it does not say). */
 OPMAP_API const char *opmap_result_torch_npu(const opmap_result *res);
+/** @return the CANN version the table speaks for ("" when it does not say). */
 OPMAP_API const char *opmap_result_cann(const opmap_result *res);
 
 /** @return the number of distinct operators (structural ones included). */
 OPMAP_API size_t opmap_result_op_count(const opmap_result *res);
 
 /**
- * @return distinct operator i; operators are sorted worst status first, then by instance
- * count (descending), domain and name, so output is stable.
+ * Distinct operator i, into *out (borrowed from the result). Operators are sorted worst
+ * status first, then by instance count (descending), domain and name, so output is stable.
+ * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range or an argument is NULL.
  */
-OPMAP_API const opmap_op *opmap_result_op(const opmap_result *res, size_t i);
+OPMAP_API int opmap_result_op(const opmap_result *res, size_t i, const opmap_op **out);
 
-OPMAP_API const char *opmap_op_domain(const opmap_op *op);   /**< "ai.onnx" for ONNX's default */
-OPMAP_API const char *opmap_op_name(const opmap_op *op);     /**< op_type / ATen name */
-OPMAP_API int64_t opmap_op_opset(const opmap_op *op);        /**< opset in effect, 0 if unversioned */
-OPMAP_API int64_t opmap_op_since(const opmap_op *op);        /**< matched row's since, 0 if none */
-OPMAP_API int opmap_op_status(const opmap_op *op);           /**< an opmap_op_status_code */
-OPMAP_API unsigned opmap_op_flags(const opmap_op *op);       /**< OPMAP_FLAG_* bits */
-OPMAP_API uint64_t opmap_op_instances(const opmap_op *op);   /**< instances, calls expanded */
-OPMAP_API opmap_effort opmap_op_effort(const opmap_op *op);  /**< what adapting it costs once */
+/** @return the operator's domain: "ai.onnx" for ONNX's default, "aten", "prim", ... */
+OPMAP_API const char *opmap_op_domain(const opmap_op *op);
+/** @return the operator's name: the ONNX op_type or the ATen/prim name. */
+OPMAP_API const char *opmap_op_name(const opmap_op *op);
+/** @return the opset in effect for its domain, 0 when unversioned. */
+OPMAP_API int64_t opmap_op_opset(const opmap_op *op);
+/** @return the matched row's `since`, 0 when none. */
+OPMAP_API int64_t opmap_op_since(const opmap_op *op);
+/** @return the operator's status, an opmap_op_status_code (the worst over the chips). */
+OPMAP_API int opmap_op_status(const opmap_op *op);
+/** @return its risk flags, OPMAP_FLAG_* bits. */
+OPMAP_API unsigned opmap_op_flags(const opmap_op *op);
+/** @return its instances in the model, function calls expanded. */
+OPMAP_API uint64_t opmap_op_instances(const opmap_op *op);
+/** @return what adapting it costs, once for all its instances. */
+OPMAP_API opmap_effort opmap_op_effort(const opmap_op *op);
 /** @return the table row used, or NULL when unmapped; borrowed from the table, so valid only
  *  while that table lives. */
 OPMAP_API const opmap_row *opmap_op_row(const opmap_op *op);
-/** Node paths of the instances, e.g. "main/If_3/then_branch/Conv_7". */
+
+/** Where one instance of an operator is. Versioned: set `size` (docs/api.md). */
+typedef struct opmap_path_info {
+    size_t size;            /**< set by the caller: sizeof(opmap_path_info) */
+    const char *path;       /**< node path, e.g. "main/If_3/then_branch/Conv_7" */
+    const char *location;   /**< the original source line ("model.py:42", from TorchScript
+                                 debug info), or NULL when the model does not say */
+} opmap_path_info;
+
+/** @return the number of instance paths kept for the operator. */
 OPMAP_API size_t opmap_op_path_count(const opmap_op *op);
-OPMAP_API const char *opmap_op_path(const opmap_op *op, size_t i);
-/** The original source line of instance i ("model.py:42", from TorchScript debug info), or
- *  NULL when the model does not say. */
-OPMAP_API const char *opmap_op_location(const opmap_op *op, size_t i);
-/** Row facts copied into the result ("" when absent or unmapped). */
+/**
+ * Fills `out` with instance i's path and source line (strings borrowed from the result).
+ * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range, out is NULL or out->size is too
+ *         small.
+ */
+OPMAP_API int opmap_op_path(const opmap_op *op, size_t i, opmap_path_info *out);
+
+/** @return the row's notes, copied into the result ("" when absent or unmapped). */
 OPMAP_API const char *opmap_op_notes(const opmap_op *op);
+/** @return the row's migration hint ("" when absent or unmapped). */
 OPMAP_API const char *opmap_op_hint(const opmap_op *op);
+/** @return the CANN operator the row names ("" when absent or unmapped). */
 OPMAP_API const char *opmap_op_ascend_op(const opmap_op *op);
+/** @return the engine the row names: "ai_core", "ai_cpu", ... ("" when absent). */
 OPMAP_API const char *opmap_op_engine(const opmap_op *op);
 
-/** @return the operator's status on the result's chip i (the worst of its instances there). */
-OPMAP_API int opmap_op_chip_status(const opmap_op *op, size_t chip);
-/** @return 1 when the table says nobody has published an answer for chip i (the row's
- *  general answer was used), else 0. */
-OPMAP_API int opmap_op_chip_unknown(const opmap_op *op, size_t chip);
+/** An operator's answer on one chip of the result. Versioned: set `size`. */
+typedef struct opmap_op_chip_info {
+    size_t size;   /**< set by the caller: sizeof(opmap_op_chip_info) */
+    int status;    /**< the worst status of its instances there (opmap_op_status_code) */
+    int unknown;   /**< 1: the table says nobody has published an answer for this chip (the
+                        row's general answer was used), else 0 */
+} opmap_op_chip_info;
+
+/**
+ * Fills `out` with the operator's answer on the result's chip i
+ * (0 <= i < opmap_result_chip_count()).
+ * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range, out is NULL or too small.
+ */
+OPMAP_API int opmap_op_chip(const opmap_op *op, size_t i, opmap_op_chip_info *out);
 
 /** Why an operator is worse than its table row says: a constraint that fired on some
- *  instances, or an input dtype a chip's kernels do not take. Strings borrowed. */
-typedef struct opmap_reason {
+ *  instances, or an input dtype a chip's kernels do not take. Versioned: set `size`;
+ *  strings borrowed from the result. */
+typedef struct opmap_reason_info {
+    size_t size;           /**< set by the caller: sizeof(opmap_reason_info) */
     const char *message;   /**< the table's explanation */
     const char *value;     /**< what made it fire, e.g. "mode=cubic", "dtype(input 0)=float64" */
     int status;            /**< the status it leads to, or -1 when it only adds a flag */
@@ -118,19 +162,18 @@ typedef struct opmap_reason {
     uint64_t chips;        /**< bit i: the result's chip i */
     uint64_t instances;    /**< instances it fired on */
     const char *example;   /**< the node path of the first one */
-} opmap_reason;
+    const char *grade;     /**< its evidence (docs/table-format.md, "Evidence"): "kernel",
+                                "doc", "derived", "practice", or "" when the table gives none */
+    const char *sources;   /**< the ids of its sources, comma-separated ("" when none) */
+} opmap_reason_info;
 
+/** @return the number of reasons the operator is worse than its row. */
 OPMAP_API size_t opmap_op_reason_count(const opmap_op *op);
-/** Fills `out` with reason i; @return OPMAP_OK or OPMAP_EINVAL when out of range. */
-OPMAP_API int opmap_op_reason(const opmap_op *op, size_t i, opmap_reason *out);
 /**
- * The evidence behind reason i (docs/table-format.md, "Evidence"): its grade ("kernel",
- * "doc", "derived", "practice", or "" when the table gives none) and the ids of its sources,
- * comma-separated ("" when none). Either pointer may be NULL; strings borrowed.
- * @return OPMAP_OK or OPMAP_EINVAL when out of range.
+ * Fills `out` with reason i.
+ * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range, out is NULL or too small.
  */
-OPMAP_API int opmap_op_reason_evidence(const opmap_op *op, size_t i, const char **grade,
-                                       const char **sources);
+OPMAP_API int opmap_op_reason(const opmap_op *op, size_t i, opmap_reason_info *out);
 
 /**
  * @return the operator's name as the model wrote it when it differs from the one it is
@@ -143,8 +186,10 @@ OPMAP_API const char *opmap_op_exported_as(const opmap_op *op);
  *  left out of the operator's status and counted apart), else 0. */
 OPMAP_API int opmap_op_unpublished(const opmap_op *op);
 
-/** How the model splits between the NPU and the host (docs/report-json.md, "segments"). */
+/** How the model splits between the NPU and the host (docs/report-json.md, "segments").
+ *  Versioned: set `size`. */
 typedef struct opmap_segments {
+    size_t size;           /**< set by the caller: sizeof(opmap_segments) */
     uint64_t segments;     /**< maximal runs of NPU nodes, over every graph and subgraph */
     uint64_t transitions;  /**< device<->host boundaries between them */
     uint64_t npu_nodes;    /**< instances that run on the NPU */
@@ -153,70 +198,115 @@ typedef struct opmap_segments {
     uint64_t breakers;     /**< instances that split the graph */
 } opmap_segments;
 
-OPMAP_API void opmap_result_segments(const opmap_result *res, opmap_segments *out);
-/** Breaker i (at most 1,000 are kept): its node path, operator and why it breaks. */
+/**
+ * Fills `out` with the result's NPU segments.
+ * @return OPMAP_OK, or OPMAP_EINVAL when an argument is NULL or out->size is too small.
+ */
+OPMAP_API int opmap_result_segments(const opmap_result *res, opmap_segments *out);
+
+/** A node that splits the graph between NPU and host. Versioned: set `size`. */
+typedef struct opmap_breaker_info {
+    size_t size;        /**< set by the caller: sizeof(opmap_breaker_info) */
+    const char *node;   /**< its node path */
+    const char *op;     /**< its operator, "domain::name" */
+    const char *why;    /**< why it leaves the NPU */
+} opmap_breaker_info;
+
+/** @return the number of breakers kept (at most 1,000; opmap_segments.breakers counts all). */
 OPMAP_API size_t opmap_result_breaker_count(const opmap_result *res);
-OPMAP_API int opmap_result_breaker(const opmap_result *res, size_t i, const char **node,
-                                   const char **op, const char **why);
+/**
+ * Fills `out` with breaker i (strings borrowed from the result).
+ * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range, out is NULL or too small.
+ */
+OPMAP_API int opmap_result_breaker(const opmap_result *res, size_t i, opmap_breaker_info *out);
 
-/** Model-level risks (dynamic dimensions, float64, random ops, ...): kind, message and where;
- *  @return the level (an opmap_diag_level) or -1 when i is out of range. */
+/** Diagnostic levels: how much a risk or a diagnostic matters. */
+typedef enum opmap_diag_level {
+    OPMAP_DIAG_INFO = 0,    /**< worth knowing */
+    OPMAP_DIAG_WARNING = 1  /**< likely to need work */
+} opmap_diag_level;
+
+/** A model-level risk (dynamic dimensions, float64, random ops, ...). Versioned: set `size`. */
+typedef struct opmap_risk_info {
+    size_t size;           /**< set by the caller: sizeof(opmap_risk_info) */
+    int level;             /**< an opmap_diag_level */
+    const char *kind;      /**< e.g. "dynamic_shape", "dtype", "rng", "precision" */
+    const char *message;   /**< one line */
+    const char *where;     /**< the input, value or node it applies to */
+} opmap_risk_info;
+
+/** @return the number of model-level risks. */
 OPMAP_API size_t opmap_result_risk_count(const opmap_result *res);
-OPMAP_API int opmap_result_risk(const opmap_result *res, size_t i, const char **kind,
-                                const char **message, const char **where);
+/**
+ * Fills `out` with risk i (strings borrowed from the result).
+ * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range, out is NULL or too small.
+ */
+OPMAP_API int opmap_result_risk(const opmap_result *res, size_t i, opmap_risk_info *out);
 
-/** Totals of a result. */
+/** Totals of a result. Versioned: set `size`. */
 typedef struct opmap_summary {
+    size_t size;                               /**< set by the caller: sizeof(opmap_summary) */
     uint64_t operators[OPMAP_OP_STATUS_COUNT]; /**< distinct operators per status */
     uint64_t instances[OPMAP_OP_STATUS_COUNT]; /**< instances per status */
     opmap_effort effort[OPMAP_OP_STATUS_COUNT];/**< effort per status (structural: zero) */
-    uint64_t operators_total;
-    uint64_t instances_total;
+    uint64_t operators_total;                  /**< distinct operators, all statuses */
+    uint64_t instances_total;                  /**< instances, all statuses */
     opmap_effort effort_total;                 /**< sum over distinct operators */
+    /** Operators with a chip answer nobody has published (see opmap_op_unpublished), counted
+     *  apart: never part of the effort above. */
+    uint64_t unpublished;
+    /** What verifying them would cost, with the table's weights.unpublished. */
+    opmap_effort unpublished_effort;
 } opmap_summary;
 
-/** Fills `out` with the result's totals. */
-OPMAP_API void opmap_result_summary(const opmap_result *res, opmap_summary *out);
-
 /**
- * Operators with a chip answer nobody has published (see opmap_op_unpublished): how many,
- * and what verifying them would cost with the table's weights.unpublished. Counted apart:
- * never part of opmap_summary's effort. `effort` may be NULL.
- * @return the number of such distinct operators.
+ * Fills `out` with the result's totals.
+ * @return OPMAP_OK, or OPMAP_EINVAL when an argument is NULL or out->size is too small.
  */
-OPMAP_API uint64_t opmap_result_unpublished(const opmap_result *res, opmap_effort *effort);
+OPMAP_API int opmap_result_summary(const opmap_result *res, opmap_summary *out);
 
 /**
  * Advice (docs/table-format.md, "Advice"): an ATC flag or graph edit that Ascend's engineers
  * used in their conversions for a pattern this model has (a dynamic batch, shape arithmetic
  * onnx-simplifier folds, GELU's implementation mode...). ONNX models only; counted apart
- * from the estimate and not a finding of the gate.
+ * from the estimate and not a finding of the gate. Versioned: set `size`; strings borrowed.
  */
+typedef struct opmap_advice_info {
+    size_t size;           /**< set by the caller: sizeof(opmap_advice_info) */
+    const char *id;        /**< the advice's id in the table */
+    const char *message;   /**< what and why */
+    const char *action;    /**< the flag or edit to apply */
+    const char *value;     /**< what matched */
+    const char *where;     /**< the first place it matched */
+    const char *grade;     /**< its evidence grade ("" when the table gives none) */
+    const char *sources;   /**< its source ids, comma-separated */
+    const char *recipes;   /**< the recipes that did it, "; "-separated */
+} opmap_advice_info;
+
+/** @return the number of pieces of advice for the model. */
 OPMAP_API size_t opmap_result_advice_count(const opmap_result *res);
-/** Advice i: its id, what and why, the flag or edit to apply, what matched and the first
- *  place it matched (any pointer may be NULL; strings borrowed).
- *  @return OPMAP_OK or OPMAP_EINVAL when i is out of range. */
-OPMAP_API int opmap_result_advice(const opmap_result *res, size_t i, const char **id,
-                                  const char **message, const char **action,
-                                  const char **value, const char **where);
-/** Advice i's evidence: its grade, source ids (comma-separated) and the recipes that did it
- *  ("; "-separated). @return OPMAP_OK or OPMAP_EINVAL. */
-OPMAP_API int opmap_result_advice_evidence(const opmap_result *res, size_t i,
-                                           const char **grade, const char **sources,
-                                           const char **recipes);
+/**
+ * Fills `out` with advice i.
+ * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range, out is NULL or too small.
+ */
+OPMAP_API int opmap_result_advice(const opmap_result *res, size_t i, opmap_advice_info *out);
 
-/** Diagnostic levels: things the scan noticed that are not operator findings. */
-typedef enum opmap_diag_level {
-    OPMAP_DIAG_INFO = 0,
-    OPMAP_DIAG_WARNING = 1
-} opmap_diag_level;
+/** A diagnostic: something the scan noticed that is not an operator finding (e.g. a
+ *  recursive local function left unexpanded). Versioned: set `size`. */
+typedef struct opmap_diag_info {
+    size_t size;           /**< set by the caller: sizeof(opmap_diag_info) */
+    int level;             /**< an opmap_diag_level */
+    const char *message;   /**< one line */
+    const char *where;     /**< where it applies */
+} opmap_diag_info;
 
-/** @return the number of diagnostics (e.g. a recursive local function left unexpanded). */
+/** @return the number of diagnostics. */
 OPMAP_API size_t opmap_result_diag_count(const opmap_result *res);
-
-/** Diagnostic i: its level, and a one-line message and where it applies (borrowed). */
-OPMAP_API int opmap_result_diag(const opmap_result *res, size_t i, const char **message,
-                                const char **where);
+/**
+ * Fills `out` with diagnostic i (strings borrowed from the result).
+ * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range, out is NULL or too small.
+ */
+OPMAP_API int opmap_result_diag(const opmap_result *res, size_t i, opmap_diag_info *out);
 
 OPMAP_END_DECL
 

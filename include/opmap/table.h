@@ -17,7 +17,7 @@ OPMAP_BEGIN_DECL
 /** An opaque, immutable compatibility table. */
 typedef struct opmap_table opmap_table;
 
-/** One row of a table; borrowed from its table. */
+/** One row of a table; an opaque handle borrowed from its table. */
 typedef struct opmap_row opmap_row;
 
 /**
@@ -25,13 +25,14 @@ typedef struct opmap_row opmap_row;
  * OPMAP_OP_STRUCTURAL is graph plumbing: counted, never estimated.
  */
 typedef enum opmap_op_status_code {
-    OPMAP_OP_STRUCTURAL = 0,
-    OPMAP_OP_FULL = 1,
-    OPMAP_OP_PARTIAL = 2,
-    OPMAP_OP_REWRITE = 3,
-    OPMAP_OP_UNMAPPED = 4
+    OPMAP_OP_STRUCTURAL = 0, /**< graph plumbing (Identity, Constant, prim::*): counted only */
+    OPMAP_OP_FULL = 1,       /**< runs on Ascend as is */
+    OPMAP_OP_PARTIAL = 2,    /**< runs with limits (dtypes, attributes, chips) */
+    OPMAP_OP_REWRITE = 3,    /**< no Ascend implementation: the model must change */
+    OPMAP_OP_UNMAPPED = 4    /**< the table has no row for it */
 } opmap_op_status_code;
 
+/** The number of opmap_op_status_code values; sizes the per-status arrays. */
 #define OPMAP_OP_STATUS_COUNT 5
 
 /** @return "structural", "full", "partial", "rewrite" or "unmapped" ("?" if out of range). */
@@ -48,6 +49,7 @@ enum {
     OPMAP_FLAG_DEPRECATED = 1u << 6        /**< deprecated in torch_npu */
 };
 
+/** The number of OPMAP_FLAG_* bits; opmap_flag_name() takes 0 .. OPMAP_FLAG_COUNT - 1. */
 #define OPMAP_FLAG_COUNT 7
 
 /** @return the table name of flag bit `index` (0-based), e.g. "precision"; NULL if out of range. */
@@ -55,9 +57,9 @@ OPMAP_API const char *opmap_flag_name(unsigned index);
 
 /** Person-days as thousandths (exact arithmetic): 2500 is 2.5 person-days. */
 typedef struct opmap_effort {
-    uint64_t min;
-    uint64_t expected;
-    uint64_t max;
+    uint64_t min;        /**< the optimistic bound */
+    uint64_t expected;   /**< the likely cost */
+    uint64_t max;        /**< the pessimistic bound */
 } opmap_effort;
 
 /**
@@ -70,6 +72,7 @@ typedef struct opmap_weights {
     opmap_effort effort[OPMAP_OP_STATUS_COUNT];  /**< indexed by opmap_op_status_code */
 } opmap_weights;
 
+/** The current layout of opmap_weights. */
 #define OPMAP_WEIGHTS_VERSION 1
 
 /**
@@ -109,33 +112,57 @@ OPMAP_API void opmap_table_free(opmap_table *table);
 /** @return where the table came from: "built-in" or the file name; borrowed. */
 OPMAP_API const char *opmap_table_origin(const opmap_table *table);
 
-/** @return about.name / about.version of the table ("" when absent); borrowed. */
+/** @return the table's about.name ("" when absent); borrowed. */
 OPMAP_API const char *opmap_table_name(const opmap_table *table);
+/** @return the table's about.version ("" when absent); borrowed. */
 OPMAP_API const char *opmap_table_version(const opmap_table *table);
 
 /** @return the number of rows. */
 OPMAP_API size_t opmap_table_row_count(const opmap_table *table);
 
-/** @return row i (0 <= i < row_count), in file order; borrowed. */
-OPMAP_API const opmap_row *opmap_table_row(const opmap_table *table, size_t i);
+/**
+ * Row i (in file order), into *out (borrowed from the table).
+ * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range or an argument is NULL.
+ */
+OPMAP_API int opmap_table_row(const opmap_table *table, size_t i, const opmap_row **out);
 
-/** @return the chips the table speaks for (about.socs), and the default one; borrowed. */
+/** @return the number of chips the table speaks for (about.socs). */
 OPMAP_API size_t opmap_table_soc_count(const opmap_table *table);
-OPMAP_API const char *opmap_table_soc(const opmap_table *table, size_t i);
+/**
+ * Chip i's name, into *out (borrowed from the table).
+ * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range or an argument is NULL.
+ */
+OPMAP_API int opmap_table_soc(const opmap_table *table, size_t i, const char **out);
+/** @return the chip scanned for when none is named (about.default_soc); borrowed. */
 OPMAP_API const char *opmap_table_default_soc(const opmap_table *table);
 
-/** @return about.torch_npu / about.cann: the versions the table speaks for ("" when absent). */
+/** @return about.torch_npu: the torch_npu version the table speaks for ("" when absent). */
 OPMAP_API const char *opmap_table_torch_npu(const opmap_table *table);
+/** @return about.cann: the CANN version the table speaks for ("" when absent). */
 OPMAP_API const char *opmap_table_cann(const opmap_table *table);
 
-/** A source the table's facts come from (docs/sources.md); strings borrowed, "" if absent. */
+/** A source the table's facts come from (docs/sources.md). Versioned: set `size`
+ *  (docs/api.md); strings borrowed from the table, "" when absent. */
 typedef struct opmap_source_info {
-    const char *id, *title, *repo, *path, *commit, *license, *taken, *url;
+    size_t size;            /**< set by the caller: sizeof(opmap_source_info) */
+    const char *id;         /**< the id rows cite */
+    const char *title;      /**< what it is */
+    const char *repo;       /**< the repository it was read in */
+    const char *path;       /**< the file in that repository */
+    const char *commit;     /**< the commit read */
+    const char *license;    /**< its licence */
+    const char *taken;      /**< when it was read (YYYY-MM-DD) */
+    const char *url;        /**< where to read it */
+    const char *grade;      /**< its evidence grade ("kernel", "doc", ...; "" when none) */
 } opmap_source_info;
 
 /** @return the number of declared sources. */
 OPMAP_API size_t opmap_table_source_count(const opmap_table *table);
-/** Fills `out` with source i; @return OPMAP_OK or OPMAP_EINVAL when i is out of range. */
+/**
+ * Fills `out` with source i.
+ * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range, out is NULL or out->size is too
+ *         small.
+ */
 OPMAP_API int opmap_table_source(const opmap_table *table, size_t i, opmap_source_info *out);
 
 /** @return the effort weights of a status (OPMAP_OP_UNMAPPED included; structural is zero). */
@@ -153,67 +180,128 @@ OPMAP_API opmap_effort opmap_table_weights(const opmap_table *table, int status)
 OPMAP_API const opmap_row *opmap_table_lookup(const opmap_table *table, const char *domain,
                                               const char *op, int64_t version);
 
-/** Row accessors; strings are borrowed from the table, "" when the field is absent. */
+/* Row accessors: strings are borrowed from the table, "" when the field is absent. */
+
+/** @return the row's domain ("ai.onnx", "aten", "prim", ...). */
 OPMAP_API const char *opmap_row_domain(const opmap_row *row);
+/** @return the row's operator name. */
 OPMAP_API const char *opmap_row_op(const opmap_row *row);
-OPMAP_API int64_t opmap_row_since(const opmap_row *row);       /**< 0 when unversioned */
-OPMAP_API int opmap_row_status(const opmap_row *row);          /**< an opmap_op_status_code */
-OPMAP_API unsigned opmap_row_flags(const opmap_row *row);      /**< OPMAP_FLAG_* bits */
+/** @return the first opset the row answers for, 0 when unversioned. */
+OPMAP_API int64_t opmap_row_since(const opmap_row *row);
+/** @return the row's status, an opmap_op_status_code. */
+OPMAP_API int opmap_row_status(const opmap_row *row);
+/** @return the row's risk flags, OPMAP_FLAG_* bits. */
+OPMAP_API unsigned opmap_row_flags(const opmap_row *row);
+/** @return the row's notes. */
 OPMAP_API const char *opmap_row_notes(const opmap_row *row);
+/** @return the row's migration hint. */
 OPMAP_API const char *opmap_row_hint(const opmap_row *row);
+/** @return the row's `curated:` reasoning (our own judgement, when no source says). */
 OPMAP_API const char *opmap_row_curated(const opmap_row *row);
-OPMAP_API const char *opmap_row_ascend_op(const opmap_row *row);  /**< CANN op type */
-OPMAP_API const char *opmap_row_aclnn(const opmap_row *row);      /**< aclnn kernel */
-OPMAP_API const char *opmap_row_api(const opmap_row *row);        /**< torch_npu API */
-OPMAP_API const char *opmap_row_engine(const opmap_row *row);     /**< ai_core, ai_cpu, ... */
-OPMAP_API size_t opmap_row_source_count(const opmap_row *row);
-OPMAP_API const char *opmap_row_source(const opmap_row *row, size_t i);
-/** Per-chip answers of a row: chip i's name, its status (an opmap_op_status_code, or -1 for
- *  "unknown": nobody has published an answer) and its note ("" when none). */
-OPMAP_API size_t opmap_row_soc_count(const opmap_row *row);
-OPMAP_API const char *opmap_row_soc(const opmap_row *row, size_t i, int *status,
-                                    const char **note);
-/** Declarative constraints of a row: their messages (see docs/table-format.md). */
-OPMAP_API size_t opmap_row_constraint_count(const opmap_row *row);
-OPMAP_API const char *opmap_row_constraint_message(const opmap_row *row, size_t i);
-/** ATen rows: the overloads covered, and the torch_npu versions with a kernel ("" if absent). */
-OPMAP_API size_t opmap_row_overload_count(const opmap_row *row);
-OPMAP_API const char *opmap_row_overload(const opmap_row *row, size_t i);
-OPMAP_API const char *opmap_row_torch_npu_min(const opmap_row *row);
-OPMAP_API const char *opmap_row_torch_npu_max(const opmap_row *row);
+/** @return the CANN operator type it runs as. */
+OPMAP_API const char *opmap_row_ascend_op(const opmap_row *row);
+/** @return the aclnn kernel it runs as. */
+OPMAP_API const char *opmap_row_aclnn(const opmap_row *row);
+/** @return the torch_npu API that provides it. */
+OPMAP_API const char *opmap_row_api(const opmap_row *row);
+/** @return the engine it runs on: "ai_core", "ai_cpu", ... */
+OPMAP_API const char *opmap_row_engine(const opmap_row *row);
 /** @return the source line of the row in its table file (1-based). */
 OPMAP_API uint32_t opmap_row_line(const opmap_row *row);
+
+/** @return the number of source ids the row cites. */
+OPMAP_API size_t opmap_row_source_count(const opmap_row *row);
+/**
+ * Source id i of the row, into *out (see opmap_table_source for the sources themselves).
+ * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range or an argument is NULL.
+ */
+OPMAP_API int opmap_row_source(const opmap_row *row, size_t i, const char **out);
+
+/** A row's answer for one chip. Versioned: set `size`; strings borrowed from the table. */
+typedef struct opmap_row_soc_info {
+    size_t size;            /**< set by the caller: sizeof(opmap_row_soc_info) */
+    const char *name;       /**< the chip */
+    int status;             /**< an opmap_op_status_code, or -1 for "unknown": nobody has
+                                 published an answer */
+    const char *note;       /**< "" when none */
+} opmap_row_soc_info;
+
+/** @return the number of per-chip answers of the row. */
+OPMAP_API size_t opmap_row_soc_count(const opmap_row *row);
+/**
+ * Fills `out` with the row's answer i.
+ * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range, out is NULL or too small.
+ */
+OPMAP_API int opmap_row_soc(const opmap_row *row, size_t i, opmap_row_soc_info *out);
+
+/** @return the number of declarative constraints of the row (docs/table-format.md). */
+OPMAP_API size_t opmap_row_constraint_count(const opmap_row *row);
+/**
+ * Constraint i's message, into *out.
+ * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range or an argument is NULL.
+ */
+OPMAP_API int opmap_row_constraint_message(const opmap_row *row, size_t i, const char **out);
+
+/** @return the number of ATen overloads an ATen row covers. */
+OPMAP_API size_t opmap_row_overload_count(const opmap_row *row);
+/**
+ * Overload i's name, into *out.
+ * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range or an argument is NULL.
+ */
+OPMAP_API int opmap_row_overload(const opmap_row *row, size_t i, const char **out);
+/** @return the first torch_npu version with a kernel for an ATen row ("" if absent). */
+OPMAP_API const char *opmap_row_torch_npu_min(const opmap_row *row);
+/** @return the last torch_npu version with a kernel for an ATen row ("" if absent). */
+OPMAP_API const char *opmap_row_torch_npu_max(const opmap_row *row);
 
 /**
  * The evidence behind one fact of a row (docs/table-format.md, "Evidence"). `fact` names it:
  * "status", "ascend", "dtypes" (input 0's list), "flags.<flag>", "inputs.<k>" (the dtype
  * list of input k), "socs.<chip>" (a per-chip answer) or "constraints.<i>".
  * @return the grade ("kernel", "doc", "derived", "practice", or "" when the table gives
- *         none), with *n_sources the number of its source ids (n_sources may be NULL); NULL
- *         when the row has no such fact. Borrowed.
+ *         none); NULL when the row has no such fact. Borrowed.
  */
-OPMAP_API const char *opmap_row_evidence(const opmap_row *row, const char *fact,
-                                         size_t *n_sources);
-/** @return source id k of a fact (see opmap_row_evidence), or NULL. */
-OPMAP_API const char *opmap_row_evidence_source(const opmap_row *row, const char *fact,
-                                                size_t k);
+OPMAP_API const char *opmap_row_evidence(const opmap_row *row, const char *fact);
+/** @return the number of source ids behind a fact (see opmap_row_evidence); 0 when none. */
+OPMAP_API size_t opmap_row_evidence_source_count(const opmap_row *row, const char *fact);
+/**
+ * Source id i of a fact, into *out.
+ * @return OPMAP_OK, or OPMAP_EINVAL when the row has no such fact, i is out of range or an
+ *         argument is NULL.
+ */
+OPMAP_API int opmap_row_evidence_source(const opmap_row *row, const char *fact, size_t i,
+                                        const char **out);
 /**
  * The dtypes a fact lists ("dtypes", "inputs.<k>" or "socs.<chip>"), comma-separated, into
  * buf (always terminated when size > 0). @return the number of dtypes, 0 when none is listed.
  */
 OPMAP_API size_t opmap_row_dtypes(const opmap_row *row, const char *fact, char *buf,
                                   size_t size);
-/** Per-input dtype lists of a row: how many, and list i's input position and name ("" when
- *  the table gives none). */
+
+/** A per-input dtype list of a row. Versioned: set `size`. */
+typedef struct opmap_row_input_info {
+    size_t size;            /**< set by the caller: sizeof(opmap_row_input_info) */
+    uint32_t index;         /**< the input's position; its dtypes are fact "inputs.<index>" */
+    const char *name;       /**< the input's name ("" when the table gives none) */
+} opmap_row_input_info;
+
+/** @return the number of per-input dtype lists of the row. */
 OPMAP_API size_t opmap_row_input_count(const opmap_row *row);
-OPMAP_API uint32_t opmap_row_input_index(const opmap_row *row, size_t i);
-OPMAP_API const char *opmap_row_input_name(const opmap_row *row, size_t i);
-/** What the operator ends as on Ascend (ascend.ops) and when which ("" when not said). */
+/**
+ * Fills `out` with input list i.
+ * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range, out is NULL or too small.
+ */
+OPMAP_API int opmap_row_input(const opmap_row *row, size_t i, opmap_row_input_info *out);
+
+/** @return the number of operators the row ends as on Ascend (ascend.ops). */
 OPMAP_API size_t opmap_row_ascend_op_count(const opmap_row *row);
-OPMAP_API const char *opmap_row_ascend_ops(const opmap_row *row, size_t i);
+/**
+ * The Ascend operator i it ends as, into *out.
+ * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range or an argument is NULL.
+ */
+OPMAP_API int opmap_row_ascend_ops(const opmap_row *row, size_t i, const char **out);
+/** @return when which of those operators is used (ascend.how; "" when not said). */
 OPMAP_API const char *opmap_row_ascend_how(const opmap_row *row);
-/** @return the grade of a source ("" when it has none), for the ids of opmap_table_source. */
-OPMAP_API const char *opmap_table_source_grade(const opmap_table *table, size_t i);
 
 OPMAP_END_DECL
 

@@ -13,7 +13,7 @@ A ctypes binding over libopmap.so (no compiled extension):
 
 Errors raise opmap.Error subclasses carrying the library's code, source, line, column,
 offset and message. The library is found through $OPMAP_LIBRARY, then next to this package
-(and the install tree it belongs to), then as the system's libopmap.so.0. Every call runs
+(and the install tree it belongs to), then as the system's libopmap.so.1. Every call runs
 with the GIL released, so threads scan in parallel (the library is thread-safe).
 """
 import ctypes
@@ -27,9 +27,9 @@ __all__ = [
     "Table", "scan", "report", "estimate", "version", "library_path", "STATUSES",
 ]
 
-# The ABI this binding speaks: libopmap.so.MAJOR (include/opmap/version.h).
-_ABI_MAJOR = 0
-_SONAME = "libopmap.so.%d" % _ABI_MAJOR
+# The ABI this binding speaks: libopmap.so.N, N = OPMAP_ABI_VERSION (include/opmap/version.h).
+_ABI = 1
+_SONAME = "libopmap.so.%d" % _ABI
 
 # Operator statuses, best to worst (opmap_op_status_code).
 STATUSES = ("structural", "full", "partial", "rewrite", "unmapped")
@@ -135,17 +135,36 @@ class _Effort(ctypes.Structure):
                 ("max", ctypes.c_uint64)]
 
 
-class _Summary(ctypes.Structure):
+class _Info(ctypes.Structure):
+    """A struct the library fills: `size` first, set to our sizeof (docs/api.md)."""
+
+    def __init__(self):
+        super().__init__()
+        self.size = ctypes.sizeof(self)
+
+
+class _Summary(_Info):
     """opmap_summary (include/opmap/scan.h)."""
-    _fields_ = [("operators", ctypes.c_uint64 * 5), ("instances", ctypes.c_uint64 * 5),
+    _fields_ = [("size", ctypes.c_size_t),
+                ("operators", ctypes.c_uint64 * 5), ("instances", ctypes.c_uint64 * 5),
                 ("effort", _Effort * 5), ("operators_total", ctypes.c_uint64),
-                ("instances_total", ctypes.c_uint64), ("effort_total", _Effort)]
+                ("instances_total", ctypes.c_uint64), ("effort_total", _Effort),
+                ("unpublished", ctypes.c_uint64), ("unpublished_effort", _Effort)]
 
 
-class _SourceInfo(ctypes.Structure):
+_SOURCE_KEYS = ("id", "title", "repo", "path", "commit", "license", "taken", "url")
+
+
+class _SourceInfo(_Info):
     """opmap_source_info (include/opmap/table.h)."""
-    _fields_ = [(n, ctypes.c_char_p) for n in
-                ("id", "title", "repo", "path", "commit", "license", "taken", "url")]
+    _fields_ = [("size", ctypes.c_size_t)] + [(n, ctypes.c_char_p) for n in _SOURCE_KEYS] + \
+        [("grade", ctypes.c_char_p)]
+
+
+class _RowSocInfo(_Info):
+    """opmap_row_soc_info (include/opmap/table.h)."""
+    _fields_ = [("size", ctypes.c_size_t), ("name", ctypes.c_char_p),
+                ("status", ctypes.c_int), ("note", ctypes.c_char_p)]
 
 
 _P = ctypes.c_void_p
@@ -158,6 +177,7 @@ _PP = ctypes.POINTER(ctypes.c_void_p)
 # name: (restype, argtypes)
 _PROTOTYPES = {
     "opmap_version_number": (ctypes.c_uint, []),
+    "opmap_abi_version": (ctypes.c_uint, []),
     "opmap_version_string": (_S, []),
     "opmap_error_format": (_Z, [_PERR, ctypes.c_char_p, _Z]),
     "opmap_status_str": (_S, [_I]),
@@ -177,9 +197,9 @@ _PROTOTYPES = {
     "opmap_table_torch_npu": (_S, [_P]),
     "opmap_table_cann": (_S, [_P]),
     "opmap_table_row_count": (_Z, [_P]),
-    "opmap_table_row": (_P, [_P, _Z]),
+    "opmap_table_row": (_I, [_P, _Z, _PP]),
     "opmap_table_soc_count": (_Z, [_P]),
-    "opmap_table_soc": (_S, [_P, _Z]),
+    "opmap_table_soc": (_I, [_P, _Z, ctypes.POINTER(_S)]),
     "opmap_table_default_soc": (_S, [_P]),
     "opmap_table_source_count": (_Z, [_P]),
     "opmap_table_source": (_I, [_P, _Z, ctypes.POINTER(_SourceInfo)]),
@@ -198,13 +218,13 @@ _PROTOTYPES = {
     "opmap_row_api": (_S, [_P]),
     "opmap_row_engine": (_S, [_P]),
     "opmap_row_source_count": (_Z, [_P]),
-    "opmap_row_source": (_S, [_P, _Z]),
+    "opmap_row_source": (_I, [_P, _Z, ctypes.POINTER(_S)]),
     "opmap_row_soc_count": (_Z, [_P]),
-    "opmap_row_soc": (_S, [_P, _Z, ctypes.POINTER(_I), ctypes.POINTER(_S)]),
+    "opmap_row_soc": (_I, [_P, _Z, ctypes.POINTER(_RowSocInfo)]),
     "opmap_row_constraint_count": (_Z, [_P]),
-    "opmap_row_constraint_message": (_S, [_P, _Z]),
+    "opmap_row_constraint_message": (_I, [_P, _Z, ctypes.POINTER(_S)]),
     "opmap_row_overload_count": (_Z, [_P]),
-    "opmap_row_overload": (_S, [_P, _Z]),
+    "opmap_row_overload": (_I, [_P, _Z, ctypes.POINTER(_S)]),
     "opmap_row_torch_npu_min": (_S, [_P]),
     "opmap_row_torch_npu_max": (_S, [_P]),
     "opmap_row_line": (ctypes.c_uint32, [_P]),
@@ -213,7 +233,7 @@ _PROTOTYPES = {
     "opmap_scan": (_I, [_PP, _P, _P, _P, ctypes.POINTER(_ScanOptions), _PERR]),
     "opmap_result_free": (None, [_P]),
     "opmap_result_model_name": (_S, [_P]),
-    "opmap_result_summary": (None, [_P, ctypes.POINTER(_Summary)]),
+    "opmap_result_summary": (_I, [_P, ctypes.POINTER(_Summary)]),
     "opmap_report_format_parse": (_I, [_S, ctypes.POINTER(_I)]),
     "opmap_report_write_memory": (_I, [_P, _PP, _Z, _I, _P, ctypes.POINTER(ctypes.c_void_p),
                                        ctypes.POINTER(_Z), _PERR]),
@@ -258,15 +278,17 @@ def _load():
             except OSError as e:
                 tried.append("%s (%s)" % (cand, e))
                 continue
+            abi = getattr(lib, "opmap_abi_version", None)  # absent before ABI 1
+            if abi:
+                abi.restype = ctypes.c_uint
+            if not abi or abi() != _ABI:
+                tried.append("%s (ABI %d, this binding needs ABI %d)"
+                             % (cand, abi() if abi else 0, _ABI))
+                continue
             for name, (res, args) in _PROTOTYPES.items():
                 fn = getattr(lib, name)
                 fn.restype = res
                 fn.argtypes = args
-            major = lib.opmap_version_number() // 10000
-            if major != _ABI_MAJOR:
-                tried.append("%s (version %s, this binding needs %d.x)"
-                             % (cand, lib.opmap_version_string().decode(), _ABI_MAJOR))
-                continue
             _lib_path = _resolved(lib, cand)
             _lib = lib
             return lib
@@ -426,7 +448,7 @@ class Table:
     def socs(self):
         """The chips the table speaks for."""
         t = self._handle()
-        return [_str(self._lib.opmap_table_soc(t, i))
+        return [_item(self._lib.opmap_table_soc, t, i)
                 for i in range(self._lib.opmap_table_soc_count(t))]
 
     @property
@@ -440,7 +462,9 @@ class Table:
         """Every row, in file order, as dicts (see lookup())."""
         t = self._handle()
         for i in range(self._lib.opmap_table_row_count(t)):
-            yield self._row(self._lib.opmap_table_row(t, i))
+            r = ctypes.c_void_p()
+            if self._lib.opmap_table_row(t, i, ctypes.byref(r)) == 0:
+                yield self._row(r.value)
 
     def sources(self):
         """The declared sources: dicts of id, title, repo, path, commit, license, taken, url."""
@@ -448,8 +472,8 @@ class Table:
         out = []
         for i in range(self._lib.opmap_table_source_count(t)):
             s = _SourceInfo()
-            self._lib.opmap_table_source(t, i, ctypes.byref(s))
-            out.append({n: _str(getattr(s, n)) for n, _ in _SourceInfo._fields_})
+            if self._lib.opmap_table_source(t, i, ctypes.byref(s)) == 0:
+                out.append({n: _str(getattr(s, n)) for n in _SOURCE_KEYS})
         return out
 
     def weights(self, status):
@@ -476,10 +500,11 @@ class Table:
         flags = lib.opmap_row_flags(r)
         socs = {}
         for i in range(lib.opmap_row_soc_count(r)):
-            st, note = ctypes.c_int(), ctypes.c_char_p()
-            chip = lib.opmap_row_soc(r, i, ctypes.byref(st), ctypes.byref(note))
-            socs[_str(chip)] = {"status": STATUSES[st.value] if st.value >= 0 else "unknown",
-                                "note": _str(note.value)}
+            rs = _RowSocInfo()
+            if lib.opmap_row_soc(r, i, ctypes.byref(rs)) != 0:
+                continue
+            socs[_str(rs.name)] = {"status": STATUSES[rs.status] if rs.status >= 0 else "unknown",
+                                   "note": _str(rs.note)}
         return {
             "domain": _str(lib.opmap_row_domain(r)),
             "op": _str(lib.opmap_row_op(r)),
@@ -493,17 +518,23 @@ class Table:
             "aclnn": _str(lib.opmap_row_aclnn(r)),
             "api": _str(lib.opmap_row_api(r)),
             "engine": _str(lib.opmap_row_engine(r)),
-            "sources": [_str(lib.opmap_row_source(r, i))
+            "sources": [_item(lib.opmap_row_source, r, i)
                         for i in range(lib.opmap_row_source_count(r))],
             "socs": socs,
-            "constraints": [_str(lib.opmap_row_constraint_message(r, i))
+            "constraints": [_item(lib.opmap_row_constraint_message, r, i)
                             for i in range(lib.opmap_row_constraint_count(r))],
-            "overloads": [_str(lib.opmap_row_overload(r, i))
+            "overloads": [_item(lib.opmap_row_overload, r, i)
                           for i in range(lib.opmap_row_overload_count(r))],
             "torch_npu_min": _str(lib.opmap_row_torch_npu_min(r)),
             "torch_npu_max": _str(lib.opmap_row_torch_npu_max(r)),
             "line": lib.opmap_row_line(r),
         }
+
+
+def _item(fn, obj, i):
+    """Item i of an item accessor that gives a string: int fn(obj, i, const char **out)."""
+    out = ctypes.c_char_p()
+    return _str(out.value) if fn(obj, i, ctypes.byref(out)) == 0 else ""
 
 
 def _flag_names(flags):

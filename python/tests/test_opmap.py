@@ -336,7 +336,8 @@ class Library(unittest.TestCase):
             self.skipTest("OPMAP_CC and OPMAP_INCLUDE not set")
         mirrors = {"opmap_error": opmap._Err, "opmap_scan_options": opmap._ScanOptions,
                    "opmap_effort": opmap._Effort, "opmap_summary": opmap._Summary,
-                   "opmap_source_info": opmap._SourceInfo}
+                   "opmap_source_info": opmap._SourceInfo,
+                   "opmap_row_soc_info": opmap._RowSocInfo}
         lines = []
         for cname, py in mirrors.items():
             lines.append('printf("%s %%zu\\n", sizeof(%s));' % (cname, cname))

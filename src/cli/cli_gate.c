@@ -64,7 +64,7 @@ int cli_baseline(int argc, char **argv)
         goto done;
     }
     for (i = 0; i < opmap_verdict_finding_count(verdict); i++) {
-        opmap_finding f;
+        opmap_finding f = { .size = sizeof(f) };
         /* a budget is raised, not waived: say so rather than leave a gate that still fails */
         if (opmap_verdict_finding(verdict, i, &f) == OPMAP_OK && f.fails &&
             f.kind == OPMAP_FAIL_EFFORT)

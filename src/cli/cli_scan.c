@@ -106,7 +106,7 @@ static void print_failures(const opmap_verdict *v)
 {
     size_t i, n = opmap_verdict_finding_count(v), shown = 0, failing = 0;
     for (i = 0; i < n; i++) {
-        opmap_finding f;
+        opmap_finding f = { .size = sizeof(f) };
         opmap_verdict_finding(v, i, &f);
         if (!f.fails)
             continue;

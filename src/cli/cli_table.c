@@ -41,8 +41,9 @@ static int load(opmap_ctx *ctx, const char *path, opmap_table **out)
 static int has_source(const opmap_row *r)
 {
     size_t i;
+    const char *id;
     for (i = 0; i < opmap_row_source_count(r); i++)
-        if (strcmp(opmap_row_source(r, i), "curated") != 0)
+        if (opmap_row_source(r, i, &id) == OPMAP_OK && strcmp(id, "curated") != 0)
             return 1;
     return 0;
 }
@@ -50,15 +51,16 @@ static int has_source(const opmap_row *r)
 /* "  [kernel: ops-nn-onnx-plugin, msit-onnx-map]" for a fact; "  [no evidence]" when none. */
 static void print_evidence(const opmap_row *r, const char *fact)
 {
-    size_t n = 0, k;
-    const char *grade = opmap_row_evidence(r, fact, &n);
+    size_t n = opmap_row_evidence_source_count(r, fact), k;
+    const char *grade = opmap_row_evidence(r, fact), *id;
     if (!grade || (!grade[0] && !n)) {
         printf("  [no evidence given]\n");
         return;
     }
     printf("  [%s", grade[0] ? grade : "no grade");
     for (k = 0; k < n; k++)
-        printf("%s%s", k ? ", " : ": ", opmap_row_evidence_source(r, fact, k));
+        if (opmap_row_evidence_source(r, fact, k, &id) == OPMAP_OK)
+            printf("%s%s", k ? ", " : ": ", id);
     printf("]\n");
 }
 
@@ -66,17 +68,19 @@ static void show_row(const opmap_table *t, const opmap_row *r)
 {
     size_t i, j;
     char fact[96], dts[400];
+    const char *item;
     printf("%s::%s", opmap_row_domain(r), opmap_row_op(r));
     if (opmap_row_since(r))
         printf("  since opset %" PRId64, opmap_row_since(r));
     printf("  %s\n", opmap_op_status_name(opmap_row_status(r)));
     printf("  status:      %s", opmap_op_status_name(opmap_row_status(r)));
     print_evidence(r, "status");
-    if (opmap_row_evidence(r, "ascend", NULL)) {
+    if (opmap_row_evidence(r, "ascend")) {
         printf("  on Ascend:   ");
         if (opmap_row_ascend_op_count(r)) {
             for (i = 0; i < opmap_row_ascend_op_count(r); i++)
-                printf("%s%s", i ? ", " : "", opmap_row_ascend_ops(r, i));
+                if (opmap_row_ascend_ops(r, i, &item) == OPMAP_OK)
+                    printf("%s%s", i ? ", " : "", item);
         } else {
             printf("%s", opmap_row_ascend_op(r)[0] ? opmap_row_ascend_op(r)
                          : opmap_row_aclnn(r)[0] ? opmap_row_aclnn(r)
@@ -103,7 +107,8 @@ static void show_row(const opmap_table *t, const opmap_row *r)
     if (opmap_row_overload_count(r)) {
         printf("  overloads:   ");
         for (i = 0; i < opmap_row_overload_count(r); i++)
-            printf("%s%s", i ? ", " : "", opmap_row_overload(r, i));
+            if (opmap_row_overload(r, i, &item) == OPMAP_OK)
+                printf("%s%s", i ? ", " : "", item);
         printf("\n");
     }
     if (opmap_row_dtypes(r, "dtypes", dts, sizeof(dts))) {
@@ -111,19 +116,26 @@ static void show_row(const opmap_table *t, const opmap_row *r)
         print_evidence(r, "dtypes");
     }
     for (i = 0; i < opmap_row_input_count(r); i++) {
-        snprintf(fact, sizeof(fact), "inputs.%u", opmap_row_input_index(r, i));
+        opmap_row_input_info in = { .size = sizeof(in) };
+        if (opmap_row_input(r, i, &in) != OPMAP_OK)
+            continue;
+        snprintf(fact, sizeof(fact), "inputs.%u", in.index);
         opmap_row_dtypes(r, fact, dts, sizeof(dts));
-        printf("  dtypes:      input %u%s%s%s: %s", opmap_row_input_index(r, i),
-               opmap_row_input_name(r, i)[0] ? " (" : "", opmap_row_input_name(r, i),
-               opmap_row_input_name(r, i)[0] ? ")" : "", dts);
+        printf("  dtypes:      input %u%s%s%s: %s", in.index, in.name[0] ? " (" : "", in.name,
+               in.name[0] ? ")" : "", dts);
         print_evidence(r, fact);
     }
     for (i = 0; i < opmap_table_soc_count(t); i++) {
-        const char *soc = opmap_table_soc(t, i), *note = "";
+        const char *soc = "", *note = "";
         int status = -2;
+        opmap_table_soc(t, i, &soc);
         for (j = 0; j < opmap_row_soc_count(r); j++) {
-            const char *name = opmap_row_soc(r, j, &status, &note);
-            if (strcmp(name, soc) == 0)
+            opmap_row_soc_info rs = { .size = sizeof(rs) };
+            if (opmap_row_soc(r, j, &rs) != OPMAP_OK)
+                continue;
+            status = rs.status;
+            note = rs.note;
+            if (strcmp(rs.name, soc) == 0)
                 break;
         }
         if (j == opmap_row_soc_count(r))
@@ -150,7 +162,9 @@ static void show_row(const opmap_table *t, const opmap_row *r)
     }
     for (i = 0; i < opmap_row_constraint_count(r); i++) {
         snprintf(fact, sizeof(fact), "constraints.%zu", i);
-        printf("  constraint:  %s", opmap_row_constraint_message(r, i));
+        item = "";
+        opmap_row_constraint_message(r, i, &item);
+        printf("  constraint:  %s", item);
         print_evidence(r, fact);
     }
     if (opmap_row_hint(r)[0])
@@ -160,13 +174,15 @@ static void show_row(const opmap_table *t, const opmap_row *r)
     if (opmap_row_curated(r)[0])
         printf("  curated:     %s\n", opmap_row_curated(r));
     for (i = 0; i < opmap_row_source_count(r); i++) {
-        const char *id = opmap_row_source(r, i);
+        const char *id = "";
         size_t k;
+        opmap_row_source(r, i, &id);
         for (k = 0; k < opmap_table_source_count(t); k++) {
-            opmap_source_info s;
-            opmap_table_source(t, k, &s);
+            opmap_source_info s = { .size = sizeof(s) };
+            if (opmap_table_source(t, k, &s) != OPMAP_OK)
+                continue;
             if (strcmp(s.id, id) == 0) {
-                const char *g = opmap_table_source_grade(t, k);
+                const char *g = s.grade;
                 printf("  source:      %s (%s)  %s%s%s%s%s\n", id, g[0] ? g : "no grade", s.repo,
                        s.commit[0] ? "@" : "", s.commit, s.path[0] ? " " : "", s.path);
                 break;
@@ -185,8 +201,8 @@ static int show(opmap_ctx *ctx, const char *path, const char *query)
     if (rc)
         return rc;
     for (i = 0; i < opmap_table_row_count(t); i++) {
-        const opmap_row *r = opmap_table_row(t, i);
-        if (strcmp(opmap_row_op(r), name) != 0)
+        const opmap_row *r;
+        if (opmap_table_row(t, i, &r) != OPMAP_OK || strcmp(opmap_row_op(r), name) != 0)
             continue;
         if (sep && (strlen(opmap_row_domain(r)) != dlen ||
                     strncmp(opmap_row_domain(r), query, dlen) != 0))
@@ -256,22 +272,28 @@ static int stats(opmap_ctx *ctx, const char *path)
     rows = opmap_table_row_count(t);
     cites = calloc(opmap_table_source_count(t) + 1, sizeof(*cites));
     for (i = 0; i < rows; i++) {
-        const opmap_row *r = opmap_table_row(t, i);
-        uint64_t *d = tally_row(domains, opmap_row_domain(r));
-        if (d)
+        const opmap_row *r;
+        uint64_t *d;
+        if (opmap_table_row(t, i, &r) != OPMAP_OK)
+            continue;
+        if ((d = tally_row(domains, opmap_row_domain(r))))
             d[opmap_row_status(r)]++;
         for (j = 0; j < opmap_row_soc_count(r); j++) {
-            int st;
-            uint64_t *c = tally_row(socs, opmap_row_soc(r, j, &st, NULL));
-            if (c)
-                c[st < 0 ? OPMAP_OP_STATUS_COUNT : st]++;
+            opmap_row_soc_info rs = { .size = sizeof(rs) };
+            uint64_t *c;
+            if (opmap_row_soc(r, j, &rs) != OPMAP_OK)
+                continue;
+            if ((c = tally_row(socs, rs.name)))
+                c[rs.status < 0 ? OPMAP_OP_STATUS_COUNT : rs.status]++;
         }
         for (j = 0; cites && j < opmap_row_source_count(r); j++) {
             size_t k;
+            const char *id;
+            if (opmap_row_source(r, j, &id) != OPMAP_OK)
+                continue;
             for (k = 0; k < opmap_table_source_count(t); k++) {
-                opmap_source_info s;
-                opmap_table_source(t, k, &s);
-                if (strcmp(s.id, opmap_row_source(r, j)) == 0)
+                opmap_source_info s = { .size = sizeof(s) };
+                if (opmap_table_source(t, k, &s) == OPMAP_OK && strcmp(s.id, id) == 0)
                     cites[k]++;
             }
         }
@@ -291,8 +313,9 @@ static int stats(opmap_ctx *ctx, const char *path)
     print_tally("CHIP (per-chip answers)", socs, 1);
     printf("\n%-28s %8s\n", "SOURCE", "ROWS");
     for (i = 0; cites && i < opmap_table_source_count(t); i++) {
-        opmap_source_info s;
-        opmap_table_source(t, i, &s);
+        opmap_source_info s = { .size = sizeof(s) };
+        if (opmap_table_source(t, i, &s) != OPMAP_OK)
+            continue;
         printf("%-28s %8" PRIu64 "\n", s.id, cites[i]);
     }
     free(cites);
@@ -305,8 +328,8 @@ static int stats(opmap_ctx *ctx, const char *path)
 /* A fact without a source or a grade: printed as table:line: what (lint fails on any). */
 static int unproven(const opmap_table *t, const opmap_row *r, const char *fact, const char *what)
 {
-    size_t n = 0;
-    const char *grade = opmap_row_evidence(r, fact, &n);
+    size_t n = opmap_row_evidence_source_count(r, fact);
+    const char *grade = opmap_row_evidence(r, fact);
     if (grade && grade[0] && n)
         return 0;
     fprintf(stderr, "%s:%" PRIu32 ": %s::%s: %s has no %s\n", opmap_table_origin(t),
@@ -326,14 +349,19 @@ static uint64_t lint_evidence(const opmap_table *t)
     size_t i, j;
     char fact[96];
     for (i = 0; i < opmap_table_row_count(t); i++) {
-        const opmap_row *r = opmap_table_row(t, i);
+        const opmap_row *r;
+        if (opmap_table_row(t, i, &r) != OPMAP_OK)
+            continue;
         bad += (uint64_t)unproven(t, r, "status", "the status");
-        if (opmap_row_evidence(r, "ascend", NULL))
+        if (opmap_row_evidence(r, "ascend"))
             bad += (uint64_t)unproven(t, r, "ascend", "what it becomes on Ascend");
-        if (opmap_row_evidence(r, "dtypes", NULL))
+        if (opmap_row_evidence(r, "dtypes"))
             bad += (uint64_t)unproven(t, r, "dtypes", "the dtype list");
         for (j = 0; j < opmap_row_input_count(r); j++) {
-            snprintf(fact, sizeof(fact), "inputs.%u", opmap_row_input_index(r, j));
+            opmap_row_input_info in = { .size = sizeof(in) };
+            if (opmap_row_input(r, j, &in) != OPMAP_OK)
+                continue;
+            snprintf(fact, sizeof(fact), "inputs.%u", in.index);
             bad += (uint64_t)unproven(t, r, fact, "an input's dtype list");
         }
         for (j = 0; j < OPMAP_FLAG_COUNT; j++)
@@ -346,18 +374,18 @@ static uint64_t lint_evidence(const opmap_table *t)
             bad += (uint64_t)unproven(t, r, fact, "a constraint");
         }
         for (j = 0; j < opmap_row_soc_count(r); j++) {
-            int st;
-            const char *soc = opmap_row_soc(r, j, &st, NULL);
-            if (st < 0)
+            opmap_row_soc_info rs = { .size = sizeof(rs) };
+            if (opmap_row_soc(r, j, &rs) != OPMAP_OK || rs.status < 0)
                 continue;
-            snprintf(fact, sizeof(fact), "socs.%s", soc);
+            snprintf(fact, sizeof(fact), "socs.%s", rs.name);
             bad += (uint64_t)unproven(t, r, fact, "a chip answer");
         }
     }
     for (i = 0; i < opmap_table_source_count(t); i++) {
-        opmap_source_info s;
-        opmap_table_source(t, i, &s);
-        if (!opmap_table_source_grade(t, i)[0]) {
+        opmap_source_info s = { .size = sizeof(s) };
+        if (opmap_table_source(t, i, &s) != OPMAP_OK)
+            continue;
+        if (!s.grade[0]) {
             fprintf(stderr, "%s: source %s has no grade\n", opmap_table_origin(t), s.id);
             bad++;
         }

@@ -131,6 +131,11 @@ unsigned opmap_version_number(void)
     return OPMAP_VERSION_NUMBER;
 }
 
+unsigned opmap_abi_version(void)
+{
+    return OPMAP_ABI_VERSION;
+}
+
 #define STR2(x) #x
 #define STR(x) STR2(x)
 

@@ -16,6 +16,7 @@
 
 #include "core/context.h"
 #include "../core/err.h"
+#include "core/info.h"
 #include "scan/result_estimate.h"
 #include "scan/result_internal.h"
 #include "policy_internal.h"
@@ -408,8 +409,10 @@ size_t opmap_verdict_finding_count(const opmap_verdict *v)
 
 int opmap_verdict_finding(const opmap_verdict *v, size_t i, opmap_finding *out)
 {
-    if (i >= v->n || !out)
+    opmap_finding f;
+    if (!v || i >= v->n)
         return OPMAP_EINVAL;
-    *out = v->findings[i];
-    return OPMAP_OK;
+    f = v->findings[i];
+    f.size = sizeof(f);
+    return OM_INFO_FILL(out, &f, opmap_finding, waiver_expires);
 }

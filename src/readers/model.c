@@ -6,6 +6,7 @@
 #include <opmap/model.h>
 
 #include "core/err.h"
+#include "core/info.h"
 #include "core/mapfile.h"
 #include "reader.h"
 #include "ir/values.h"
@@ -125,7 +126,12 @@ const char *opmap_model_name(const opmap_model *model)
     return model->ir.name;
 }
 
-void opmap_model_stats_get(const opmap_model *model, opmap_model_stats *out)
+int opmap_model_stats_get(const opmap_model *model, opmap_model_stats *out)
 {
-    *out = model->ir.stats;
+    opmap_model_stats s;
+    if (!model)
+        return OPMAP_EINVAL;
+    s = model->ir.stats;
+    s.size = sizeof(s);
+    return OM_INFO_FILL(out, &s, opmap_model_stats, weight_bytes);
 }

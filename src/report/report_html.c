@@ -387,7 +387,7 @@ static void portfolio_rows(om_out *o, const om_report_in *in)
 
 static void model_section(om_out *o, const opmap_result *r)
 {
-    opmap_segments seg;
+    opmap_segments seg = { .size = sizeof(seg) };
     char cmd[4096];
     size_t i;
     om_out_str(o, "<h2>");
@@ -477,7 +477,7 @@ static void findings_section(om_out *o, const opmap_verdict *v)
     }
     om_out_str(o, "<details><summary>Findings</summary><ul>");
     for (i = 0; i < n; i++) {
-        opmap_finding f;
+        opmap_finding f = { .size = sizeof(f) };
         opmap_verdict_finding(v, i, &f);
         om_out_printf(o, "<li><b>%s</b>%s: ", opmap_fail_kind_name((unsigned)__builtin_ctz(f.kind)),
                       f.fails ? " <span class=\"fail\">fails</span>" : "");

@@ -243,7 +243,7 @@ static void estimate(jsonw *w, const char *key, const opmap_summary *sum)
 
 static void segments(jsonw *w, const opmap_result *r)
 {
-    opmap_segments t;
+    opmap_segments t = { .size = sizeof(t) };
     size_t i;
     opmap_result_segments(r, &t);
     jw_key(w, "segments");
@@ -471,7 +471,7 @@ static void gate(jsonw *w, const opmap_verdict *v)
     jw_key(w, "findings");
     jw_array(w);
     for (i = 0; i < n; i++) {
-        opmap_finding f;
+        opmap_finding f = { .size = sizeof(f) };
         opmap_verdict_finding(v, i, &f);
         jw_object(w);
         jw_kstring(w, "kind", opmap_fail_kind_name((unsigned)__builtin_ctz(f.kind)));

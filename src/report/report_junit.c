@@ -21,7 +21,7 @@ static void count(const opmap_verdict *v, const char *model, const opmap_op *op,
     size_t i, n = opmap_verdict_finding_count(v);
     *fails = *waived = 0;
     for (i = 0; i < n; i++) {
-        opmap_finding f;
+        opmap_finding f = { .size = sizeof(f) };
         opmap_verdict_finding(v, i, &f);
         if (strcmp(f.model, model) != 0)
             continue;
@@ -48,7 +48,7 @@ static void testcase(om_out *o, const opmap_verdict *v, const char *model, const
     }
     om_out_str(o, "\">");
     for (i = 0; i < n; i++) {
-        opmap_finding f;
+        opmap_finding f = { .size = sizeof(f) };
         opmap_verdict_finding(v, i, &f);
         if (strcmp(f.model, model) != 0 ||
             (op ? strcmp(f.op, op->name) != 0 || strcmp(f.domain, op->domain) != 0 : f.op[0] != 0))
@@ -84,7 +84,7 @@ static int next_problem_fails(const opmap_verdict *v, size_t *at)
 {
     size_t n = opmap_verdict_finding_count(v);
     for (; *at < n; (*at)++) {
-        opmap_finding f;
+        opmap_finding f = { .size = sizeof(f) };
         opmap_verdict_finding(v, *at, &f);
         if (f.kind == OPMAP_FAIL_SKIPPED || f.kind == OPMAP_FAIL_UNREADABLE) {
             (*at)++;

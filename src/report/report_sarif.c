@@ -134,7 +134,7 @@ int om_report_sarif(const om_report_in *in, om_out *out)
     jw_key(&w, "results");
     jw_array(&w);
     for (i = 0; i < n; i++) {
-        opmap_finding f;
+        opmap_finding f = { .size = sizeof(f) };
         opmap_verdict_finding(in->verdict, i, &f);
         k = (unsigned)__builtin_ctz(f.kind);
         jw_object(&w);

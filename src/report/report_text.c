@@ -59,7 +59,7 @@ static void effort_line(om_out *o, const om_report_in *in, const char *label, op
 
 static void segments_lines(om_out *o, const opmap_result *r)
 {
-    opmap_segments t;
+    opmap_segments t = { .size = sizeof(t) };
     size_t i, shown = 0;
     opmap_result_segments(r, &t);
     if (!t.npu_nodes && !t.breakers)

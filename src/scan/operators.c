@@ -147,6 +147,7 @@ static opmap_op *new_op(group *g, const opkey *key)
         return NULL;
     op->key_domain = key->domain;
     op->key_op = key->name;
+    op->n_chips = res->n_chips;
     op->opset = opset;
     om_vec_init(&op->path_vec, sizeof(const char *));
     om_vec_init(&op->loc_vec, sizeof(const char *));

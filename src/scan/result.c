@@ -4,6 +4,7 @@
 #include <opmap/scan.h>
 
 #include "../table/table_internal.h"
+#include "core/info.h"
 #include "result_internal.h"
 
 const char *opmap_result_model_name(const opmap_result *r) { return r->model_name; }
@@ -11,9 +12,12 @@ opmap_format opmap_result_format(const opmap_result *r) { return r->format; }
 const char *opmap_result_table_origin(const opmap_result *r) { return r->table_origin; }
 size_t opmap_result_op_count(const opmap_result *r) { return r->n_ops; }
 
-const opmap_op *opmap_result_op(const opmap_result *r, size_t i)
+int opmap_result_op(const opmap_result *r, size_t i, const opmap_op **out)
 {
-    return i < r->n_ops ? r->ops[i] : NULL;
+    if (!out)
+        return OPMAP_EINVAL;
+    *out = r && i < r->n_ops ? r->ops[i] : NULL;
+    return *out ? OPMAP_OK : OPMAP_EINVAL;
 }
 
 const char *opmap_op_domain(const opmap_op *op) { return op->domain; }
@@ -31,19 +35,27 @@ const char *opmap_op_hint(const opmap_op *op) { return op->hint; }
 const char *opmap_op_ascend_op(const opmap_op *op) { return op->ascend_op; }
 const char *opmap_op_engine(const opmap_op *op) { return op->engine; }
 
-const char *opmap_op_path(const opmap_op *op, size_t i)
+int opmap_op_path(const opmap_op *op, size_t i, opmap_path_info *out)
 {
-    return i < op->n_paths ? op->paths[i] : NULL;
+    opmap_path_info p;
+    if (!op || i >= op->n_paths)
+        return OPMAP_EINVAL;
+    p.size = sizeof(p);
+    p.path = op->paths[i];
+    p.location = op->locations ? op->locations[i] : NULL;
+    return OM_INFO_FILL(out, &p, opmap_path_info, location);
 }
 
-const char *opmap_op_location(const opmap_op *op, size_t i)
+int opmap_result_summary(const opmap_result *r, opmap_summary *out)
 {
-    return i < op->n_paths && op->locations ? op->locations[i] : NULL;
-}
-
-void opmap_result_summary(const opmap_result *r, opmap_summary *out)
-{
-    *out = r->summary;
+    opmap_summary s;
+    if (!r)
+        return OPMAP_EINVAL;
+    s = r->summary;
+    s.size = sizeof(s);
+    s.unpublished = r->unpublished_ops;
+    s.unpublished_effort = r->unpublished_effort;
+    return OM_INFO_FILL(out, &s, opmap_summary, unpublished_effort);
 }
 
 size_t opmap_result_diag_count(const opmap_result *r)
@@ -51,151 +63,129 @@ size_t opmap_result_diag_count(const opmap_result *r)
     return r->diags.len;
 }
 
-int opmap_result_diag(const opmap_result *r, size_t i, const char **message, const char **where)
+int opmap_result_diag(const opmap_result *r, size_t i, opmap_diag_info *out)
 {
     const om_diag *d;
-    if (i >= r->diags.len)
-        return -1;
+    opmap_diag_info info;
+    if (!r || i >= r->diags.len)
+        return OPMAP_EINVAL;
     d = &OM_VEC_AT(&r->diags, om_diag, i);
-    if (message)
-        *message = d->message;
-    if (where)
-        *where = d->where;
-    return d->level;
+    info.size = sizeof(info);
+    info.level = d->level;
+    info.message = d->message;
+    info.where = d->where;
+    return OM_INFO_FILL(out, &info, opmap_diag_info, where);
 }
 
 size_t opmap_result_chip_count(const opmap_result *r) { return r->n_chips; }
-const char *opmap_result_chip(const opmap_result *r, size_t i) { return i < r->n_chips ? r->chips[i] : NULL; }
+int opmap_result_chip(const opmap_result *r, size_t i, const char **out)
+{
+    if (!out)
+        return OPMAP_EINVAL;
+    *out = r && i < r->n_chips ? r->chips[i] : NULL;
+    return *out ? OPMAP_OK : OPMAP_EINVAL;
+}
 const char *opmap_result_torch_npu(const opmap_result *r) { return r->torch_npu; }
 const char *opmap_result_cann(const opmap_result *r) { return r->cann; }
 
-int opmap_op_chip_status(const opmap_op *op, size_t chip)
+int opmap_op_chip(const opmap_op *op, size_t i, opmap_op_chip_info *out)
 {
-    return op->chip_status[chip];
-}
-
-int opmap_op_chip_unknown(const opmap_op *op, size_t chip)
-{
-    return op->chip_unknown[chip];
+    opmap_op_chip_info c;
+    if (!op || i >= op->n_chips)
+        return OPMAP_EINVAL;
+    c.size = sizeof(c);
+    c.status = op->chip_status[i];
+    c.unknown = op->chip_unknown[i];
+    return OM_INFO_FILL(out, &c, opmap_op_chip_info, unknown);
 }
 
 size_t opmap_op_reason_count(const opmap_op *op) { return op->n_reasons; }
 
-int opmap_op_reason(const opmap_op *op, size_t i, opmap_reason *out)
+int opmap_op_reason(const opmap_op *op, size_t i, opmap_reason_info *out)
 {
     const om_reason *r;
-    if (i >= op->n_reasons || !out)
+    opmap_reason_info info;
+    if (!op || i >= op->n_reasons)
         return OPMAP_EINVAL;
     r = &op->reasons[i];
-    out->message = r->message;
-    out->value = r->actual;
-    out->status = r->status;
-    out->flag = r->flag;
-    out->chips = r->chips;
-    out->instances = r->instances;
-    out->example = r->example;
-    return OPMAP_OK;
-}
-
-int opmap_op_reason_evidence(const opmap_op *op, size_t i, const char **grade,
-                             const char **sources)
-{
-    if (i >= op->n_reasons)
-        return OPMAP_EINVAL;
-    if (grade)
-        *grade = om_grade_name(op->reasons[i].grade);
-    if (sources)
-        *sources = op->reasons[i].sources;
-    return OPMAP_OK;
+    info.size = sizeof(info);
+    info.message = r->message;
+    info.value = r->actual;
+    info.status = r->status;
+    info.flag = r->flag;
+    info.chips = r->chips;
+    info.instances = r->instances;
+    info.example = r->example;
+    info.grade = om_grade_name(r->grade);
+    info.sources = r->sources;
+    return OM_INFO_FILL(out, &info, opmap_reason_info, sources);
 }
 
 const char *opmap_op_exported_as(const opmap_op *op) { return op->exported_as; }
 int opmap_op_unpublished(const opmap_op *op) { return op->unpublished; }
 
-uint64_t opmap_result_unpublished(const opmap_result *r, opmap_effort *effort)
+int opmap_result_segments(const opmap_result *r, opmap_segments *out)
 {
-    if (effort)
-        *effort = r->unpublished_effort;
-    return r->unpublished_ops;
-}
-
-void opmap_result_segments(const opmap_result *r, opmap_segments *out)
-{
-    om_segments_total(&r->segments, &out->segments, &out->transitions, &out->npu_nodes,
-                      &out->largest, &out->nodes);
-    out->breakers = r->segments.n_breakers;
+    opmap_segments s;
+    if (!r)
+        return OPMAP_EINVAL;
+    s.size = sizeof(s);
+    om_segments_total(&r->segments, &s.segments, &s.transitions, &s.npu_nodes, &s.largest,
+                      &s.nodes);
+    s.breakers = r->segments.n_breakers;
+    return OM_INFO_FILL(out, &s, opmap_segments, breakers);
 }
 
 size_t opmap_result_breaker_count(const opmap_result *r) { return r->segments.breakers.len; }
 
-int opmap_result_breaker(const opmap_result *r, size_t i, const char **node, const char **op,
-                         const char **why)
+int opmap_result_breaker(const opmap_result *r, size_t i, opmap_breaker_info *out)
 {
     const om_breaker *b;
-    if (i >= r->segments.breakers.len)
+    opmap_breaker_info info;
+    if (!r || i >= r->segments.breakers.len)
         return OPMAP_EINVAL;
     b = &OM_VEC_AT(&r->segments.breakers, om_breaker, i);
-    if (node)
-        *node = b->node;
-    if (op)
-        *op = b->op;
-    if (why)
-        *why = b->why;
-    return OPMAP_OK;
+    info.size = sizeof(info);
+    info.node = b->node;
+    info.op = b->op;
+    info.why = b->why;
+    return OM_INFO_FILL(out, &info, opmap_breaker_info, why);
 }
 
 size_t opmap_result_risk_count(const opmap_result *r) { return r->risks.len; }
 
-int opmap_result_risk(const opmap_result *r, size_t i, const char **kind, const char **message,
-                      const char **where)
+int opmap_result_risk(const opmap_result *r, size_t i, opmap_risk_info *out)
 {
     const om_risk *k;
-    if (i >= r->risks.len)
-        return -1;
+    opmap_risk_info info;
+    if (!r || i >= r->risks.len)
+        return OPMAP_EINVAL;
     k = &OM_VEC_AT(&r->risks, om_risk, i);
-    if (kind)
-        *kind = k->kind;
-    if (message)
-        *message = k->message;
-    if (where)
-        *where = k->where;
-    return k->level;
+    info.size = sizeof(info);
+    info.level = k->level;
+    info.kind = k->kind;
+    info.message = k->message;
+    info.where = k->where;
+    return OM_INFO_FILL(out, &info, opmap_risk_info, where);
 }
 
 size_t opmap_result_advice_count(const opmap_result *r) { return r->advice.len; }
 
-int opmap_result_advice(const opmap_result *r, size_t i, const char **id, const char **message,
-                        const char **action, const char **value, const char **where)
+int opmap_result_advice(const opmap_result *r, size_t i, opmap_advice_info *out)
 {
     const om_advice *a;
-    if (i >= r->advice.len)
+    opmap_advice_info info;
+    if (!r || i >= r->advice.len)
         return OPMAP_EINVAL;
     a = &OM_VEC_AT(&r->advice, om_advice, i);
-    if (id)
-        *id = a->id;
-    if (message)
-        *message = a->message;
-    if (action)
-        *action = a->action;
-    if (value)
-        *value = a->value;
-    if (where)
-        *where = a->where;
-    return OPMAP_OK;
-}
-
-int opmap_result_advice_evidence(const opmap_result *r, size_t i, const char **grade,
-                                 const char **sources, const char **recipes)
-{
-    const om_advice *a;
-    if (i >= r->advice.len)
-        return OPMAP_EINVAL;
-    a = &OM_VEC_AT(&r->advice, om_advice, i);
-    if (grade)
-        *grade = om_grade_name(a->grade);
-    if (sources)
-        *sources = a->sources;
-    if (recipes)
-        *recipes = a->recipes;
-    return OPMAP_OK;
+    info.size = sizeof(info);
+    info.id = a->id;
+    info.message = a->message;
+    info.action = a->action;
+    info.value = a->value;
+    info.where = a->where;
+    info.grade = om_grade_name(a->grade);
+    info.sources = a->sources;
+    info.recipes = a->recipes;
+    return OM_INFO_FILL(out, &info, opmap_advice_info, recipes);
 }

@@ -44,6 +44,7 @@ struct opmap_op {
     size_t n_paths;
     int *chip_status;         /* per chip of the result */
     uint8_t *chip_unknown;    /* per chip: the table says nobody published an answer */
+    size_t n_chips;           /* of the result: bounds opmap_op_chip() */
     uint8_t unpublished;      /* some chip scanned for has no published answer */
     uint8_t all_unknown;      /* ... and none has: the status is the row's general answer */
     const char *exported_as;  /* "org.pytorch.aten::ATen" for an ATen fallback node, or "" */

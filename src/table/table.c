@@ -10,6 +10,7 @@
 #include "core/context.h"
 #include "../core/err.h"
 #include "../core/mapfile.h"
+#include "core/info.h"
 #include "../ir/ir.h"
 #include "table_internal.h"
 
@@ -105,9 +106,12 @@ const char *opmap_table_name(const opmap_table *t) { return t->name; }
 const char *opmap_table_version(const opmap_table *t) { return t->version; }
 size_t opmap_table_row_count(const opmap_table *t) { return t->n_rows; }
 
-const opmap_row *opmap_table_row(const opmap_table *t, size_t i)
+int opmap_table_row(const opmap_table *t, size_t i, const opmap_row **out)
 {
-    return i < t->n_rows ? &t->rows[i] : NULL;
+    if (!out)
+        return OPMAP_EINVAL;
+    *out = t && i < t->n_rows ? &t->rows[i] : NULL;
+    return *out ? OPMAP_OK : OPMAP_EINVAL;
 }
 
 opmap_effort opmap_table_weights(const opmap_table *t, int status)
@@ -135,13 +139,22 @@ const char *opmap_row_engine(const opmap_row *r) { return S(r->engine); }
 size_t opmap_row_source_count(const opmap_row *r) { return r->n_sources; }
 uint32_t opmap_row_line(const opmap_row *r) { return r->line; }
 
-const char *opmap_row_source(const opmap_row *r, size_t i)
+int opmap_row_source(const opmap_row *r, size_t i, const char **out)
 {
-    return i < r->n_sources ? r->sources[i] : NULL;
+    if (!out)
+        return OPMAP_EINVAL;
+    *out = r && i < r->n_sources ? r->sources[i] : NULL;
+    return *out ? OPMAP_OK : OPMAP_EINVAL;
 }
 
 size_t opmap_table_soc_count(const opmap_table *t) { return t->n_socs; }
-const char *opmap_table_soc(const opmap_table *t, size_t i) { return i < t->n_socs ? t->socs[i] : NULL; }
+int opmap_table_soc(const opmap_table *t, size_t i, const char **out)
+{
+    if (!out)
+        return OPMAP_EINVAL;
+    *out = t && i < t->n_socs ? t->socs[i] : NULL;
+    return *out ? OPMAP_OK : OPMAP_EINVAL;
+}
 const char *opmap_table_default_soc(const opmap_table *t) { return t->socs[t->default_soc]; }
 const char *opmap_table_torch_npu(const opmap_table *t) { return t->torch_npu; }
 const char *opmap_table_cann(const opmap_table *t) { return t->cann; }
@@ -150,45 +163,55 @@ size_t opmap_table_source_count(const opmap_table *t) { return t->n_sources; }
 int opmap_table_source(const opmap_table *t, size_t i, opmap_source_info *out)
 {
     const om_source *s;
-    if (i >= t->n_sources || !out)
+    opmap_source_info info;
+    if (!t || i >= t->n_sources)
         return OPMAP_EINVAL;
     s = &t->sources[i];
-    out->id = s->id;
-    out->title = S(s->title);
-    out->repo = S(s->repo);
-    out->path = S(s->path);
-    out->commit = S(s->commit);
-    out->license = S(s->license);
-    out->taken = S(s->taken);
-    out->url = S(s->url);
-    return OPMAP_OK;
+    info.size = sizeof(info);
+    info.id = s->id;
+    info.title = S(s->title);
+    info.repo = S(s->repo);
+    info.path = S(s->path);
+    info.commit = S(s->commit);
+    info.license = S(s->license);
+    info.taken = S(s->taken);
+    info.url = S(s->url);
+    info.grade = om_grade_name(s->grade);
+    return OM_INFO_FILL(out, &info, opmap_source_info, grade);
 }
 
 size_t opmap_row_soc_count(const opmap_row *r) { return r->n_socs; }
 
-const char *opmap_row_soc(const opmap_row *r, size_t i, int *status, const char **note)
+int opmap_row_soc(const opmap_row *r, size_t i, opmap_row_soc_info *out)
 {
-    if (i >= r->n_socs)
-        return NULL;
-    if (status)
-        *status = r->socs[i].status;
-    if (note)
-        *note = S(r->socs[i].note);
-    return r->socs[i].name;
+    opmap_row_soc_info info;
+    if (!r || i >= r->n_socs)
+        return OPMAP_EINVAL;
+    info.size = sizeof(info);
+    info.name = r->socs[i].name;
+    info.status = r->socs[i].status;
+    info.note = S(r->socs[i].note);
+    return OM_INFO_FILL(out, &info, opmap_row_soc_info, note);
 }
 
 size_t opmap_row_constraint_count(const opmap_row *r) { return r->n_constraints; }
 
-const char *opmap_row_constraint_message(const opmap_row *r, size_t i)
+int opmap_row_constraint_message(const opmap_row *r, size_t i, const char **out)
 {
-    return i < r->n_constraints ? r->constraints[i].message : NULL;
+    if (!out)
+        return OPMAP_EINVAL;
+    *out = r && i < r->n_constraints ? r->constraints[i].message : NULL;
+    return *out ? OPMAP_OK : OPMAP_EINVAL;
 }
 
 size_t opmap_row_overload_count(const opmap_row *r) { return r->n_overloads; }
 
-const char *opmap_row_overload(const opmap_row *r, size_t i)
+int opmap_row_overload(const opmap_row *r, size_t i, const char **out)
 {
-    return i < r->n_overloads ? r->overloads[i] : NULL;
+    if (!out)
+        return OPMAP_EINVAL;
+    *out = r && i < r->n_overloads ? r->overloads[i] : NULL;
+    return *out ? OPMAP_OK : OPMAP_EINVAL;
 }
 
 const char *opmap_row_torch_npu_min(const opmap_row *r) { return S(r->tnpu_min); }
@@ -249,22 +272,31 @@ static const om_evidence *find_fact(const opmap_row *r, const char *fact, uint32
     return NULL;
 }
 
-const char *opmap_row_evidence(const opmap_row *r, const char *fact, size_t *n_sources)
+const char *opmap_row_evidence(const opmap_row *r, const char *fact)
 {
     om_evidence tmp;
     uint32_t dt;
     const om_evidence *ev = r && fact ? find_fact(r, fact, &dt, &tmp) : NULL;
-    if (n_sources)
-        *n_sources = ev ? ev->n_sources : 0;
     return ev ? om_grade_name(ev->grade) : NULL;
 }
 
-const char *opmap_row_evidence_source(const opmap_row *r, const char *fact, size_t k)
+size_t opmap_row_evidence_source_count(const opmap_row *r, const char *fact)
 {
     om_evidence tmp;
     uint32_t dt;
     const om_evidence *ev = r && fact ? find_fact(r, fact, &dt, &tmp) : NULL;
-    return ev && k < ev->n_sources ? ev->sources[k] : NULL;
+    return ev ? ev->n_sources : 0;
+}
+
+int opmap_row_evidence_source(const opmap_row *r, const char *fact, size_t i, const char **out)
+{
+    om_evidence tmp;
+    uint32_t dt;
+    const om_evidence *ev = r && fact ? find_fact(r, fact, &dt, &tmp) : NULL;
+    if (!out)
+        return OPMAP_EINVAL;
+    *out = ev && i < ev->n_sources ? ev->sources[i] : NULL;
+    return *out ? OPMAP_OK : OPMAP_EINVAL;
 }
 
 size_t opmap_row_dtypes(const opmap_row *r, const char *fact, char *buf, size_t size)
@@ -289,26 +321,25 @@ size_t opmap_row_dtypes(const opmap_row *r, const char *fact, char *buf, size_t 
 
 size_t opmap_row_input_count(const opmap_row *r) { return r->n_inputs; }
 
-uint32_t opmap_row_input_index(const opmap_row *r, size_t i)
+int opmap_row_input(const opmap_row *r, size_t i, opmap_row_input_info *out)
 {
-    return i < r->n_inputs ? r->inputs[i].index : 0;
-}
-
-const char *opmap_row_input_name(const opmap_row *r, size_t i)
-{
-    return i < r->n_inputs && r->inputs[i].name ? r->inputs[i].name : "";
+    opmap_row_input_info info;
+    if (!r || i >= r->n_inputs)
+        return OPMAP_EINVAL;
+    info.size = sizeof(info);
+    info.index = r->inputs[i].index;
+    info.name = S(r->inputs[i].name);
+    return OM_INFO_FILL(out, &info, opmap_row_input_info, name);
 }
 
 size_t opmap_row_ascend_op_count(const opmap_row *r) { return r->n_ascend_ops; }
 
-const char *opmap_row_ascend_ops(const opmap_row *r, size_t i)
+int opmap_row_ascend_ops(const opmap_row *r, size_t i, const char **out)
 {
-    return i < r->n_ascend_ops ? r->ascend_ops[i] : NULL;
+    if (!out)
+        return OPMAP_EINVAL;
+    *out = r && i < r->n_ascend_ops ? r->ascend_ops[i] : NULL;
+    return *out ? OPMAP_OK : OPMAP_EINVAL;
 }
 
 const char *opmap_row_ascend_how(const opmap_row *r) { return S(r->ascend_how); }
-
-const char *opmap_table_source_grade(const opmap_table *t, size_t i)
-{
-    return i < t->n_sources ? om_grade_name(t->sources[i].grade) : NULL;
-}

@@ -1,13 +1,13 @@
 #!/usr/bin/python3
 """ABI hygiene of libopmap: what the shared library exports is exactly the reviewed list.
 
-Usage: check_exports.py LIBOPMAP_SO LIBOPMAP_A EXPORTS_TXT INCLUDE_DIR MAJOR [API_MD]
+Usage: check_exports.py LIBOPMAP_SO LIBOPMAP_A EXPORTS_TXT INCLUDE_DIR ABI [API_MD]
 
 - `nm -D --defined-only` of libopmap.so lists exactly the names in exports.txt: nothing
   internal leaks (hidden visibility + the version script), nothing public disappears;
-- every exported symbol is a function named opmap_* in the version node OPMAP_<MAJOR>;
+- every exported symbol is a function named opmap_* in the version node OPMAP_<ABI>;
 - the functions the public headers declare (OPMAP_API) are exactly that list too;
-- the SONAME is libopmap.so.<MAJOR>, and libopmap.a defines every exported function;
+- the SONAME is libopmap.so.<ABI> (ABI = OPMAP_ABI_VERSION), and libopmap.a defines every exported function;
 - docs/api.md (API_MD) names every exported function.
 
 Adding a function to the API: declare it with OPMAP_API, then add its name to
@@ -39,7 +39,7 @@ def main():
         if len(parts) < 3:
             continue
         kind, name = parts[1], parts[2]
-        if kind == "A":  # the version node itself (OPMAP_0)
+        if kind == "A":  # the version node itself (OPMAP_<ABI>)
             versions.add(name)
             continue
         base, _, ver = name.partition("@")

@@ -26,6 +26,8 @@ int main(void)
     opmap_table *table = NULL;
     opmap_error err;
     opmap_effort e;
+    opmap_source_info src;
+    const opmap_row *row = NULL;
     opmap_status st = OPMAP_EINVAL;
     opmap_op_status_code oc = OPMAP_OP_UNMAPPED;
     opmap_report_format rf = OPMAP_REPORT_JSON;
@@ -53,6 +55,15 @@ int main(void)
     e = opmap_table_weights(table, OPMAP_OP_REWRITE);
     bad |= check(e.min <= e.expected && e.expected <= e.max, "weights");
     bad |= check(opmap_table_lookup(table, "ai.onnx", "Conv", 17) != NULL, "lookup Conv");
+    /* the one shape of item accessors: int, an index, one out; info structs carry a size */
+    bad |= check(opmap_table_row(table, 0, &row) == OPMAP_OK && row != NULL, "row 0");
+    bad |= check(opmap_table_row(table, opmap_table_row_count(table), &row) == OPMAP_EINVAL &&
+                 row == NULL, "row past the end");
+    src.size = sizeof src;
+    bad |= check(opmap_table_source(table, 0, &src) == OPMAP_OK && src.id && src.grade,
+                 "source 0");
+    src.size = 0;
+    bad |= check(opmap_table_source(table, 0, &src) == OPMAP_EINVAL, "size 0 refused");
     opmap_table_free(table);
     opmap_ctx_free(ctx);
     if (!bad)

@@ -393,7 +393,7 @@ static void problems_and_old_versions(void **state)
     opmap_policy pol = OPMAP_POLICY_INIT;
     opmap_verdict *v = NULL;
     opmap_error err;
-    opmap_finding fi;
+    opmap_finding fi = { .size = sizeof(fi) };
     char *text = NULL;
     size_t size, i, unreadable = 0, skipped = 0;
     memset(&bad, 0, sizeof(bad));
@@ -466,11 +466,11 @@ static void portfolio(void **state)
 {
     fixture *f = *state;
     const opmap_result *twice[2];
-    opmap_summary a, b;
+    opmap_summary a = { .size = sizeof(a) }, b = { .size = sizeof(b) };
     opmap_effort together, separately;
     opmap_error err;
-    opmap_result_summary(f->res[0], &a);
-    opmap_result_summary(f->res[1], &b);
+    assert_int_equal(opmap_result_summary(f->res[0], &a), OPMAP_OK);
+    assert_int_equal(opmap_result_summary(f->res[1], &b), OPMAP_OK);
     twice[0] = twice[1] = f->res[0];
     assert_int_equal(opmap_portfolio_estimate(f->ctx, twice, 2, &together, &separately, &err),
                      OPMAP_OK);

@@ -34,15 +34,18 @@ static opmap_table *builtin(opmap_ctx **tctx)
 
 static void check_result(const opmap_result *res)
 {
-    opmap_summary s;
+    opmap_summary s = { .size = sizeof(s) };
     uint64_t inst = 0, ops[OPMAP_OP_STATUS_COUNT] = { 0 };
     size_t i, c;
-    opmap_result_summary(res, &s);
+    const opmap_op *prev = NULL;
+    FZ_CHECK(opmap_result_summary(res, &s) == OPMAP_OK, "summary");
     FZ_CHECK(opmap_result_op_count(res) == s.operators_total, "op count %zu vs summary %llu",
              opmap_result_op_count(res), (unsigned long long)s.operators_total);
     for (i = 0; i < opmap_result_op_count(res); i++) {
-        const opmap_op *op = opmap_result_op(res, i);
-        int st = opmap_op_status(op);
+        const opmap_op *op = NULL;
+        int st;
+        FZ_CHECK(opmap_result_op(res, i, &op) == OPMAP_OK && op, "operator %zu", i);
+        st = opmap_op_status(op);
         FZ_CHECK(st >= 0 && st < OPMAP_OP_STATUS_COUNT, "status %d", st);
         FZ_CHECK(opmap_op_domain(op) && opmap_op_name(op) && opmap_op_notes(op) &&
                  opmap_op_hint(op) && opmap_op_ascend_op(op) && opmap_op_engine(op),
@@ -51,18 +54,25 @@ static void check_result(const opmap_result *res)
                  "%zu paths for %llu instances", opmap_op_path_count(op),
                  (unsigned long long)opmap_op_instances(op));
         /* chips with an unpublished answer are left out of the status (counted apart) */
-        for (c = 0; c < opmap_result_chip_count(res); c++)
-            FZ_CHECK(opmap_op_chip_status(op, c) <= st || opmap_op_chip_unknown(op, c),
+        for (c = 0; c < opmap_result_chip_count(res); c++) {
+            opmap_op_chip_info ci = { .size = sizeof(ci) };
+            FZ_CHECK(opmap_op_chip(op, c, &ci) == OPMAP_OK && (ci.status <= st || ci.unknown),
                      "a chip with a published answer worse than the operator");
-        FZ_CHECK(!opmap_op_unpublished(op) || opmap_result_unpublished(res, NULL) > 0 ||
+        }
+        {
+            opmap_op_chip_info ci = { .size = sizeof(ci) };
+            FZ_CHECK(opmap_op_chip(op, c, &ci) == OPMAP_EINVAL, "chip %zu out of range", c);
+        }
+        FZ_CHECK(!opmap_op_unpublished(op) || s.unpublished > 0 ||
                      st == OPMAP_OP_STRUCTURAL, "an unpublished operator not counted");
         for (c = 0; c < opmap_op_reason_count(op); c++) {
-            opmap_reason r;
+            opmap_reason_info r = { .size = sizeof(r) };
             FZ_CHECK(opmap_op_reason(op, c, &r) == OPMAP_OK && r.message && r.value &&
-                         r.example, "reason %zu", c);
+                         r.example && r.grade && r.sources, "reason %zu", c);
         }
-        if (i)
-            FZ_CHECK(opmap_op_status(opmap_result_op(res, i - 1)) >= st, "ops not sorted");
+        if (prev)
+            FZ_CHECK(opmap_op_status(prev) >= st, "ops not sorted");
+        prev = op;
         ops[st]++;
         inst += opmap_op_instances(op);
     }
@@ -71,10 +81,15 @@ static void check_result(const opmap_result *res)
                  (unsigned long long)ops[i], (unsigned long long)s.operators[i]);
     FZ_CHECK(inst == s.instances_total, "instances %llu vs summary %llu",
              (unsigned long long)inst, (unsigned long long)s.instances_total);
+    {
+        const opmap_op *none = NULL;
+        i = opmap_result_op_count(res);
+        FZ_CHECK(opmap_result_op(res, i, &none) == OPMAP_EINVAL && !none, "op %zu past the end", i);
+    }
     for (i = 0; i < opmap_result_diag_count(res); i++) {
-        const char *m = NULL, *w = NULL;
-        opmap_result_diag(res, i, &m, &w);
-        FZ_CHECK(m && w, "diagnostic %zu", i);
+        opmap_diag_info d = { .size = sizeof(d) };
+        FZ_CHECK(opmap_result_diag(res, i, &d) == OPMAP_OK && d.message && d.where,
+                 "diagnostic %zu", i);
     }
 }
 
@@ -112,8 +127,8 @@ static char *run(const uint8_t *data, size_t size, int tight, int reports, uint3
     FZ_CHECK(opmap_model_format(model) != OPMAP_FORMAT_UNKNOWN, "unknown format");
     FZ_CHECK(strcmp(opmap_model_name(model), name) == 0, "model name");
     {
-        opmap_model_stats st;
-        opmap_model_stats_get(model, &st);
+        opmap_model_stats st = { .size = sizeof(st) };
+        FZ_CHECK(opmap_model_stats_get(model, &st) == OPMAP_OK, "model stats");
         FZ_CHECK(st.nodes <= opmap_ctx_limits(ctx)->max_nodes, "%llu nodes over max_nodes",
                  (unsigned long long)st.nodes);
     }

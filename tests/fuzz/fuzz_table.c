@@ -36,20 +36,24 @@ static void check_table(const opmap_table *t)
     FZ_CHECK(opmap_table_origin(t) && opmap_table_name(t) && opmap_table_version(t) &&
                  opmap_table_torch_npu(t) && opmap_table_cann(t), "NULL table string");
     FZ_CHECK(opmap_table_soc_count(t) >= 1 && opmap_table_default_soc(t), "no chip");
-    for (i = 0; i < opmap_table_soc_count(t); i++)
-        FZ_CHECK(opmap_table_soc(t, i), "chip %zu", i);
+    for (i = 0; i < opmap_table_soc_count(t); i++) {
+        const char *soc = NULL;
+        FZ_CHECK(opmap_table_soc(t, i, &soc) == OPMAP_OK && soc, "chip %zu", i);
+    }
     for (i = 0; i < opmap_table_source_count(t); i++) {
-        opmap_source_info s;
-        FZ_CHECK(opmap_table_source(t, i, &s) == OPMAP_OK && s.id && s.url, "source %zu", i);
+        opmap_source_info s = { .size = sizeof(s) };
+        FZ_CHECK(opmap_table_source(t, i, &s) == OPMAP_OK && s.id && s.url && s.grade,
+                 "source %zu", i);
     }
     for (i = OPMAP_OP_STRUCTURAL; i < OPMAP_OP_STATUS_COUNT; i++) {
         opmap_effort e = opmap_table_weights(t, (int)i);
         FZ_CHECK(e.min <= e.expected && e.expected <= e.max, "weights of status %zu", i);
     }
     for (i = 0; i < n; i++) {
-        const opmap_row *r = opmap_table_row(t, i), *found;
+        const opmap_row *r = NULL, *found;
+        const char *item;
         int st;
-        FZ_CHECK(r && opmap_row_domain(r) && opmap_row_op(r), "row %zu", i);
+        FZ_CHECK(opmap_table_row(t, i, &r) == OPMAP_OK && r && opmap_row_domain(r) && opmap_row_op(r), "row %zu", i);
         st = opmap_row_status(r);
         FZ_CHECK(st >= 0 && st < OPMAP_OP_STATUS_COUNT, "row %zu status %d", i, st);
         FZ_CHECK(opmap_row_line(r) >= 1, "row %zu without a line", i);
@@ -58,17 +62,28 @@ static void check_table(const opmap_table *t)
         (void)opmap_row_engine(r), (void)opmap_row_flags(r);
         (void)opmap_row_torch_npu_min(r), (void)opmap_row_torch_npu_max(r);
         for (j = 0; j < opmap_row_source_count(r); j++)
-            FZ_CHECK(opmap_row_source(r, j), "row %zu source %zu", i, j);
+            FZ_CHECK(opmap_row_source(r, j, &item) == OPMAP_OK && item, "row %zu source %zu", i,
+                     j);
         for (j = 0; j < opmap_row_soc_count(r); j++) {
-            int s = 0;
-            const char *note = NULL;
-            FZ_CHECK(opmap_row_soc(r, j, &s, &note) && note, "row %zu chip %zu", i, j);
-            FZ_CHECK(s >= -1 && s < OPMAP_OP_STATUS_COUNT, "row %zu chip status %d", i, s);
+            opmap_row_soc_info rs = { .size = sizeof(rs) };
+            FZ_CHECK(opmap_row_soc(r, j, &rs) == OPMAP_OK && rs.name && rs.note,
+                     "row %zu chip %zu", i, j);
+            FZ_CHECK(rs.status >= -1 && rs.status < OPMAP_OP_STATUS_COUNT,
+                     "row %zu chip status %d", i, rs.status);
         }
         for (j = 0; j < opmap_row_constraint_count(r); j++)
-            FZ_CHECK(opmap_row_constraint_message(r, j), "row %zu constraint %zu", i, j);
+            FZ_CHECK(opmap_row_constraint_message(r, j, &item) == OPMAP_OK && item,
+                     "row %zu constraint %zu", i, j);
         for (j = 0; j < opmap_row_overload_count(r); j++)
-            FZ_CHECK(opmap_row_overload(r, j), "row %zu overload %zu", i, j);
+            FZ_CHECK(opmap_row_overload(r, j, &item) == OPMAP_OK && item, "row %zu overload %zu",
+                     i, j);
+        for (j = 0; j < opmap_row_input_count(r); j++) {
+            opmap_row_input_info in = { .size = sizeof(in) };
+            FZ_CHECK(opmap_row_input(r, j, &in) == OPMAP_OK && in.name, "row %zu input %zu", i,
+                     j);
+        }
+        FZ_CHECK(opmap_row_soc(r, j + opmap_row_soc_count(r), NULL) == OPMAP_EINVAL,
+                 "row %zu: NULL info accepted", i);
         found = opmap_table_lookup(t, opmap_row_domain(r), opmap_row_op(r),
                                    opmap_row_since(r) ? opmap_row_since(r) : 1);
         FZ_CHECK(found && strcmp(opmap_row_op(found), opmap_row_op(r)) == 0 &&
@@ -76,7 +91,10 @@ static void check_table(const opmap_table *t)
                  "row %zu (%s %s) not found by its own key", i, opmap_row_domain(r),
                  opmap_row_op(r));
     }
-    FZ_CHECK(!opmap_table_row(t, n), "row past the end");
+    {
+        const opmap_row *none = NULL;
+        FZ_CHECK(opmap_table_row(t, n, &none) == OPMAP_EINVAL && !none, "row past the end");
+    }
     for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
         (void)opmap_table_lookup(t, probes[i].d, probes[i].op, probes[i].v);
 }

@@ -101,7 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rc = opmap_policy_check(&v, ctx, &res, 1, &p, &err);
         FZ_CHECK(rc == OPMAP_OK, "policy check: %s", err.message);
         for (i = 0; i < opmap_verdict_finding_count(v); i++) {
-            opmap_finding f;
+            opmap_finding f = { .size = sizeof(f) };
             FZ_CHECK(opmap_verdict_finding(v, i, &f) == OPMAP_OK, "finding %zu", i);
             FZ_CHECK(f.model && f.domain && f.op && f.node && f.message, "finding %zu", i);
             if (f.waived && !f.waiver_expired)

@@ -35,6 +35,7 @@ BUILD = ENV.get("OPMAP_BUILD_DIR", "")
 SOURCE = ENV.get("OPMAP_SOURCE_DIR", "")
 CLI = ENV.get("OPMAP_CLI", "")
 VERSION = ENV.get("OPMAP_VERSION", "")
+ABI = ENV.get("OPMAP_ABI", "")  # the SONAME's number (OPMAP_ABI_VERSION)
 TESTDATA = ENV.get("OPMAP_TESTDATA", "/usr/share/libonnx-testdata/data")
 PROTO = ENV.get("OPMAP_ONNX_PROTO", "/usr/include/onnx/onnx.proto")
 MODELS = [os.path.join(SOURCE, "tests", "fixtures", "torchscript", "efficientnet_b0.traced.pt"),
@@ -129,7 +130,7 @@ def check_package(deb, work):
         paths[name.lstrip(".")] = parts[0]
     libdir = "/usr/lib/%s" % multiarch
     want = ["/usr/bin/opmap", libdir + "/libopmap.so.%s" % VERSION,
-            libdir + "/libopmap.so.%s" % VERSION.split(".")[0], libdir + "/libopmap.so",
+            libdir + "/libopmap.so.%s" % ABI, libdir + "/libopmap.so",
             libdir + "/libopmap.a", libdir + "/pkgconfig/opmap.pc",
             libdir + "/cmake/opmap/opmap-config.cmake",
             libdir + "/cmake/opmap/opmap-config-version.cmake",
@@ -157,7 +158,7 @@ def check_package(deb, work):
                     continue
             needed |= set(re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]",
                                      run(["readelf", "-d", path]).stdout))
-    needed.discard("libopmap.so.%s" % VERSION.split(".")[0])
+    needed.discard("libopmap.so.%s" % ABI)
     check(needed, "no NEEDED entries found")
     for lib in sorted(needed):
         where = run(["ldconfig", "-p"]).stdout
@@ -223,8 +224,8 @@ def use_installed(libdir, work, ref_cli):
 
 
 def main():
-    if not (BUILD and SOURCE and CLI and VERSION):
-        sys.exit("run through ctest (OPMAP_BUILD_DIR, OPMAP_SOURCE_DIR, OPMAP_CLI, OPMAP_VERSION)")
+    if not (BUILD and SOURCE and CLI and VERSION and ABI):
+        sys.exit("run through ctest (OPMAP_BUILD_DIR, OPMAP_SOURCE_DIR, OPMAP_CLI, OPMAP_VERSION, OPMAP_ABI)")
     if os.geteuid() != 0:
         print("SKIP: deb.package installs a package with dpkg and needs root (CI runs as root)")
         return SKIP

@@ -41,6 +41,8 @@ DATADIR = ENV.get("OPMAP_DATADIR", "share")
 MANDIR = ENV.get("OPMAP_MANDIR", "share/man")
 PYTHONDIR = ENV.get("OPMAP_PYTHONDIR", "lib/python3/dist-packages")
 MAJOR = VERSION.split(".")[0] if VERSION else "0"
+# The SONAME follows the ABI generation (OPMAP_ABI_VERSION), not the release version.
+ABI = ENV.get("OPMAP_ABI", "")
 
 # Real models: torchvision's efficientnet_b0 (traced) and resnet18 (scripted) as TorchScript,
 # and PyTorch's ONNX exports from libonnx-testdata.
@@ -121,7 +123,7 @@ class Layout(Installed):
         libdir = self.p(LIBDIR)
         for rel in [os.path.join(BINDIR, "opmap"),
                     os.path.join(LIBDIR, "libopmap.so.%s" % VERSION),
-                    os.path.join(LIBDIR, "libopmap.so.%s" % MAJOR),
+                    os.path.join(LIBDIR, "libopmap.so.%s" % ABI),
                     os.path.join(LIBDIR, "libopmap.so"),
                     os.path.join(LIBDIR, "libopmap.a"),
                     os.path.join(LIBDIR, "pkgconfig", "opmap.pc"),
@@ -135,8 +137,8 @@ class Layout(Installed):
                     os.path.join(PYTHONDIR, "opmap", "_install.py")]:
             self.assertTrue(os.path.exists(self.p(rel)), rel)
         self.assertEqual(os.readlink(os.path.join(libdir, "libopmap.so")),
-                         "libopmap.so.%s" % MAJOR)
-        self.assertEqual(os.readlink(os.path.join(libdir, "libopmap.so.%s" % MAJOR)),
+                         "libopmap.so.%s" % ABI)
+        self.assertEqual(os.readlink(os.path.join(libdir, "libopmap.so.%s" % ABI)),
                          "libopmap.so.%s" % VERSION)
         self.assertTrue(os.access(self.p(BINDIR, "opmap"), os.X_OK))
 
@@ -171,7 +173,7 @@ class Layout(Installed):
         dyn = run(["readelf", "-d", self.p(BINDIR, "opmap")]).stdout
         rel = os.path.relpath(self.p(LIBDIR), self.p(BINDIR))
         self.assertRegex(dyn, r"R(UN)?PATH.*\[\$ORIGIN/%s\]" % re.escape(rel))
-        self.assertIn("Library soname: [libopmap.so.%s]" % MAJOR,
+        self.assertIn("Library soname: [libopmap.so.%s]" % ABI,
                       run(["readelf", "-d", self.p(LIBDIR, "libopmap.so")]).stdout)
 
     def test_man_page_renders_cleanly(self):
@@ -187,7 +189,7 @@ class Cli(Installed):
         out = run([exe, "--version"], env=clean_env()).stdout
         self.assertEqual(out.strip(), "opmap %s" % VERSION)
         ldd = run(["ldd", exe], env=clean_env()).stdout
-        m = re.search(r"libopmap\.so\.%s => (\S+)" % MAJOR, ldd)
+        m = re.search(r"libopmap\.so\.%s => (\S+)" % ABI, ldd)
         self.assertIsNotNone(m, ldd)
         self.assertEqual(os.path.realpath(m.group(1)),
                          os.path.realpath(self.p(LIBDIR, "libopmap.so.%s" % VERSION)))
@@ -244,7 +246,7 @@ class PkgConfig(Installed):
         run(["make", "-C", work, "CC=%s" % CC, "CFLAGS=-O2 -Wall -Wextra -Werror " +
              " ".join(EXTRA), "LDFLAGS=-Wl,-rpath,%s %s" % (libdir, " ".join(EXTRA))], env=env)
         exe = os.path.join(work, "scan_model")
-        self.assertIn(os.path.join(libdir, "libopmap.so.%s" % MAJOR),
+        self.assertIn(os.path.join(libdir, "libopmap.so.%s" % ABI),
                       run(["ldd", exe], env=clean_env()).stdout)
         for model in MODELS:
             self.check_example_output(run([exe, model], env=clean_env()).stdout, model)
@@ -274,7 +276,7 @@ class FindPackage(Installed):
 
     def test_example_shared(self):
         exe = self.build("example-cmake")
-        self.assertIn(os.path.realpath(self.p(LIBDIR, "libopmap.so.%s" % MAJOR)),
+        self.assertIn(os.path.realpath(self.p(LIBDIR, "libopmap.so.%s" % ABI)),
                       [os.path.realpath(p) for p in
                        re.findall(r"=> (\S+)", run(["ldd", exe], env=clean_env()).stdout)])
         for model in MODELS:
@@ -330,8 +332,8 @@ PARTS = {"layout": Layout, "cli": Cli, "pkgconfig": PkgConfig, "find_package": F
 if __name__ == "__main__":
     if len(sys.argv) != 2 or sys.argv[1] not in PARTS:
         sys.exit("usage: test_install.py %s" % "|".join(PARTS))
-    if not (BUILD and SOURCE and CLI and VERSION):
-        sys.exit("run through ctest (OPMAP_BUILD_DIR, OPMAP_SOURCE_DIR, OPMAP_CLI, OPMAP_VERSION)")
+    if not (BUILD and SOURCE and CLI and VERSION and ABI):
+        sys.exit("run through ctest (OPMAP_BUILD_DIR, OPMAP_SOURCE_DIR, OPMAP_CLI, OPMAP_VERSION, OPMAP_ABI)")
     suite = unittest.defaultTestLoader.loadTestsFromTestCase(PARTS[sys.argv[1]])
     result = unittest.TextTestRunner(verbosity=2).run(suite)
     sys.exit(0 if result.wasSuccessful() else 1)

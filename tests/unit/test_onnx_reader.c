@@ -304,7 +304,7 @@ static void test_reader__external_data_is_recorded_not_opened(void **state)
     const uint8_t *buf;
     size_t len;
     opmap_model *model;
-    opmap_model_stats st;
+    opmap_model_stats st = { .size = sizeof(st) };
     int64_t dims[2] = { 4, 4 };
 
     mb_init(&b);
@@ -318,7 +318,7 @@ static void test_reader__external_data_is_recorded_not_opened(void **state)
     buf = mb_pack(&b, m, &len);
 
     assert_non_null(model = open_bytes(ctx, buf, len, NULL));
-    opmap_model_stats_get(model, &st);
+    assert_int_equal(opmap_model_stats_get(model, &st), OPMAP_OK);
     assert_int_equal(st.initializers, 3);
     assert_int_equal(st.external_tensors, 2);
     assert_int_equal(st.weight_bytes, 4096 + 64);

@@ -138,20 +138,41 @@ static opmap_result *scan_model(fixture *f, mb *b, Onnx__ModelProto *m, const ch
 static const opmap_op *find_op(const opmap_result *res, const char *name)
 {
     size_t i;
-    for (i = 0; i < opmap_result_op_count(res); i++)
-        if (strcmp(opmap_op_name(opmap_result_op(res, i)), name) == 0)
-            return opmap_result_op(res, i);
+    const opmap_op *op;
+    for (i = 0; i < opmap_result_op_count(res); i++) {
+        assert_int_equal(opmap_result_op(res, i, &op), OPMAP_OK);
+        if (strcmp(opmap_op_name(op), name) == 0)
+            return op;
+    }
     fail_msg("no operator %s in the result", name);
     return NULL;
 }
 
-/* The reason whose message contains `needle`, or a failure. */
-static opmap_reason find_reason(const opmap_op *op, const char *needle)
+/* The operator's answer on the result's chip i, which must exist. */
+static opmap_op_chip_info chip_of(const opmap_op *op, size_t i)
 {
-    opmap_reason r;
+    opmap_op_chip_info c = { .size = sizeof(c) };
+    assert_int_equal(opmap_op_chip(op, i, &c), OPMAP_OK);
+    return c;
+}
+
+/* The result's unpublished operators, and what verifying them costs. */
+static uint64_t unpublished(const opmap_result *res, opmap_effort *effort)
+{
+    opmap_summary s = { .size = sizeof(s) };
+    assert_int_equal(opmap_result_summary(res, &s), OPMAP_OK);
+    if (effort)
+        *effort = s.unpublished_effort;
+    return s.unpublished;
+}
+
+/* The reason whose message contains `needle`, or a failure. */
+static opmap_reason_info find_reason(const opmap_op *op, const char *needle)
+{
+    opmap_reason_info r = { .size = sizeof(r) };
     size_t i;
     for (i = 0; i < opmap_op_reason_count(op); i++) {
-        opmap_op_reason(op, i, &r);
+        assert_int_equal(opmap_op_reason(op, i, &r), OPMAP_OK);
         if (strstr(r.message, needle))
             return r;
     }
@@ -177,7 +198,7 @@ static void test_rules__attribute_in_set_per_chip(void **state)
     Onnx__NodeProto *n;
     opmap_result *res;
     const opmap_op *op;
-    opmap_reason r;
+    opmap_reason_info r;
     int64_t dims[1] = { 4 };
 
     mb_init(&b);
@@ -188,8 +209,8 @@ static void test_rules__attribute_in_set_per_chip(void **state)
     res = scan_model(f, &b, model17(&b, g), "all", NULL);
     op = find_op(res, "Resize");
     assert_int_equal(opmap_result_chip_count(res), 3);
-    assert_int_equal(opmap_op_chip_status(op, 0), OPMAP_OP_FULL);    /* chip_a */
-    assert_int_equal(opmap_op_chip_status(op, 1), OPMAP_OP_REWRITE); /* chip_b: the constraint */
+    assert_int_equal(chip_of(op, 0).status, OPMAP_OP_FULL);    /* chip_a */
+    assert_int_equal(chip_of(op, 1).status, OPMAP_OP_REWRITE); /* chip_b: the constraint */
     assert_int_equal(opmap_op_status(op), OPMAP_OP_REWRITE);         /* worst over chips */
     r = find_reason(op, "cubic unsupported");
     assert_string_equal(r.value, "mode=cubic");
@@ -202,7 +223,14 @@ static void test_rules__attribute_in_set_per_chip(void **state)
     res = scan_model(f, &b, model17(&b, g), NULL, NULL);
     op = find_op(res, "Resize");
     assert_int_equal(opmap_result_chip_count(res), 1);
-    assert_string_equal(opmap_result_chip(res, 0), "chip_a");
+    {
+        const char *chip = NULL;
+        assert_int_equal(opmap_result_chip(res, 0, &chip), OPMAP_OK);
+        assert_string_equal(chip, "chip_a");
+        assert_int_equal(opmap_result_chip(res, opmap_result_chip_count(res), &chip),
+                         OPMAP_EINVAL);
+        assert_null(chip);
+    }
     assert_int_equal(opmap_op_status(op), OPMAP_OP_FULL);
     assert_int_equal(opmap_op_reason_count(op), 0);
     opmap_result_free(res);
@@ -217,7 +245,7 @@ static void test_rules__defaults_and_flags(void **state)
     Onnx__NodeProto *n;
     opmap_result *res;
     const opmap_op *op;
-    opmap_reason r;
+    opmap_reason_info r;
 
     mb_init(&b);
     g = mb_graph(&b, "g");
@@ -262,7 +290,7 @@ static void test_rules__list_attributes_and_ordering(void **state)
     Onnx__NodeProto *n;
     opmap_result *res;
     const opmap_op *op;
-    opmap_reason r;
+    opmap_reason_info r;
 
     mb_init(&b);
     g = mb_graph(&b, "g");
@@ -295,7 +323,7 @@ static void test_rules__rank_and_dtype_from_inference(void **state)
     Onnx__NodeProto *n;
     opmap_result *res;
     const opmap_op *op;
-    opmap_reason r;
+    opmap_reason_info r;
     int64_t d7[7] = { 1, 1, 1, 1, 1, 2, 2 }, d2[2] = { 2, 2 };
 
     mb_init(&b);
@@ -320,8 +348,8 @@ static void test_rules__rank_and_dtype_from_inference(void **state)
     /* chip_c is unknown and says so */
     r = find_reason(op, "nobody says");
     assert_int_equal(r.chips, 1u << 2);
-    assert_true(opmap_op_chip_unknown(op, 2));
-    assert_false(opmap_op_chip_unknown(op, 0));
+    assert_true(chip_of(op, 2).unknown);
+    assert_false(chip_of(op, 0).unknown);
     assert_int_equal(opmap_op_status(op), OPMAP_OP_REWRITE);
     opmap_result_free(res);
     mb_free(&b);
@@ -334,7 +362,7 @@ static void test_rules__dtype_differs_by_chip(void **state)
     Onnx__GraphProto *g;
     opmap_result *res;
     const opmap_op *op;
-    opmap_reason r;
+    opmap_reason_info r;
     int64_t d2[2] = { 2, 2 };
 
     mb_init(&b);
@@ -372,8 +400,7 @@ static void test_rules__dtypes_bound_to_their_input(void **state)
     Onnx__GraphProto *g;
     opmap_result *res;
     const opmap_op *op;
-    opmap_reason r;
-    const char *grade, *sources;
+    opmap_reason_info r;
     int64_t d2[2] = { 2, 2 }, d1[1] = { 2 };
 
     mb_init(&b);
@@ -391,8 +418,7 @@ static void test_rules__dtypes_bound_to_their_input(void **state)
     r = find_reason(op, "input 1 dtype int32");
     assert_string_equal(r.value, "dtype(input 1)=int32");
     assert_string_equal(r.example, "main/e32");
-    assert_int_equal(opmap_op_reason_evidence(op, 0, &grade, &sources), OPMAP_OK);
-    assert_string_equal(sources, "s");
+    assert_string_equal(r.sources, "s");
     op = find_op(res, "Mul");
     assert_int_equal(opmap_op_status(op), OPMAP_OP_PARTIAL);
     assert_string_equal(find_reason(op, "input 1 dtype int8").value, "dtype(input 1)=int8");
@@ -479,7 +505,7 @@ static void test_rules__advisory_and_condition_lists(void **state)
     Onnx__NodeProto *n;
     opmap_result *res;
     const opmap_op *op;
-    opmap_reason r;
+    opmap_reason_info r;
     int64_t d2[2] = { 2, 2 }, d3[3] = { 2, 2, 2 };
 
     mb_init(&b);
@@ -516,7 +542,7 @@ static void test_rules__unpublished_chip_counted_apart(void **state)
     Onnx__GraphProto *g;
     opmap_result *res;
     const opmap_op *op;
-    opmap_summary one, two;
+    opmap_summary one = { .size = sizeof(one) }, two = { .size = sizeof(two) };
     opmap_effort e;
     int64_t d2[2] = { 2, 2 };
 
@@ -527,25 +553,25 @@ static void test_rules__unpublished_chip_counted_apart(void **state)
     mb_node(&b, g, "MatMul", NULL, "mm", (const char *const[]){ "i", "i", NULL }, NULL);
     mb_node(&b, g, "Relu", NULL, "r", (const char *const[]){ "x", NULL }, NULL);
     res = scan_model(f, &b, model17(&b, g), "chip_a", NULL);
-    opmap_result_summary(res, &one);
-    assert_int_equal(opmap_result_unpublished(res, &e), 0);
+    assert_int_equal(opmap_result_summary(res, &one), OPMAP_OK);
+    assert_int_equal(unpublished(res, &e), 0);
     opmap_result_free(res);
     res = scan_model(f, &b, model17(&b, g), "chip_a,chip_c", NULL);
-    opmap_result_summary(res, &two);
+    assert_int_equal(opmap_result_summary(res, &two), OPMAP_OK);
     assert_int_equal(two.effort_total.expected, one.effort_total.expected);
     assert_int_equal(two.effort_total.max, one.effort_total.max);
-    assert_int_equal(opmap_result_unpublished(res, &e), 1);
+    assert_int_equal(unpublished(res, &e), 1);
     assert_int_equal(e.expected, 200); /* the table's default weights.unpublished */
     op = find_op(res, "MatMul");
     assert_true(opmap_op_unpublished(op));
-    assert_true(opmap_op_chip_unknown(op, 1));
+    assert_true(chip_of(op, 1).unknown);
     assert_false(opmap_op_unpublished(find_op(res, "Relu")));
     opmap_result_free(res);
     /* with only the unpublished chip, the row's general answer is all there is */
     res = scan_model(f, &b, model17(&b, g), "chip_c", NULL);
     op = find_op(res, "MatMul");
     assert_int_equal(opmap_op_status(op), OPMAP_OP_FULL); /* the row has no general dtypes */
-    assert_int_equal(opmap_result_unpublished(res, NULL), 1);
+    assert_int_equal(unpublished(res, NULL), 1);
     opmap_result_free(res);
     mb_free(&b);
 }
@@ -558,8 +584,8 @@ static void test_rules__unpublished_only_says_it_is_estimated(void **state)
     Onnx__GraphProto *g;
     opmap_result *res;
     const opmap_op *op;
-    opmap_summary one, two;
-    opmap_reason r;
+    opmap_summary one = { .size = sizeof(one) }, two = { .size = sizeof(two) };
+    opmap_reason_info r;
     int64_t d2[2] = { 2, 2 };
 
     mb_init(&b);
@@ -567,16 +593,16 @@ static void test_rules__unpublished_only_says_it_is_estimated(void **state)
     mb_input(&b, g, "x", 1, d2, NULL, 2);
     mb_node(&b, g, "Softsign", NULL, "s", (const char *const[]){ "x", NULL }, NULL);
     res = scan_model(f, &b, model17(&b, g), "chip_a", NULL);
-    opmap_result_summary(res, &one);
+    assert_int_equal(opmap_result_summary(res, &one), OPMAP_OK);
     assert_int_equal(opmap_op_status(find_op(res, "Softsign")), OPMAP_OP_FULL);
     opmap_result_free(res);
     /* chip_c's general answer (rewrite) would cost 2.5 days: it is left out */
     res = scan_model(f, &b, model17(&b, g), "chip_a,chip_c", NULL);
-    opmap_result_summary(res, &two);
+    assert_int_equal(opmap_result_summary(res, &two), OPMAP_OK);
     op = find_op(res, "Softsign");
     assert_int_equal(opmap_op_status(op), OPMAP_OP_FULL);
     assert_int_equal(two.effort_total.expected, one.effort_total.expected);
-    assert_int_equal(opmap_op_chip_status(op, 1), OPMAP_OP_REWRITE);
+    assert_int_equal(chip_of(op, 1).status, OPMAP_OP_REWRITE);
     assert_string_equal(find_reason(op, "no public source").value,
                         "answer unpublished for this chip: counted apart, not estimated");
     assert_string_equal(opmap_op_ascend_op(op), "");
@@ -586,7 +612,7 @@ static void test_rules__unpublished_only_says_it_is_estimated(void **state)
     assert_int_equal(opmap_op_status(op), OPMAP_OP_REWRITE);
     r = find_reason(op, "no public source");
     assert_non_null(strstr(r.value, "estimated on the row's general answer"));
-    assert_int_equal(opmap_result_unpublished(res, NULL), 1);
+    assert_int_equal(unpublished(res, NULL), 1);
     opmap_result_free(res);
     mb_free(&b);
 }
@@ -850,8 +876,8 @@ static void test_rules__segments_split_at_breakers(void **state)
     Onnx__GraphProto *g, *body;
     Onnx__NodeProto *loop;
     opmap_result *res;
-    opmap_segments s;
-    const char *node, *op, *why;
+    opmap_segments s = { .size = sizeof(s) };
+    opmap_breaker_info br = { .size = sizeof(br) };
 
     mb_init(&b);
     body = mb_graph(&b, "body");
@@ -868,7 +894,7 @@ static void test_rules__segments_split_at_breakers(void **state)
     mb_attr_graph(&b, loop, "body", body);
     mb_node(&b, g, "Relu", NULL, "r4", NULL, NULL);
     res = scan_model(f, &b, model17(&b, g), NULL, NULL);
-    opmap_result_segments(res, &s);
+    assert_int_equal(opmap_result_segments(res, &s), OPMAP_OK);
     /* main: [r1 k r2] u [r3] loop [r4] = 3 segments, 4 transitions;
        body: [b1] b2 [b3] = 2 segments, 2 transitions */
     assert_int_equal(s.segments, 5);
@@ -877,16 +903,17 @@ static void test_rules__segments_split_at_breakers(void **state)
     assert_int_equal(s.npu_nodes, 6);
     assert_int_equal(s.nodes, 10);
     assert_int_equal(s.breakers, 3);
-    assert_int_equal(opmap_result_breaker(res, 0, &node, &op, &why), OPMAP_OK);
-    assert_string_equal(node, "main/u");
-    assert_string_equal(op, "x.y::Unknown");
-    assert_non_null(strstr(why, "unmapped"));
-    opmap_result_breaker(res, 1, &node, &op, &why);
-    assert_string_equal(node, "main/loop");
-    assert_non_null(strstr(why, "host"));
-    opmap_result_breaker(res, 2, &node, &op, &why);
-    assert_string_equal(node, "main/loop/body/b2"); /* the split inside the body */
-    assert_non_null(strstr(why, "AI CPU"));
+    assert_int_equal(opmap_result_breaker(res, 0, &br), OPMAP_OK);
+    assert_string_equal(br.node, "main/u");
+    assert_string_equal(br.op, "x.y::Unknown");
+    assert_non_null(strstr(br.why, "unmapped"));
+    assert_int_equal(opmap_result_breaker(res, 1, &br), OPMAP_OK);
+    assert_string_equal(br.node, "main/loop");
+    assert_non_null(strstr(br.why, "host"));
+    assert_int_equal(opmap_result_breaker(res, 2, &br), OPMAP_OK);
+    assert_string_equal(br.node, "main/loop/body/b2"); /* the split inside the body */
+    assert_non_null(strstr(br.why, "AI CPU"));
+    assert_int_equal(opmap_result_breaker(res, 3, &br), OPMAP_EINVAL);
     opmap_result_free(res);
     mb_free(&b);
 }
@@ -898,9 +925,10 @@ static int has_risk(const opmap_result *res, const char *kind, const char *needl
 {
     size_t i;
     for (i = 0; i < opmap_result_risk_count(res); i++) {
-        const char *k, *m, *w;
-        opmap_result_risk(res, i, &k, &m, &w);
-        if (strcmp(k, kind) == 0 && strstr(m, needle) && (!where || strcmp(w, where) == 0))
+        opmap_risk_info k = { .size = sizeof(k) };
+        assert_int_equal(opmap_result_risk(res, i, &k), OPMAP_OK);
+        if (strcmp(k.kind, kind) == 0 && strstr(k.message, needle) &&
+            (!where || strcmp(k.where, where) == 0))
             return 1;
     }
     return 0;

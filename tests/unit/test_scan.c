@@ -51,6 +51,14 @@ static int teardown(void **state)
     return 0;
 }
 
+/* Instance i's node path; the instance must exist. */
+static const char *path_of(const opmap_op *op, size_t i)
+{
+    opmap_path_info p = { .size = sizeof(p) };
+    assert_int_equal(opmap_op_path(op, i, &p), OPMAP_OK);
+    return p.path;
+}
+
 static void test_scan__groups_per_distinct_operator(void **state)
 {
     fixture *f = *state;
@@ -62,7 +70,7 @@ static void test_scan__groups_per_distinct_operator(void **state)
     size_t len;
     opmap_model *model;
     opmap_result *res;
-    opmap_summary s;
+    opmap_summary s = { .size = sizeof(s) };
     const opmap_op *op;
     opmap_error err;
 
@@ -88,7 +96,7 @@ static void test_scan__groups_per_distinct_operator(void **state)
 
     assert_int_equal(opmap_result_op_count(res), 4);
     /* worst first: unmapped, partial, full, structural */
-    op = opmap_result_op(res, 0);
+    assert_int_equal(opmap_result_op(res, 0, &op), OPMAP_OK);
     assert_string_equal(opmap_op_domain(op), "com.example");
     assert_string_equal(opmap_op_name(op), "NoSuchOp");
     assert_int_equal(opmap_op_status(op), OPMAP_OP_UNMAPPED);
@@ -96,27 +104,27 @@ static void test_scan__groups_per_distinct_operator(void **state)
     assert_int_equal(opmap_op_since(op), 0);
     assert_null(opmap_op_row(op));
 
-    op = opmap_result_op(res, 1);
+    assert_int_equal(opmap_result_op(res, 1, &op), OPMAP_OK);
     assert_string_equal(opmap_op_name(op), "Relu");
     assert_int_equal(opmap_op_status(op), OPMAP_OP_PARTIAL);
     assert_int_equal(opmap_op_instances(op), 2);
     assert_int_equal(opmap_op_since(op), 14);
     assert_string_equal(opmap_op_hint(op), "do x");
     assert_int_equal(opmap_op_path_count(op), 2);
-    assert_string_equal(opmap_op_path(op, 0), "main/Relu_1");
-    assert_string_equal(opmap_op_path(op, 1), "main/If_3/then_branch/inner_relu");
+    assert_string_equal(path_of(op, 0), "main/Relu_1");
+    assert_string_equal(path_of(op, 1), "main/If_3/then_branch/inner_relu");
 
-    op = opmap_result_op(res, 2);
+    assert_int_equal(opmap_result_op(res, 2, &op), OPMAP_OK);
     assert_string_equal(opmap_op_name(op), "Conv");
     assert_int_equal(opmap_op_instances(op), 3);
     assert_string_equal(opmap_op_ascend_op(op), "Conv2D");
     assert_string_equal(opmap_op_engine(op), "ai_core");
-    assert_string_equal(opmap_op_path(op, 2), "main/c3");
+    assert_string_equal(path_of(op, 2), "main/c3");
 
-    op = opmap_result_op(res, 3);
+    assert_int_equal(opmap_result_op(res, 3, &op), OPMAP_OK);
     assert_int_equal(opmap_op_status(op), OPMAP_OP_STRUCTURAL);
 
-    opmap_result_summary(res, &s);
+    assert_int_equal(opmap_result_summary(res, &s), OPMAP_OK);
     assert_int_equal(s.operators_total, 4);
     assert_int_equal(s.instances_total, 7);
     assert_int_equal(s.operators[OPMAP_OP_FULL], 1);
@@ -127,6 +135,30 @@ static void test_scan__groups_per_distinct_operator(void **state)
     assert_int_equal(s.effort_total.min, 100 + 500 + 2000);
     assert_int_equal(s.effort_total.max, 100 + 1000 + 3000);
     assert_int_equal(s.effort[OPMAP_OP_STRUCTURAL].expected, 0);
+
+    /* Info structs (docs/api.md): the caller's size says what may be written. */
+    {
+        struct { opmap_summary s; unsigned char tail[16]; } newer;
+        opmap_summary older;
+        opmap_path_info p = { .size = sizeof(p) };
+        memset(&newer, 0xab, sizeof(newer));
+        newer.s.size = sizeof(newer); /* built against larger headers: fill ours, no more */
+        assert_int_equal(opmap_result_summary(res, &newer.s), OPMAP_OK);
+        assert_int_equal(newer.s.size, sizeof(newer));
+        assert_int_equal(newer.s.operators_total, 4);
+        assert_int_equal(newer.tail[0], 0xab);
+        assert_int_equal(newer.tail[15], 0xab);
+        memset(&older, 0xcd, sizeof(older));
+        older.size = 0;
+        assert_int_equal(opmap_result_summary(res, &older), OPMAP_EINVAL);
+        older.size = offsetof(opmap_summary, unpublished_effort); /* below the first version */
+        assert_int_equal(opmap_result_summary(res, &older), OPMAP_EINVAL);
+        assert_int_equal(older.operators_total, 0xcdcdcdcdcdcdcdcdull); /* nothing written */
+        assert_int_equal(opmap_result_summary(res, NULL), OPMAP_EINVAL);
+        assert_int_equal(opmap_op_path(op, opmap_op_path_count(op), &p), OPMAP_EINVAL);
+        assert_int_equal(opmap_result_op(res, 4, &op), OPMAP_EINVAL);
+        assert_null(op);
+    }
     opmap_result_free(res);
     mb_free(&b);
 }
@@ -141,7 +173,7 @@ static void test_estimate__weights_override_the_table(void **state)
     size_t len;
     opmap_model *model;
     opmap_result *res;
-    opmap_summary s;
+    opmap_summary s = { .size = sizeof(s) };
     opmap_weights w;
     opmap_scan_options opts = OPMAP_SCAN_OPTIONS_INIT;
     opmap_error err;
@@ -167,7 +199,7 @@ static void test_estimate__weights_override_the_table(void **state)
     opts.weights = &w;
     assert_int_equal(opmap_model_open_memory(&model, f->ctx, buf, len, "w.onnx", &err), OPMAP_OK);
     assert_int_equal(opmap_scan(&res, f->ctx, model, f->table, &opts, &err), OPMAP_OK);
-    opmap_result_summary(res, &s);
+    assert_int_equal(opmap_result_summary(res, &s), OPMAP_OK);
     assert_int_equal(s.effort_total.min, 100 + 1000 + 5000);
     assert_int_equal(s.effort_total.expected, 100 + 1500 + 6000);
     assert_int_equal(s.effort_total.max, 100 + 2000 + 9000);
@@ -176,7 +208,7 @@ static void test_estimate__weights_override_the_table(void **state)
     opmap_result_free(res);
     /* without the override: unmapped weighs as rewrite (table default 2/2.5/3) */
     assert_int_equal(opmap_scan(&res, f->ctx, model, f->table, NULL, &err), OPMAP_OK);
-    opmap_result_summary(res, &s);
+    assert_int_equal(opmap_result_summary(res, &s), OPMAP_OK);
     assert_int_equal(s.effort[OPMAP_OP_UNMAPPED].expected, 2500);
     assert_int_equal(s.effort_total.expected, 100 + 800 + 2500);
     opmap_result_free(res);
@@ -196,7 +228,7 @@ static void test_estimate__weights_override_the_table(void **state)
 static void test_estimate__seed_guide_example_is_112_8_days(void **state)
 {
     static om_estimate_op ops[200];
-    opmap_summary s;
+    opmap_summary s = { .size = sizeof(s) };
     size_t i;
     (void)state;
     for (i = 0; i < 200; i++) {

@@ -212,7 +212,7 @@ static void test_waivers__index_matches_the_naive_order(void **state)
             assert_int_equal(opmap_policy_check(&v, f->ctx, (const opmap_result *const *)res, 3,
                                                 &policy, NULL), OPMAP_OK);
             for (k = 0; k < opmap_verdict_finding_count(v); k++) {
-                opmap_finding fd;
+                opmap_finding fd = { .size = sizeof(fd) };
                 const om_waiver *want;
                 assert_int_equal(opmap_verdict_finding(v, k, &fd), OPMAP_OK);
                 want = naive(ws, &fd, op_of(res, 3, &fd));
@@ -247,7 +247,7 @@ static void test_waivers__matching_is_linear(void **state)
     opmap_waivers *ws;
     opmap_verdict *v;
     opmap_policy policy = OPMAP_POLICY_INIT;
-    opmap_finding fd;
+    opmap_finding fd = { .size = sizeof(fd) };
     assert_non_null(y);
     assert_int_equal(res->n_ops, 1);
     assert_int_equal(res->ops[0]->n_paths, NODES);
@@ -269,7 +269,7 @@ static void test_waivers__matching_is_linear(void **state)
     assert_int_equal(opmap_policy_check(&v, f->ctx, (const opmap_result *const *)&res, 1, &policy,
                                         NULL), OPMAP_OK);
     assert_int_equal(opmap_verdict_finding_count(v), 1);
-    opmap_verdict_finding(v, 0, &fd);
+    assert_int_equal(opmap_verdict_finding(v, 0, &fd), OPMAP_OK);
     assert_true(fd.waived);
     assert_string_equal(fd.waiver_reason, "last");
     /* naively: up to WAIVERS x NODES = 2e8 comparisons; here a few per match */
