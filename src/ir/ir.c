@@ -2,7 +2,7 @@
  * ir/ir.c - dtype names, domains, look-ups and interning for the IR (see ir.h).
  */
 #include "ir.h"
-#include "../core/hash.h"
+#include "core/hash.h"
 
 #include <string.h>
 

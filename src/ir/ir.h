@@ -19,7 +19,7 @@
 
 #include <opmap/model.h>
 
-#include "../core/mem.h"
+#include "core/mem.h"
 
 /* dtypes: ONNX TensorProto.DataType numbering, which TorchScript types are mapped onto. */
 enum {

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "core/context.h"
-#include "../core/err.h"
-#include "../core/hash.h"
+#include "core/err.h"
+#include "core/hash.h"
 #include "core/out.h"
 #include "policy_internal.h"
 

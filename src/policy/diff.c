@@ -14,7 +14,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "../core/err.h"
+#include "core/err.h"
 #include "core/out.h"
 #include "policy_internal.h"
 

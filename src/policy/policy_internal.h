@@ -6,7 +6,7 @@
 
 #include <opmap/policy.h>
 
-#include "../core/mem.h"
+#include "core/mem.h"
 
 typedef struct om_waiver {
     const char *domain;        /* NULL: any domain */

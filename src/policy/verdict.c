@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "core/context.h"
-#include "../core/err.h"
+#include "core/err.h"
 #include "core/info.h"
 #include "scan/result_estimate.h"
 #include "scan/result_internal.h"

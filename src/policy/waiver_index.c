@@ -12,7 +12,7 @@
  */
 #include <string.h>
 
-#include "../core/hash.h"
+#include "core/hash.h"
 #include "policy_internal.h"
 
 #define NONE UINT32_MAX

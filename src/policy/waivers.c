@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "core/context.h"
-#include "../core/err.h"
-#include "../core/mapfile.h"
+#include "core/err.h"
+#include "core/mapfile.h"
 #include "core/yaml_read.h"
 #include "policy_internal.h"
 

@@ -9,11 +9,11 @@
  */
 #include <string.h>
 
-#include "../core/err.h"
-#include "../core/mapfile.h"
-#include "onnx/onnx_reader.h"
+#include "core/err.h"
+#include "core/mapfile.h"
+#include "readers/onnx/onnx_reader.h"
 #include "reader.h"
-#include "torchscript/torchscript_reader.h"
+#include "readers/torchscript/torchscript_reader.h"
 
 opmap_format om_detect_format(const unsigned char *data, uint64_t size, om_mapped *view)
 {

@@ -9,7 +9,7 @@
 #include <opmap/context.h>
 #include <opmap/error.h>
 
-#include "../ir/ir.h"
+#include "ir/ir.h"
 
 struct om_mapped;
 

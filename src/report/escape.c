@@ -3,7 +3,7 @@
  */
 #include "escape.h"
 
-#include "../core/err.h"
+#include "core/err.h"
 
 /*
  * Bytes that are not UTF-8 (a name from a model may hold any bytes) make an XML report

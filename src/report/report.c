@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/context.h"
-#include "../core/err.h"
+#include "core/err.h"
 #include "scan/result_estimate.h"
 #include "scan/result_internal.h"
 #include "report_internal.h"

@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "../scan/result_internal.h"
+#include "scan/result_internal.h"
 #include "escape.h"
 #include "report_internal.h"
 

@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../scan/result_internal.h"
-#include "../table/table_internal.h"
+#include "scan/result_internal.h"
+#include "table/table_internal.h"
 #include "escape.h"
 #include "report_internal.h"
 

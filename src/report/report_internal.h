@@ -7,7 +7,7 @@
 #include <opmap/report.h>
 #include <opmap/version.h>
 
-#include "../estimate/portfolio.h"
+#include "estimate/portfolio.h"
 #include "core/out.h"
 
 #include <opmap/policy.h>

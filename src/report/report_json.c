@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../ir/ir.h"
-#include "../scan/result_internal.h"
-#include "../table/table_internal.h"
+#include "ir/ir.h"
+#include "scan/result_internal.h"
+#include "table/table_internal.h"
 #include "jsonw.h"
 #include "report_internal.h"
 

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../scan/result_internal.h"
+#include "scan/result_internal.h"
 #include "escape.h"
 #include "report_internal.h"
 

@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../scan/result_internal.h"
-#include "../table/table_internal.h"
-#include "../core/err.h"
+#include "scan/result_internal.h"
+#include "table/table_internal.h"
+#include "core/err.h"
 #include "escape.h"
 #include "report_internal.h"
 

@@ -7,8 +7,8 @@
 
 #include <opmap/report.h>
 
-#include "../core/err.h"
-#include "../core/mem.h"
+#include "core/err.h"
+#include "core/mem.h"
 #include "core/context.h"
 
 /* --- memory --- */

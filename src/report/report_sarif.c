@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../scan/result_internal.h"
+#include "scan/result_internal.h"
 #include "jsonw.h"
 #include "report_internal.h"
 

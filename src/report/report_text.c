@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../scan/result_internal.h"
-#include "../table/table_internal.h"
+#include "scan/result_internal.h"
+#include "table/table_internal.h"
 #include "report_internal.h"
 
 #define C_RESET "\033[0m"

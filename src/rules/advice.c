@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/text.h"
-#include "../table/table_internal.h"
+#include "core/text.h"
+#include "table/table_internal.h"
 
 #define CHAIN_MAX 16
 

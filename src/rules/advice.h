@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../ir/ir.h"
-#include "../walker/walker.h"
+#include "ir/ir.h"
+#include "walker/walker.h"
 
 typedef struct om_advice_state {
     uint64_t count;           /* matches: instances or inputs */

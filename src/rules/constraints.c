@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/text.h"
+#include "core/text.h"
 
 /* An attribute value as the comparisons see it. */
 typedef struct val {

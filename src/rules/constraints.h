@@ -11,8 +11,8 @@
 
 #include <stddef.h>
 
-#include "../ir/ir.h"
-#include "../table/table_internal.h"
+#include "ir/ir.h"
+#include "table/table_internal.h"
 
 /*
  * 1 when `c` holds for node `n` (each of its conditions, when `when` is a list); then

@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "../core/mem.h"
+#include "core/mem.h"
 
 enum { OM_PLACE_NEUTRAL = 0, OM_PLACE_NPU = 1, OM_PLACE_BREAK = 2 };
 

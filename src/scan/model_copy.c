@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "scan_internal.h"
-#include "../core/hash.h"
+#include "core/hash.h"
 
 static const char *dup_or_empty(om_arena *a, const char *s)
 {

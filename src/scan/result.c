@@ -3,7 +3,7 @@
  */
 #include <opmap/scan.h>
 
-#include "../table/table_internal.h"
+#include "table/table_internal.h"
 #include "core/info.h"
 #include "result_internal.h"
 

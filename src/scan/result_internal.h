@@ -7,9 +7,9 @@
 
 #include <opmap/scan.h>
 
-#include "../core/mem.h"
-#include "../ir/ir.h"
-#include "../rules/segments.h"
+#include "core/mem.h"
+#include "ir/ir.h"
+#include "rules/segments.h"
 
 /* Why an operator is not simply "full": a constraint that fired, a dtype a chip lacks. */
 typedef struct om_reason {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/text.h"
+#include "core/text.h"
 #include "scan_internal.h"
 
 static int add_risk(opmap_result *res, const char *kind, int level, int from_flag,

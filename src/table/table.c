@@ -8,10 +8,10 @@
 #include <opmap/table.h>
 
 #include "core/context.h"
-#include "../core/err.h"
-#include "../core/mapfile.h"
+#include "core/err.h"
+#include "core/mapfile.h"
 #include "core/info.h"
-#include "../ir/ir.h"
+#include "ir/ir.h"
 #include "table_internal.h"
 
 static const char *const status_names[OPMAP_OP_STATUS_COUNT] = {

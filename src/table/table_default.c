@@ -7,7 +7,7 @@
  */
 #include <opmap/table.h>
 
-#include "../core/err.h"
+#include "core/err.h"
 #include "table_internal.h"
 
 int opmap_table_load_default(opmap_table **out, opmap_ctx *ctx, opmap_error *err)

@@ -9,7 +9,7 @@
 
 #include <opmap/table.h>
 
-#include "../core/mem.h"
+#include "core/mem.h"
 
 /* Per-chip status adds "unknown" (nobody published an answer) to the row statuses. */
 #define OM_SOC_UNKNOWN (-1)

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/err.h"
-#include "../core/hash.h"
-#include "../ir/ir.h"
+#include "core/err.h"
+#include "core/hash.h"
+#include "ir/ir.h"
 #include "table_internal.h"
 #include "core/yaml_read.h"
 #include "core/yaml_tree.h"

@@ -7,8 +7,8 @@
 #include <opmap/table.h>
 
 #include "core/context.h"
-#include "../core/err.h"
-#include "../core/mapfile.h"
+#include "core/err.h"
+#include "core/mapfile.h"
 #include "core/yaml_read.h"
 
 int opmap_weights_load_memory(opmap_weights *out, opmap_ctx *ctx, const void *data, size_t size,

@@ -23,7 +23,7 @@
 
 #include <inttypes.h>
 
-#include "../core/err.h"
+#include "core/err.h"
 
 int om_walk_too_many_expansions(const ir_model *m, const opmap_limits *lim, opmap_error *err)
 {

@@ -9,8 +9,8 @@
 #include <opmap/context.h>
 #include <opmap/error.h>
 
-#include "../core/mem.h"
-#include "../ir/ir.h"
+#include "core/mem.h"
+#include "ir/ir.h"
 
 /* OPMAP_OK when the walk of m stays within lim's max_nodes and max_expansions; else
  * OPMAP_ELIMIT naming the limit (or a memory error). */

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/err.h"
+#include "core/err.h"
 #include "precount.h"
 
 typedef struct frame {

@@ -17,8 +17,8 @@
 #include <opmap/context.h>
 #include <opmap/error.h>
 
-#include "../core/mem.h"
-#include "../ir/ir.h"
+#include "core/mem.h"
+#include "ir/ir.h"
 
 typedef struct om_visit {
     const ir_node *node;

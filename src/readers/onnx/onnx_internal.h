@@ -12,8 +12,8 @@
 
 #include "onnx/onnx.pb-c.h"
 
-#include "../../core/err.h"
-#include "../../ir/ir.h"
+#include "core/err.h"
+#include "ir/ir.h"
 #include "onnx_fields.h"
 #include "pbwire.h"
 

@@ -9,7 +9,7 @@
 #include <opmap/context.h>
 #include <opmap/error.h>
 
-#include "../../ir/ir.h"
+#include "ir/ir.h"
 
 /*
  * Fills `m` (whose name, mem and arena are set up) from the bytes of an ONNX model.

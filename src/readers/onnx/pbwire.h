@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../core/mapfile.h"
+#include "core/mapfile.h"
 
 enum { PB_VARINT = 0, PB_FIXED64 = 1, PB_LEN = 2, PB_SGROUP = 3, PB_EGROUP = 4, PB_FIXED32 = 5 };
 

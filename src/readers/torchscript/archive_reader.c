@@ -10,7 +10,7 @@
  * forward is built, inlined and emitted (ts_opt, tsir_lower). Zips that are not TorchScript
  * get a clear OPMAP_EUNSUPPORTED.
  */
-#include "readers/torchscript/torchscript_reader.h"
+#include "torchscript_reader.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -22,7 +22,7 @@
 #include "readers/torchscript/lower/lower.h"
 #include "readers/torchscript/passes/optimize.h"
 #include "readers/torchscript/container/debug_pkl.h"
-#include "readers/torchscript/root_module.h"
+#include "root_module.h"
 #include "readers/torchscript/lang/types.h"
 #include "readers/torchscript/container/zip.h"
 

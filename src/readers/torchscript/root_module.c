@@ -8,7 +8,7 @@
  * torch's read fails, this one fails; where torch's could go on and this one cannot
  * follow, it fails too, so the class it returns is the one torch builds.
  */
-#include "readers/torchscript/root_module.h"
+#include "root_module.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

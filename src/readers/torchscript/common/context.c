@@ -1,7 +1,7 @@
 /*
  * readers/torchscript/common/context.c - the TorchScript reader's shared context and errors.
  */
-#include "readers/torchscript/common/context.h"
+#include "context.h"
 
 #include <stdarg.h>
 #include <stdio.h>

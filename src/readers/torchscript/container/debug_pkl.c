@@ -3,12 +3,12 @@
  * line) records (see container/debug_pkl.h), read with the pickle machine of
  * container/pickle.c.
  */
-#include "readers/torchscript/container/debug_pkl.h"
+#include "debug_pkl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "readers/torchscript/container/pickle.h"
+#include "pickle.h"
 
 
 static const tsc_pickle_value *item(const tsc_pickle_value *o, size_t i, int t)

@@ -7,7 +7,7 @@
  * bounded by the entry size, MARK nesting by max_pickle_depth. The opcode switch is one
  * function per family of opcodes.
  */
-#include "readers/torchscript/container/pickle.h"
+#include "pickle.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  * are asked for (om_need) before they are read: the end records, the directory, each local header;
  * the entries' data when one is read (container/zip_entry.c).
  */
-#include "readers/torchscript/container/zip_internal.h"
+#include "zip_internal.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  * 1.13 does not check them either (its miniz is built without CRC checks), so a file torch
  * reads is read the same.
  */
-#include "readers/torchscript/container/zip_internal.h"
+#include "zip_internal.h"
 
 #include <inttypes.h>
 #include <limits.h>

@@ -5,7 +5,7 @@
 #ifndef OM_TS_CONTAINER_ZIP_INTERNAL_H
 #define OM_TS_CONTAINER_ZIP_INTERNAL_H
 
-#include "readers/torchscript/container/zip.h"
+#include "zip.h"
 
 typedef struct tsc_zip_entry {
     const char *name;      /* a NUL-terminated copy, in tsc_zip.names */

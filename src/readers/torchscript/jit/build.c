@@ -11,14 +11,14 @@
  * types of builtins' results, expressions, calls and statements have a file each
  * (jit/build_types.c, jit/build_expr.c, jit/build_call.c, jit/build_stmt.c).
  */
-#include "readers/torchscript/jit/build.h"
+#include "build.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "readers/torchscript/jit/build_internal.h"
-#include "readers/torchscript/jit/kinds.h"
+#include "build_internal.h"
+#include "kinds.h"
 
 /* ---- errors and small helpers ---- */
 

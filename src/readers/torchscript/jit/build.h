@@ -6,7 +6,7 @@
 #define OM_TS_JIT_BUILD_H
 
 #include "readers/torchscript/lang/syntax.h"
-#include "readers/torchscript/jit/graph.h"
+#include "graph.h"
 #include "readers/torchscript/lang/types.h"
 
 /* Builds fn's graph. Errors name the code entry, line and column of the construct. */

@@ -11,8 +11,8 @@
  */
 #include <string.h>
 
-#include "readers/torchscript/jit/build_internal.h"
-#include "readers/torchscript/jit/kinds.h"
+#include "build_internal.h"
+#include "kinds.h"
 
 /* The attribute path of a module value from self ("layer1", "blocks.0"), or NULL. */
 static const char *receiver_label(tsj_builder *b, tsj_value *v)

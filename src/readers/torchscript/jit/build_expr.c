@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "readers/torchscript/jit/build_internal.h"
+#include "build_internal.h"
 
 int tsj_build_args(tsj_builder *b, const tsl_expr *e, tsj_node *n, uint32_t first)
 {

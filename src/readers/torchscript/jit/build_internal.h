@@ -6,7 +6,7 @@
 #ifndef OM_TS_JIT_BUILD_INTERNAL_H
 #define OM_TS_JIT_BUILD_INTERNAL_H
 
-#include "readers/torchscript/jit/build.h"
+#include "build.h"
 
 typedef struct tsj_undo_rec {
     const char *k;

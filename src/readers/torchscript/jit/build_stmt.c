@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "readers/torchscript/jit/build_internal.h"
+#include "build_internal.h"
 
 static int assign_name(tsj_builder *b, const tsl_expr *t, tsj_value *v)
 {

@@ -9,8 +9,8 @@
  */
 #include <string.h>
 
-#include "readers/torchscript/jit/build_internal.h"
-#include "readers/torchscript/jit/kinds.h"
+#include "build_internal.h"
+#include "kinds.h"
 
 static const tsl_type *num_result(tsj_builder *b, tsj_node *n, int to_float)
 {

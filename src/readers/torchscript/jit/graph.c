@@ -5,12 +5,12 @@
  * inlineCallTo does. Nodes made in all graphs together (each instance is copied once per
  * inlining level) are bounded by ts_ctx.node_budget, memory by max_heap_bytes.
  */
-#include "readers/torchscript/jit/graph.h"
+#include "graph.h"
 
 #include <inttypes.h>
 #include <string.h>
 
-#include "readers/torchscript/jit/kinds.h"
+#include "kinds.h"
 
 static int count_node(ts_ctx *c)
 {

@@ -1,11 +1,11 @@
 /*
  * readers/torchscript/jit/kinds.c - printed form <-> node kind tables (see jit/kinds.h).
  */
-#include "readers/torchscript/jit/kinds.h"
+#include "kinds.h"
 
 #include <string.h>
 
-#include "readers/torchscript/jit/graph.h"
+#include "graph.h"
 
 typedef struct kind_name {
     const char *ns, *op;

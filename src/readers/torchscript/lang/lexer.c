@@ -1,7 +1,7 @@
 /*
  * readers/torchscript/lang/lexer.c - tokenizer for TorchScript code entries (see lang/lexer.h).
  */
-#include "readers/torchscript/lang/lexer.h"
+#include "lexer.h"
 
 #include <inttypes.h>
 #include <string.h>

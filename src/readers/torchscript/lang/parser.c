@@ -6,14 +6,14 @@
  * max_depth. Syntax outside what the printer emits (binary operators, lambdas, ...) is an
  * error naming the entry, line and column.
  */
-#include "readers/torchscript/lang/syntax.h"
+#include "syntax.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "readers/torchscript/lang/lexer.h"
+#include "lexer.h"
 
 typedef struct tsl_parser {
     ts_ctx *c;

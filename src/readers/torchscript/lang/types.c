@@ -2,7 +2,7 @@
  * readers/torchscript/lang/types.c - TorchScript types: construction from annotations,
  * subtyping, unification and the predicates torch's passes use (see lang/types.h).
  */
-#include "readers/torchscript/lang/types.h"
+#include "types.h"
 
 #include <string.h>
 

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "readers/torchscript/lang/syntax.h"
+#include "syntax.h"
 
 enum {
     TY_UNKNOWN, TY_ANY, TY_TENSOR, TY_INT, TY_FLOAT, TY_BOOL, TY_STR, TY_NONE, TY_DEVICE,

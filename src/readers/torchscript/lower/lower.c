@@ -13,7 +13,7 @@
  * differ only in a constant argument (two LayerNorms with different eps) never share a
  * graph or a function.
  */
-#include "readers/torchscript/lower/lower.h"
+#include "lower.h"
 
 #include <inttypes.h>
 #include <string.h>

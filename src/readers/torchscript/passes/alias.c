@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "readers/torchscript/jit/kinds.h"
-#include "readers/torchscript/passes/pass_state.h"
+#include "pass_state.h"
 
 void tsp_alias_free(tsp_state *o)
 {

@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "readers/torchscript/passes/pass_state.h"
+#include "pass_state.h"
 
 typedef struct cat_pair {
     tsj_node *first, *second;

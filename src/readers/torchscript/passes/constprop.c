@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "readers/torchscript/jit/kinds.h"
-#include "readers/torchscript/passes/pass_state.h"
+#include "pass_state.h"
 
 tsj_value *tsp_new_const(tsp_state *o, tsj_node *before, tsj_const *cv, const tsl_type *t)
 {

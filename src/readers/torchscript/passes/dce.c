@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "readers/torchscript/passes/pass_state.h"
+#include "pass_state.h"
 
 static void use(tsj_value *v, tsj_node *user, uint32_t stamp)
 {

@@ -10,13 +10,13 @@
  * (passes/peephole.c, CombineConcats in passes/combine_concats.c), dead code elimination
  * (passes/dce.c) and the alias analysis they consult (passes/alias.c).
  */
-#include "readers/torchscript/passes/optimize.h"
+#include "optimize.h"
 
 #include <inttypes.h>
 #include <string.h>
 
 #include "readers/torchscript/jit/build.h"
-#include "readers/torchscript/passes/pass_state.h"
+#include "pass_state.h"
 
 /* ---- inlining ---- */
 

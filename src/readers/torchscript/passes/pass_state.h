@@ -6,7 +6,7 @@
 #ifndef OM_TS_PASSES_PASS_STATE_H
 #define OM_TS_PASSES_PASS_STATE_H
 
-#include "readers/torchscript/passes/optimize.h"
+#include "optimize.h"
 
 typedef struct tsp_alias {
     uint32_t n, cap;

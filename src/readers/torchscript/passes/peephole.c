@@ -9,7 +9,7 @@
  * runs once, in torch's order, with fresh alias facts where it needs them; docs/torchscript.md
  * lists the rules.
  */
-#include "readers/torchscript/passes/pass_state.h"
+#include "pass_state.h"
 
 static const tsl_type *prim_type(tsp_state *o, int k)
 {
