@@ -408,6 +408,50 @@ static void test_not_inlined__calls_are_structure(void **state)
     opmap_table_free(t);
 }
 
+/* ---- limits ---- */
+
+static void expect_limit(const char *text, const char *want)
+{
+    opmap_ctx *ctx;
+    opmap_ctx_options o = OPMAP_CTX_OPTIONS_INIT;
+    opmap_error err;
+    opmap_model *m = NULL;
+    o.limits.max_depth = 8;
+    o.limits.max_string_bytes = 64;
+    assert_int_equal(opmap_ctx_new(&ctx, &o, &err), OPMAP_OK);
+    assert_int_equal(opmap_model_open_memory(&m, ctx, text, strlen(text), "g.txt", &err),
+                     OPMAP_ELIMIT);
+    assert_null(m);
+    {
+        char got[1200];
+        snprintf(got, sizeof(got), "%s:%u:%u: %s", err.source, (unsigned)err.line,
+                 (unsigned)err.column, err.message);
+        if (strcmp(got, want) != 0)
+            fail_msg("'%s', not '%s'", got, want);
+    }
+    opmap_ctx_free(ctx);
+}
+
+static void test_limits__scopes_and_chains(void **state)
+{
+    char text[4096], *p = text;
+    int d;
+    (void)state;
+    /* a scope naming a path over max_string_bytes: the error is at the scope */
+    expect_limit("graph(%x : Tensor):\n"
+                 "  %y : Tensor = aten::relu(%x), scope: __module.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa # f.py:1:0\n"
+                 "  return (%y)\n",
+                 "g.txt:2:40: a name of 76 bytes, over max_string_bytes (64)");
+    /* submodules reached through more prim::GetAttr links than max_depth */
+    p += sprintf(p, "graph(%%self : __torch__.M, %%x : Tensor):\n");
+    for (d = 0; d < 12; d++)
+        p += sprintf(p, "  %%m%d : __torch__.M = prim::GetAttr[name=\"a\"](%%%s%.0d)\n", d + 1,
+                     d ? "m" : "self", d);
+    sprintf(p, "  return (%%x)\n");
+    expect_limit(text, "g.txt:10:1: prim::GetAttr chain of submodules deeper than max_depth (8)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -416,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_memory__traced_locations),
         cmocka_unit_test(test_whitespace__crlf_and_tabs),
         cmocka_unit_test(test_not_inlined__calls_are_structure),
+        cmocka_unit_test(test_limits__scopes_and_chains),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -792,22 +792,31 @@ static int note_scope(gp *p, const char *s, size_t n, ir_node *node)
     size_t len;
     if (!path)
         return goom(p);
-    if ((len = gts_scope_path(s, n, path)) && !(node->name = mstrndup(p, path, len)))
+    if ((len = gts_scope_path(s, n, path)) > p->c->lim->max_string_bytes) {
+        while (*s == ' ')
+            s++;
+        p->too_long = s; /* the error's column: the scope's */
+        p->too_long_len = len;
+        return goom(p);
+    }
+    if (len && !(node->name = om_arena_strndup(&p->c->m->arena, path, len)))
         return goom(p);
     return OPMAP_OK;
 }
 
-/* A submodule's prim::GetAttr gets its path; a prim::CallMethod of one, that path. */
+/* A submodule's prim::GetAttr gets its path; a prim::CallMethod of one, that path. The
+ * chain is as deep as max_depth at most: each link copies the path. */
 static int note_module(gp *p, ir_node *node)
 {
     const char *base, *path;
     const ir_attr *a;
+    uint32_t depth = 0;
     if (strcmp(node->domain, "prim") != 0 || node->n_inputs < 1)
         return OPMAP_OK;
-    base = gts_mod_get(&p->mods, node->inputs[0]);
+    base = gts_mod_get(&p->mods, node->inputs[0], &depth);
     if (strcmp(node->op, "CallMethod") == 0) {
         if (base && !node->name[0])
-            node->name = base;
+            node->name = base;  /* the scope, when printed too, says the same */
         return OPMAP_OK;
     }
     if (strcmp(node->op, "GetAttr") != 0 || node->n_outputs != 1 ||
@@ -816,12 +825,15 @@ static int note_module(gp *p, ir_node *node)
         return OPMAP_OK;
     if (!base) {
         path = a->s.data;
-    } else {
-        char *j = om_arena_printf(&p->c->tmp, "%s/%s", base, a->s.data);
-        if (!j || !(path = mstrndup(p, j, strlen(j))))
-            return goom(p);
+    } else if (depth >= p->c->lim->max_depth) {
+        return om_fail_line(p->c->err, OPMAP_ELIMIT, p->c->src, p->line, 1,
+                            "prim::GetAttr chain of submodules deeper than max_depth (%" PRIu32
+                            ")", p->c->lim->max_depth);
+    } else if (!(path = om_arena_printf(&p->c->m->arena, "%s/%s", base, a->s.data))) {
+        return goom(p);
     }
-    return gts_mod_put(&p->mods, node->outputs[0], path) ? OPMAP_OK : goom(p);
+    return gts_mod_put(&p->mods, node->outputs[0], path, base ? depth + 1 : 1) ? OPMAP_OK
+                                                                              : goom(p);
 }
 
 /*

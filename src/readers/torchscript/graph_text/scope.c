@@ -11,6 +11,7 @@
 typedef struct gts_mod {
     const char *name, *path;
     uint64_t h;
+    uint32_t depth;
 } gts_mod;
 
 /* Appends seg[0, n) to out at *len, '.' becoming '/' (qualified names are dotted). */
@@ -74,7 +75,7 @@ size_t gts_scope_path(const char *s, size_t n, char *out)
     return len;
 }
 
-const char *gts_mod_get(const gts_modtab *t, const char *name)
+const char *gts_mod_get(const gts_modtab *t, const char *name, uint32_t *depth)
 {
     uint64_t h;
     size_t j;
@@ -82,12 +83,14 @@ const char *gts_mod_get(const gts_modtab *t, const char *name)
         return NULL;
     h = om_hash_name(name);
     for (j = h & (t->cap - 1); t->slots[j].name; j = (j + 1) & (t->cap - 1))
-        if (t->slots[j].h == h && strcmp(t->slots[j].name, name) == 0)
+        if (t->slots[j].h == h && strcmp(t->slots[j].name, name) == 0) {
+            *depth = t->slots[j].depth;
             return t->slots[j].path;
+        }
     return NULL;
 }
 
-int gts_mod_put(gts_modtab *t, const char *name, const char *path)
+int gts_mod_put(gts_modtab *t, const char *name, const char *path, uint32_t depth)
 {
     uint64_t h = om_hash_name(name);
     size_t j;
@@ -116,6 +119,7 @@ int gts_mod_put(gts_modtab *t, const char *name, const char *path)
     t->slots[j].name = name;
     t->slots[j].path = path;
     t->slots[j].h = h;
+    t->slots[j].depth = depth;
     return 1;
 }
 

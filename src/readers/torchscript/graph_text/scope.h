@@ -27,10 +27,11 @@ typedef struct gts_modtab {
     om_mem *mem;
 } gts_modtab;
 
-/* The path of module value `name`, or NULL. */
-const char *gts_mod_get(const gts_modtab *t, const char *name);
-/* Records name -> path (both outlive the table); 0 when out of memory. */
-int gts_mod_put(gts_modtab *t, const char *name, const char *path);
+/* The path of module value `name` and its number of segments, or NULL. */
+const char *gts_mod_get(const gts_modtab *t, const char *name, uint32_t *depth);
+/* Records name -> path of `depth` segments (both strings outlive the table); 0 when out of
+ * memory. */
+int gts_mod_put(gts_modtab *t, const char *name, const char *path, uint32_t depth);
 void gts_mod_free(gts_modtab *t);
 
 #endif /* OM_TS_GRAPH_TEXT_SCOPE_H */
