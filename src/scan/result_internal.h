@@ -74,6 +74,9 @@ typedef struct om_risk {
 } om_risk;
 
 #define OM_MAX_RISKS 200
+/* Calls left in a graph printed without inlining: one diagnostic each, up to this many. */
+#define OM_MAX_CALL_NOTES 100
+#define OM_NOT_INLINED "not inlined: print `module.inlined_graph` for its operators"
 
 /* Advice that applies to the model (docs/table-format.md, "Advice"). */
 typedef struct om_advice {
@@ -124,6 +127,8 @@ struct opmap_result {
     om_vec risks;             /* om_risk */
     om_vec advice;            /* om_advice */
     uint64_t risks_dropped;
+    uint64_t calls;           /* calls a graph printed without inlining leaves (risks.c) */
+    const char *first_call;   /* where the first one is */
     om_segments segments;
 };
 

@@ -6,6 +6,7 @@
  * Risks repeat across instances, so each distinct message is kept once with its first
  * place; at most OM_MAX_RISKS are kept and the rest counted.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,4 +212,37 @@ int om_risks_flags(opmap_result *res)
         }
     }
     return OPMAP_OK;
+}
+
+/* The walker visits no call it expands (archives, ONNX functions); a call it visits in
+ * graph text is one the printed graph left in place: its operators are not in the text. */
+int om_risks_call(opmap_result *res, const om_visit *v)
+{
+    const ir_node *n = v->node;
+    om_diag *d;
+    if (res->format != OPMAP_FORMAT_TORCHSCRIPT_GRAPH || n->callee || strcmp(n->domain, "prim") != 0 ||
+        (strcmp(n->op, "CallMethod") != 0 && strcmp(n->op, "CallFunction") != 0))
+        return 0;
+    if (!res->calls++ && !(res->first_call = om_arena_strdup(&res->arena, v->path)))
+        return OPMAP_ENOMEM;
+    if (res->calls > OM_MAX_CALL_NOTES) /* the risk counts them all */
+        return 1;
+    if (!(d = om_vec_push(&res->diags, &res->mem)) ||
+        !(d->message = om_arena_strdup(&res->arena, OM_NOT_INLINED)) ||
+        !(d->where = om_arena_strdup(&res->arena, v->path)))
+        return OPMAP_ENOMEM;
+    d->level = OPMAP_DIAG_WARNING;
+    return 1;
+}
+
+int om_risks_calls(opmap_result *res)
+{
+    char msg[512];
+    if (!res->calls)
+        return OPMAP_OK;
+    snprintf(msg, sizeof(msg), "graph not inlined: %" PRIu64 " call%s (prim::CallMethod, "
+             "prim::CallFunction) hide the operators of what they call; only the operators "
+             "printed are scanned: print `module.inlined_graph` for all of them",
+             res->calls, res->calls == 1 ? "" : "s");
+    return add(res, "not_inlined", OPMAP_DIAG_WARNING, msg, res->first_call);
 }

@@ -61,6 +61,9 @@ static int on_instance(void *payload, const om_visit *v)
     int inst[64], rc, worst;
     size_t j;
 
+    if ((rc = om_risks_call(res, v)) != 0) /* structure, not an operator */
+        return rc < 0 ? om_scan_oom(g) : OPMAP_OK;
+
     if (!(op = om_scan_operator(g, n, v->opset)))
         return om_scan_oom(g);
     op->instances++;
@@ -330,7 +333,7 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
             qsort(res->ops, res->n_ops, sizeof(*res->ops), op_cmp);
         }
     }
-    if (rc == OPMAP_OK && om_risks_flags(res) != OPMAP_OK)
+    if (rc == OPMAP_OK && (om_risks_flags(res) != OPMAP_OK || om_risks_calls(res) != OPMAP_OK))
         rc = om_scan_oom(&g);
     if (rc == OPMAP_OK)
         summarize(res);

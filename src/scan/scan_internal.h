@@ -47,5 +47,10 @@ int om_scan_copy_model(opmap_result *res, const ir_model *m);
 int om_risks_model(opmap_result *res);                      /* from the graph inputs */
 int om_risks_instance(opmap_result *res, const opmap_op *op, const om_visit *v);
 int om_risks_flags(opmap_result *res);                       /* from operators' flags */
+/* Graph text printed without inlining (module.graph): its prim::CallMethod and
+ * prim::CallFunction nodes are structure, not operators. om_risks_call says whether v is
+ * one (1; it is noted) or not (0), or <0 on error; om_risks_calls adds the model's risk. */
+int om_risks_call(opmap_result *res, const om_visit *v);
+int om_risks_calls(opmap_result *res);
 
 #endif /* OM_SCAN_INTERNAL_H */

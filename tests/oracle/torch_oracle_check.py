@@ -9,6 +9,8 @@ included), opmap scans NAME.pt (the archive, weights stripped) and NAME.graph.tx
 printed inlined graph) with --format json; the aten:: histogram opmap reports (the sum of
 `instances` per aten operator of models[0].operators) must equal the oracle's aten_kinds
 exactly, for both. prim:: kinds are structural and not compared (see docs/torchscript.md).
+FIXTURE_DIR/memory/ (graph text printed from in-memory modules, make_torchscript.py
+--memory) is checked the same way: there each oracle is of the graph its .graph.txt prints.
 
 When /usr/bin/python3 can import torch (tools/install-deps installs it), four fixtures
 (control flow, a scripted torchvision CNN, a traced attention block, a scripted LSTM) are also
@@ -112,6 +114,10 @@ def main(argv):
         return 2
     opmap, directory = args
     results = check_dir(opmap, directory)
+    # graph text printed from modules in memory (scopes, source comments, not inlined)
+    memory = os.path.join(directory, "memory")
+    if os.path.isdir(memory):
+        results += check_dir(opmap, memory, tag="memory/")
     if "--no-live" not in argv:
         if torch_available():
             results += live_check(opmap)

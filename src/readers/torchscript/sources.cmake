@@ -9,6 +9,7 @@ set(OPMAP_TS_SOURCES
   readers/torchscript/container/zip_entry.c
   readers/torchscript/common/context.c
   readers/torchscript/graph_text/graph_text.c
+  readers/torchscript/graph_text/scope.c
   readers/torchscript/jit/build.c
   readers/torchscript/jit/build_call.c
   readers/torchscript/jit/build_expr.c

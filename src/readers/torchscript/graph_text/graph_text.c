@@ -22,6 +22,7 @@
 #include "core/err.h"
 #include "core/hash.h"
 #include "readers/torchscript/common/context.h"
+#include "readers/torchscript/graph_text/scope.h"
 #include "readers/torchscript/lower/lower.h"
 #include "readers/torchscript/jit/kinds.h"
 #include "readers/torchscript/lang/lexer.h"
@@ -41,10 +42,14 @@ typedef struct gctx {
 typedef struct gp {
     ts_ctx *c;
     const char *s;
-    size_t len, pos;          /* pos: start of the current line */
+    size_t len, pos;          /* pos: start of the next line */
     uint32_t line;
-    const char *ls;           /* current line */
-    size_t ll;
+    const char *ls;           /* current line: in the text, or lbuf when it has tabs */
+    size_t ll, loff;          /* its length and its offset in the text */
+    char *lbuf;               /* a line with tabs, as spaces (columns stay the same) */
+    size_t lcap;
+    const char *self;         /* the main graph's module input (%self), or NULL */
+    gts_modtab mods;          /* submodule values -> their module paths */
     om_vec stack;             /* gctx */
     uint64_t n_nodes;
     om_vec graphs;            /* ir_graph*: every graph made, for the arguments */
@@ -84,9 +89,12 @@ static int goom(gp *p)
     if (p->too_long) {
         /* the column from the line's start in the text (the header line has no p->ls) */
         const char *q = p->too_long;
-        int in_text = q >= p->s && q <= p->s + p->len; /* else in the flattened header */
+        int in_line = p->lbuf && q >= p->lbuf && q <= p->lbuf + p->lcap;
+        int in_text = in_line || (q >= p->s && q <= p->s + p->len); /* else the header */
         uint64_t col;
-        if (in_text)
+        if (in_line)
+            q = p->lbuf;
+        else if (in_text)
             while (q > p->s && q[-1] != '\n')
                 q--;
         col = in_text ? (uint64_t)(p->too_long - q) + 1 : 1;
@@ -252,11 +260,13 @@ static int parse_type(gp *p, const char *s, size_t n, ir_type *t)
 
 /* ---- lines ---- */
 
+/* The next line, without its CR LF or LF; tabs read as spaces. -1 when out of memory. */
 static int next_line(gp *p)
 {
     const char *nl;
     if (p->pos >= p->len)
         return 0;
+    p->loff = p->pos;
     p->ls = p->s + p->pos;
     nl = memchr(p->ls, '\n', p->len - p->pos);
     p->ll = nl ? (size_t)(nl - p->ls) : p->len - p->pos;
@@ -264,6 +274,19 @@ static int next_line(gp *p)
     p->line++;
     if (p->ll && p->ls[p->ll - 1] == '\r')
         p->ll--;
+    if (memchr(p->ls, '\t', p->ll)) {
+        size_t i;
+        if (p->ll + 1 > p->lcap) {
+            char *nb = om_realloc(p->c->mem, p->lbuf, p->lcap, p->ll + 1);
+            if (!nb)
+                return -1;
+            p->lbuf = nb;
+            p->lcap = p->ll + 1;
+        }
+        for (i = 0; i < p->ll; i++)
+            p->lbuf[i] = p->ls[i] == '\t' ? ' ' : p->ls[i];
+        p->ls = p->lbuf;
+    }
     return 1;
 }
 
@@ -760,6 +783,85 @@ static int fill_args(gp *p)
     return rc;
 }
 
+/* ---- module paths: node names the walker puts in paths (main/layer1/0/conv1/...) ---- */
+
+/* A scope suffix s[0, n) -> node->name holds the module path until pop_ctx names it. */
+static int note_scope(gp *p, const char *s, size_t n, ir_node *node)
+{
+    char *path = om_arena_alloc(&p->c->tmp, n + 1);
+    size_t len;
+    if (!path)
+        return goom(p);
+    if ((len = gts_scope_path(s, n, path)) > p->c->lim->max_string_bytes) {
+        while (*s == ' ')
+            s++;
+        p->too_long = s; /* the error's column: the scope's */
+        p->too_long_len = len;
+        return goom(p);
+    }
+    if (len && !(node->name = om_arena_strndup(&p->c->m->arena, path, len)))
+        return goom(p);
+    return OPMAP_OK;
+}
+
+/* A submodule's prim::GetAttr gets its path; a prim::CallMethod of one, that path. The
+ * chain is as deep as max_depth at most: each link copies the path. */
+static int note_module(gp *p, ir_node *node)
+{
+    const char *base, *path;
+    const ir_attr *a;
+    uint32_t depth = 0;
+    if (strcmp(node->domain, "prim") != 0 || node->n_inputs < 1)
+        return OPMAP_OK;
+    base = gts_mod_get(&p->mods, node->inputs[0], &depth);
+    if (strcmp(node->op, "CallMethod") == 0) {
+        if (base && !node->name[0])
+            node->name = base;  /* the scope, when printed too, says the same */
+        return OPMAP_OK;
+    }
+    if (strcmp(node->op, "GetAttr") != 0 || node->n_outputs != 1 ||
+        node->out_types[0].kind != IR_TYPE_OPAQUE || !(a = ir_node_attr(node, "name")) ||
+        a->type != IR_ATTR_STRING || (!base && (!p->self || strcmp(node->inputs[0], p->self))))
+        return OPMAP_OK;
+    if (!base) {
+        path = a->s.data;
+    } else if (depth >= p->c->lim->max_depth) {
+        return om_fail_line(p->c->err, OPMAP_ELIMIT, p->c->src, p->line, 1,
+                            "prim::GetAttr chain of submodules deeper than max_depth (%" PRIu32
+                            ")", p->c->lim->max_depth);
+    } else if (!(path = om_arena_printf(&p->c->m->arena, "%s/%s", base, a->s.data))) {
+        return goom(p);
+    }
+    return gts_mod_put(&p->mods, node->outputs[0], path, base ? depth + 1 : 1) ? OPMAP_OK
+                                                                              : goom(p);
+}
+
+/*
+ * Names the nodes of a finished graph that have a module path: "layer1/0/conv1/op_7",
+ * the path relative to the module of the node owning the block (`owner`, or NULL).
+ */
+static int name_nodes(gp *p, ir_graph *g, const char *owner)
+{
+    size_t i, ol = owner ? strlen(owner) : 0;
+    for (i = 0; i < g->n_nodes; i++) {
+        ir_node *nd = &g->nodes[i];
+        const char *rel = nd->name;
+        char *name;
+        if (!rel[0])
+            continue;
+        if (ol && strncmp(rel, owner, ol) == 0 && (rel[ol] == '/' || !rel[ol]))
+            rel += rel[ol] ? ol + 1 : ol;
+        if (!rel[0]) {
+            nd->name = "";
+            continue;
+        }
+        if (!(name = om_arena_printf(&p->c->m->arena, "%s/%s_%zu", rel, nd->op, i)))
+            return goom(p);
+        nd->name = name;
+    }
+    return OPMAP_OK;
+}
+
 static gctx *top_ctx(gp *p)
 {
     return &OM_VEC_AT(&p->stack, gctx, p->stack.len - 1);
@@ -847,6 +949,14 @@ static int node_line(gp *p, const char *s, size_t n)
     }
     while (i < n && s[i] == ' ')
         i++;
+    if (n - i >= 8 && memcmp(s + i, ", scope:", 8) == 0) {
+        /* traced nodes: `, scope: __module.a/__module.a.b`, before the comment */
+        const char *hash = memchr(s + i, '#', n - i);
+        size_t se = hash ? (size_t)(hash - s) : n;
+        if ((rc = note_scope(p, s + i + 8, se - i - 8, &node)))
+            goto done;
+        i = se;
+    }
     if (i < n && s[i] == '#') {
         i++;
         while (i < n && s[i] == ' ')
@@ -875,7 +985,7 @@ static int node_line(gp *p, const char *s, size_t n)
                      "more than max_nodes (%" PRIu64 ") nodes", p->c->lim->max_nodes);
         goto done;
     }
-    if ((rc = note_values(p, &node)))
+    if ((rc = note_values(p, &node)) || (rc = note_module(p, &node)))
         goto done;
     {
         ir_node *slot = om_vec_push(&cx->nodes, p->c->mem);
@@ -916,6 +1026,12 @@ static int pop_ctx(gp *p, ir_graph **out)
         if (n)
             memcpy(g->nodes, cx->nodes.data, n * sizeof(ir_node));
         g->n_nodes = n;
+        if (p->stack.len >= 2) { /* a block: paths continue from its owner's module */
+            const gctx *outer = &OM_VEC_AT(&p->stack, gctx, p->stack.len - 2);
+            rc = name_nodes(p, g, OM_VEC_AT(&outer->nodes, ir_node, outer->nodes.len - 1).name);
+        } else {
+            rc = name_nodes(p, g, NULL);
+        }
         g->name = "";
         g->inputs = cx->params;
         g->n_inputs = cx->n_params;
@@ -1023,7 +1139,7 @@ static int parse_graph(gp *p, size_t at, ir_graph **out)
     om_vec inputs;
     const char *h = p->s + at;
     size_t k, open = 6, room = p->len - at;
-    int depth = 0, rc = OPMAP_OK, done = 0;
+    int depth = 0, rc = OPMAP_OK, done = 0, more = 0;
     om_vec_init(&inputs, sizeof(ir_value));
     for (k = open; k < room; k++) {
         char ch = h[k];
@@ -1046,7 +1162,7 @@ static int parse_graph(gp *p, size_t at, ir_graph **out)
         if (!flat)
             return goom(p);
         for (j = 0; flat[j]; j++)
-            if (flat[j] == '\n' || flat[j] == '\r')
+            if (flat[j] == '\n' || flat[j] == '\r' || flat[j] == '\t')
                 flat[j] = ' ';
         rc = parse_values(p, flat, k - open, open, &inputs, 0, &end);
     }
@@ -1057,7 +1173,10 @@ static int parse_graph(gp *p, size_t at, ir_graph **out)
         p->pos++;
     if (!rc)
         rc = push_ctx(p);
-    while (rc == OPMAP_OK && !done && next_line(p)) {
+    if (!rc && !p->self && inputs.len &&
+        OM_VEC_AT(&inputs, ir_value, 0).type.kind == IR_TYPE_OPAQUE)
+        p->self = OM_VEC_AT(&inputs, ir_value, 0).name; /* the module: GetAttr chains start here */
+    while (rc == OPMAP_OK && !done && (more = next_line(p)) > 0) {
         const char *s = p->ls;
         size_t n = p->ll;
         k = 0;
@@ -1080,7 +1199,9 @@ static int parse_graph(gp *p, size_t at, ir_graph **out)
             rc = node_line(p, s + k, n - k);
         }
     }
-    if (rc == OPMAP_OK && !done)
+    if (rc == OPMAP_OK && more < 0)
+        rc = goom(p);
+    else if (rc == OPMAP_OK && !done)
         rc = om_fail(p->c->err, OPMAP_EFORMAT, p->c->src,
                      "graph text ends without 'return' (truncated?)");
     if (rc == OPMAP_OK) {
@@ -1173,7 +1294,7 @@ int om_ts_graph_read(ir_model *m, const unsigned char *data, uint64_t size,
 {
     ts_ctx c;
     gp p;
-    int rc = OPMAP_OK;
+    int rc = OPMAP_OK, more;
     om_vec secs;
     size_t i, k;
     ts_ctx_init(&c, m, lim, err);
@@ -1184,26 +1305,34 @@ int om_ts_graph_read(ir_model *m, const unsigned char *data, uint64_t size,
     om_vec_init(&p.stack, sizeof(gctx));
     om_vec_init(&p.graphs, sizeof(ir_graph *));
     om_vec_init(&secs, sizeof(section));
+    p.mods.mem = c.mem;
     m->format = OPMAP_FORMAT_TORCHSCRIPT_GRAPH;
     m->producer_name = "pytorch";
     m->producer_version = m->domain = "";
-    while (next_line(&p) && p.ll == strspn(p.ls, " \t"))
-        ;
-    k = 0;
-    while (k < p.ll && (p.ls[k] == ' ' || p.ls[k] == '\t'))
-        k++;
+    do {
+        if ((more = next_line(&p)) < 0) {
+            rc = goom(&p);
+            goto out;
+        }
+        for (k = 0; k < p.ll && p.ls[k] == ' '; k++)
+            ;
+    } while (more && k == p.ll);
     if (p.ll - k < 6 || memcmp(p.ls + k, "graph(", 6) != 0) {
         rc = gfail(&p, k, "expected 'graph(' at the start of TorchScript graph text");
         goto out;
     }
-    if ((rc = parse_graph(&p, (size_t)(p.ls - p.s) + k, &m->main)))
+    if ((rc = parse_graph(&p, p.loff + k, &m->main)))
         goto out;
     m->main->name = "main";
     /* subgraphs of fork / fusion nodes follow: `with prim::fork_0 = graph(...)` */
-    while (rc == OPMAP_OK && next_line(&p)) {
+    while (rc == OPMAP_OK && (more = next_line(&p)) != 0) {
         const char *s = p.ls, *eq;
         size_t n = p.ll;
         section *sec;
+        if (more < 0) {
+            rc = goom(&p);
+            break;
+        }
         k = 0;
         while (k < n && s[k] == ' ')
             k++;
@@ -1224,7 +1353,7 @@ int om_ts_graph_read(ir_model *m, const unsigned char *data, uint64_t size,
             rc = goom(&p);
             break;
         }
-        rc = parse_graph(&p, (size_t)(eq + 3 - p.s), &sec->g);
+        rc = parse_graph(&p, p.loff + (size_t)(eq + 3 - p.ls), &sec->g);
     }
     if (rc == OPMAP_OK && secs.len) {
         qsort(secs.data, secs.len, sizeof(section), cmp_section);
@@ -1242,6 +1371,9 @@ out:
     }
     om_vec_free(&p.stack, c.mem);
     om_vec_free(&p.graphs, c.mem);
+    if (p.lbuf)
+        om_dealloc(c.mem, p.lbuf, p.lcap);
+    gts_mod_free(&p.mods);
     if (p.vtab)
         om_dealloc(c.mem, p.vtab, p.vcap * sizeof(*p.vtab));
     om_vec_free(&secs, c.mem);
