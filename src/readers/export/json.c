@@ -10,6 +10,8 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/err.h"
@@ -30,9 +32,16 @@ typedef struct parser {
     uint32_t depth;
 } parser;
 
-static int fail(parser *p, size_t at, const char *fmt, const char *what)
+static int fail(parser *p, size_t at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int fail(parser *p, size_t at, const char *fmt, ...)
 {
-    return om_fail_at(p->src->err, OPMAP_EFORMAT, p->src->source, at, fmt, what);
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return om_fail_at(p->src->err, OPMAP_EFORMAT, p->src->source, at, "%s", msg);
 }
 
 static int oom(parser *p)
