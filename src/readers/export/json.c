@@ -380,7 +380,10 @@ static int after_value(parser *p, frame *f, oj_value **out, int *rc)
         *rc = close_container(p, out);
         return 1;
     }
-    *rc = fail(p, p->pos, "JSON: expected ',' or '%s'", close == '}' ? "}" : "]");
+    if (p->pos >= p->len)
+        *rc = fail(p, p->pos, "JSON: the text ends inside a container%s", "");
+    else
+        *rc = fail(p, p->pos, "JSON: expected ',' or '%s'", close == '}' ? "}" : "]");
     return 0;
 }
 

@@ -160,9 +160,10 @@ static int not_torchscript(ts_ctx *c, omz_zip *z)
         const char *name = omz_name(z, i), *rel = rel_name(name);
         if (is_pt2_marker(rel) || is_pt2_marker(name))
             return om_fail(c->err, OPMAP_EUNSUPPORTED, c->src,
-                           "a torch.export program (.pt2): opmap does not read these yet; "
-                           "save a TorchScript archive (torch.jit.trace or torch.jit.script, "
-                           "then torch.jit.save) or export with torch.onnx.export");
+                           "torch.export entries (archive_format, models/*.json or "
+                           "serialized_exported_program.json) in neither layout "
+                           "torch.export.load reads: no archive_format in the folder of the "
+                           "first entry, no serialized_exported_program.json at the top");
         if (ci_prefix(rel, "code/") && ci_suffix(rel, ".py"))
             has_code = 1;
         else if (strcasecmp(rel, "data.pkl") == 0)
