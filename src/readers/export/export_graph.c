@@ -142,7 +142,9 @@ static int sub_graph(gstate *s, const oj_value *ga, ir_attr *a)
     a->n_graphs = 1;
     if (!(a->graphs = om_arena_alloc(&s->x->m->arena, sizeof(*a->graphs))))
         return ex_oom(s->x);
-    if (name && !(a->name = ir_intern(s->x->in, name, strlen(name))))
+    if (!name || !*name)
+        name = "graph"; /* IR attributes are named: the walker's path needs a segment */
+    if (!(a->name = ir_intern(s->x->in, name, strlen(name))))
         return ex_oom(s->x);
     if ((rc = ex_graph(s->x, g, NULL, s->fqn, s->depth + 1, &a->graphs[0])))
         return rc;
