@@ -24,7 +24,8 @@ typedef enum opmap_format {
     OPMAP_FORMAT_UNKNOWN = 0,           /**< not a model opmap reads */
     OPMAP_FORMAT_ONNX = 1,              /**< ONNX ModelProto (protobuf) */
     OPMAP_FORMAT_TORCHSCRIPT = 2,       /**< torch.jit.save archive (.pt / .ptl zip) */
-    OPMAP_FORMAT_TORCHSCRIPT_GRAPH = 3  /**< text printed by str(module.graph) */
+    OPMAP_FORMAT_TORCHSCRIPT_GRAPH = 3, /**< text printed by str(module.graph) */
+    OPMAP_FORMAT_TORCH_EXPORT = 4       /**< torch.export.save program (.pt2 zip) */
 } opmap_format;
 
 /**

@@ -1,8 +1,10 @@
 /*
  * readers/detect.c - which reader a model's bytes go to.
  *
- * Zip archives ("PK\3\4") are TorchScript; the archive reader also tells torch.save
- * checkpoints, .pt2 programs and lite bytecode apart. Text starting with "graph(" is a
+ * Zip archives ("PK\3\4") go to the torch.export reader first, which takes those laid out
+ * as torch.export.load reads them (and AOTInductor packages, to refuse them); any other zip
+ * is read as TorchScript, whose reader also tells torch.save checkpoints and lite bytecode
+ * apart. Text starting with "graph(" is a
  * printed TorchScript graph. A pickle starting with torch's legacy magic number is an old
  * (non-zip) torch.save file. Anything else is tried as ONNX, whose reader says clearly when
  * the bytes are not a ModelProto.
@@ -11,6 +13,7 @@
 
 #include "core/err.h"
 #include "core/mapfile.h"
+#include "readers/export/export_reader.h"
 #include "readers/onnx/onnx_reader.h"
 #include "reader.h"
 #include "readers/torchscript/torchscript_reader.h"
@@ -53,8 +56,10 @@ int om_read_model(ir_model *m, const unsigned char *data, uint64_t size, const o
                        "weights, not a graph; export the model with "
                        "torch.jit.trace(model, example_inputs).save(path) or torch.onnx.export");
     switch (om_detect_format(data, size, m->input)) {
-    case OPMAP_FORMAT_TORCHSCRIPT:
-        return om_ts_archive_read(m, data, size, lim, err);
+    case OPMAP_FORMAT_TORCHSCRIPT: {
+        int handled, rc = om_export_read(m, data, size, lim, err, &handled);
+        return handled ? rc : om_ts_archive_read(m, data, size, lim, err);
+    }
     case OPMAP_FORMAT_TORCHSCRIPT_GRAPH:
         om_need(m->input, 0, size); /* text: every byte is read */
         return om_ts_graph_read(m, data, size, lim, err);

@@ -117,6 +117,7 @@ const char *opmap_format_name(opmap_format format)
     case OPMAP_FORMAT_ONNX: return "onnx";
     case OPMAP_FORMAT_TORCHSCRIPT: return "torchscript";
     case OPMAP_FORMAT_TORCHSCRIPT_GRAPH: return "torchscript-graph";
+    case OPMAP_FORMAT_TORCH_EXPORT: return "torch-export";
     default: return "unknown";
     }
 }

@@ -1530,9 +1530,10 @@ static void test_bad__not_torchscript(void **state)
     expect_fail(ctx, buf, len, OPMAP_EUNSUPPORTED, "holds weights, not a graph");
     free(buf);
     expect_fail(ctx, legacy, sizeof(legacy) - 1, OPMAP_EUNSUPPORTED, "torch.save");
-    /* a torch.export program */
+    /* the layout of a torch.export program, whose JSON is no program: the export reader's */
     buf = slurp("hostile/export.pt2", &len);
-    expect_fail(ctx, buf, len, OPMAP_EUNSUPPORTED, ".pt2");
+    expect_fail(ctx, buf, len, OPMAP_EFORMAT, "export/models/model.json: offset 0: not an "
+                "ExportedProgram");
     free(buf);
     /* a zip without code/ */
     assert_int_equal(zb_archive(&z, "readme.txt", "hello", (const char *)NULL), 0);
@@ -1675,7 +1676,7 @@ static void test_bad__hostile_folder(void **state)
     } cases[] = {
         { "weights_only.pt", OPMAP_EUNSUPPORTED, "not a graph" },
         { "pickled_module.pt", OPMAP_EUNSUPPORTED, "not a graph" },
-        { "export.pt2", OPMAP_EUNSUPPORTED, "torch.export" },
+        { "export.pt2", OPMAP_EFORMAT, "no graph_module.graph" },
         { "lite_bytecode.ptl", OPMAP_EUNSUPPORTED, "bytecode" },
         { "no_code.pt", OPMAP_EUNSUPPORTED, "no code/" },
         { "truncated.pt", OPMAP_EFORMAT, "truncated" },

@@ -350,24 +350,27 @@ static void scan_not_inlined(opmap_ctx *ctx, opmap_table *t, const char *name)
     assert_true(calls > 0);
     assert_int_equal(opmap_scan(&res, ctx, m, t, NULL, &err), OPMAP_OK);
     for (i = 0; i < opmap_result_op_count(res); i++) {
-        const char *op = opmap_op_name(opmap_result_op(res, i));
+        const opmap_op *o = NULL;
+        const char *op;
+        assert_int_equal(opmap_result_op(res, i, &o), OPMAP_OK);
+        op = opmap_op_name(o);
         if (strcmp(op, "CallMethod") == 0 || strcmp(op, "CallFunction") == 0)
             fail_msg("%s: the call %s is reported as an operator", name, op);
     }
     for (i = 0; i < opmap_result_diag_count(res); i++) {
-        const char *msg, *where;
-        opmap_result_diag(res, i, &msg, &where);
-        if (strcmp(msg, "not inlined: print `module.inlined_graph` for its operators") == 0)
+        opmap_diag_info d = { .size = sizeof(d) };
+        assert_int_equal(opmap_result_diag(res, i, &d), OPMAP_OK);
+        if (strcmp(d.message, "not inlined: print `module.inlined_graph` for its operators") == 0)
             notes++;
     }
     assert_int_equal(notes, calls);
     for (i = 0; i < opmap_result_risk_count(res); i++) {
-        const char *kind, *msg, *where;
+        opmap_risk_info r = { .size = sizeof(r) };
         char want[64];
-        opmap_result_risk(res, i, &kind, &msg, &where);
+        assert_int_equal(opmap_result_risk(res, i, &r), OPMAP_OK);
         snprintf(want, sizeof(want), "graph not inlined: %zu call", calls);
-        if (strcmp(kind, "not_inlined") == 0) {
-            assert_non_null(strstr(msg, want));
+        if (strcmp(r.kind, "not_inlined") == 0) {
+            assert_non_null(strstr(r.message, want));
             risks++;
         }
     }

@@ -24,7 +24,7 @@
 #include "readers/torchscript/container/debug_pkl.h"
 #include "root_module.h"
 #include "readers/torchscript/lang/types.h"
-#include "readers/torchscript/container/zip.h"
+#include "readers/zip/zip.h"
 
 /* The part of an entry name after its top-level folder ("archive/code/x.py" -> "code/x.py"). */
 static const char *rel_name(const char *name)
@@ -61,7 +61,7 @@ static const char *module_of(ts_ctx *c, const char *rel)
     return s;
 }
 
-static int read_code(ts_ctx *c, tsc_zip *z, tsl_program *prog, uint64_t i, const char *name,
+static int read_code(ts_ctx *c, omz_zip *z, tsl_program *prog, uint64_t i, const char *name,
                      const char *rel)
 {
     unsigned char *buf;
@@ -73,22 +73,22 @@ static int read_code(ts_ctx *c, tsc_zip *z, tsl_program *prog, uint64_t i, const
     char *dname;
     if (!module)
         return ts_oom(c);
-    if ((rc = tsc_zip_read(z, i, c->lim->max_entry_bytes, 0, &buf, &len)))
+    if ((rc = omz_read(z, i, c->lim->max_entry_bytes, 0, &buf, &len)))
         return rc;
     rc = tsl_parse_entry(c, prog, name, module, buf, len, &file);
-    tsc_zip_free(z, buf, len);
+    omz_free(z, buf, len);
     if (rc)
         return rc;
     /* its debug records, when present */
     if (!(dname = om_arena_printf(&c->tmp, "%s.debug_pkl", name)))
         return ts_oom(c);
-    dbg = tsc_zip_find(z, dname);
+    dbg = omz_find(z, dname);
     if (dbg < 0)
         return OPMAP_OK;
-    if ((rc = tsc_zip_read(z, (uint64_t)dbg, c->lim->max_entry_bytes, 0, &buf, &len)))
+    if ((rc = omz_read(z, (uint64_t)dbg, c->lim->max_entry_bytes, 0, &buf, &len)))
         return rc;
     rc = tsc_debug_read(c, dname, buf, len, &file->dbg);
-    tsc_zip_free(z, buf, len);
+    omz_free(z, buf, len);
     return rc;
 }
 
@@ -105,64 +105,65 @@ static int ci_suffix(const char *s, const char *suffix)
 }
 
 /* The class whose forward is the model: the object data.pkl builds, as torch.jit.load. */
-static int root_class(ts_ctx *c, tsc_zip *z, tsl_program *prog, int64_t data_pkl, tsl_class **root)
+static int root_class(ts_ctx *c, omz_zip *z, tsl_program *prog, int64_t data_pkl, tsl_class **root)
 {
     unsigned char *buf;
     size_t len;
-    const char *name = tsc_zip_name(z, (uint64_t)data_pkl);
-    int rc = tsc_zip_read(z, (uint64_t)data_pkl, c->lim->max_entry_bytes, 0, &buf, &len);
+    const char *name = omz_name(z, (uint64_t)data_pkl);
+    int rc = omz_read(z, (uint64_t)data_pkl, c->lim->max_entry_bytes, 0, &buf, &len);
     if (rc)
         return rc;
     rc = ts_root_class(c, prog, name, buf, len, root);
-    tsc_zip_free(z, buf, len);
+    omz_free(z, buf, len);
     return rc;
 }
 
 /* The version entry, which torch requires (.data/version first) and parses as a number;
  * its value is kept as m->ir_version (no range is checked: newer torch writes more). */
-static int read_version(ts_ctx *c, tsc_zip *z, ir_model *m, const char *prefix)
+static int read_version(ts_ctx *c, omz_zip *z, ir_model *m, const char *prefix)
 {
     char *vname = om_arena_printf(&c->tmp, "%s.data/version", prefix);
-    int64_t i = vname ? tsc_zip_find(z, vname) : -1;
+    int64_t i = vname ? omz_find(z, vname) : -1;
     unsigned char *buf;
     size_t len, k = 0;
     int64_t v = 0;
     int rc;
     if (i < 0 && (vname = om_arena_printf(&c->tmp, "%sversion", prefix)))
-        i = tsc_zip_find(z, vname);
+        i = omz_find(z, vname);
     if (!vname)
         return ts_oom(c);
     if (i < 0)
         return om_fail(c->err, OPMAP_EFORMAT, c->src,
                        "no %sversion entry (torch.jit.load refuses the archive)", prefix);
-    if ((rc = tsc_zip_read(z, (uint64_t)i, 64, 1, &buf, &len)))
+    if ((rc = omz_read(z, (uint64_t)i, 64, 1, &buf, &len)))
         return rc;
     while (k < len && (buf[k] == ' ' || (buf[k] >= '\t' && buf[k] <= '\r')))
         k++;
     if (k == len || buf[k] < '0' || buf[k] > '9') {
-        tsc_zip_free(z, buf, len);
-        return ts_fail(c, OPMAP_EFORMAT, tsc_zip_name(z, (uint64_t)i), 0, 0,
+        omz_free(z, buf, len);
+        return ts_fail(c, OPMAP_EFORMAT, omz_name(z, (uint64_t)i), 0, 0,
                        "the version is not a number (torch.jit.load refuses the archive)");
     }
     for (; k < len && buf[k] >= '0' && buf[k] <= '9' && v < 100000000; k++)
         v = v * 10 + (buf[k] - '0');
     m->ir_version = v;
-    tsc_zip_free(z, buf, len);
+    omz_free(z, buf, len);
     return OPMAP_OK;
 }
 
 /* What a zip that is not a TorchScript archive is, for the message; OPMAP_OK if it is one. */
-static int not_torchscript(ts_ctx *c, tsc_zip *z)
+static int not_torchscript(ts_ctx *c, omz_zip *z)
 {
-    uint64_t i, n = tsc_zip_count(z);
+    uint64_t i, n = omz_count(z);
     int has_code = 0, has_data = 0, has_bytecode = 0;
     for (i = 0; i < n; i++) {
-        const char *name = tsc_zip_name(z, i), *rel = rel_name(name);
+        const char *name = omz_name(z, i), *rel = rel_name(name);
         if (is_pt2_marker(rel) || is_pt2_marker(name))
             return om_fail(c->err, OPMAP_EUNSUPPORTED, c->src,
-                           "a torch.export program (.pt2): opmap does not read these yet; "
-                           "save a TorchScript archive (torch.jit.trace or torch.jit.script, "
-                           "then torch.jit.save) or export with torch.onnx.export");
+                           "torch.export entries (archive_format, models/*.json or "
+                           "serialized_exported_program.json) in neither layout "
+                           "torch.export.load reads: no archive_format in the folder of the "
+                           "first entry, no serialized_exported_program.json at the top");
         if (ci_prefix(rel, "code/") && ci_suffix(rel, ".py"))
             has_code = 1;
         else if (strcasecmp(rel, "data.pkl") == 0)
@@ -187,13 +188,13 @@ static int not_torchscript(ts_ctx *c, tsc_zip *z)
 }
 
 /* Every code/ entry torch could look up: under the archive's folder, case ignored. */
-static int read_all_code(ts_ctx *c, tsc_zip *z, tsl_program *prog, const char *prefix)
+static int read_all_code(ts_ctx *c, omz_zip *z, tsl_program *prog, const char *prefix)
 {
-    uint64_t i, n = tsc_zip_count(z);
+    uint64_t i, n = omz_count(z);
     size_t pl = strlen(prefix);
     int rc;
     for (i = 0; i < n; i++) {
-        const char *name = tsc_zip_name(z, i), *rel = name + pl;
+        const char *name = omz_name(z, i), *rel = name + pl;
         if (ci_prefix(name, prefix) && ci_prefix(rel, "code/") && ci_suffix(rel, ".py") &&
             (rc = read_code(c, z, prog, i, name, rel)))
             return rc;
@@ -205,7 +206,8 @@ int om_ts_archive_read(ir_model *m, const unsigned char *data, uint64_t size,
                        const opmap_limits *lim, opmap_error *err)
 {
     ts_ctx c;
-    tsc_zip *z = NULL;
+    omz_src zs;
+    omz_zip *z = NULL;
     tsl_program prog;
     int64_t data_pkl;
     const char *first, *slash;
@@ -215,14 +217,19 @@ int om_ts_archive_read(ir_model *m, const unsigned char *data, uint64_t size,
     tsl_func *fwd = NULL;
 
     ts_ctx_init(&c, m, lim, err);
+    zs.mem = c.mem;
+    zs.input = m->input;
+    zs.lim = lim;
+    zs.err = err;
+    zs.src = c.src;
     tsl_program_init(&prog);
     m->format = OPMAP_FORMAT_TORCHSCRIPT;
     m->producer_name = "pytorch";
     m->producer_version = m->domain = "";
-    if ((rc = tsc_zip_open(&z, &c, data, size)) || (rc = not_torchscript(&c, z)))
+    if ((rc = omz_open(&z, &zs, data, size)) || (rc = not_torchscript(&c, z)))
         goto out;
     /* torch: the folder of the directory's first entry holds everything it looks up */
-    first = tsc_zip_name(z, 0);
+    first = omz_name(z, 0);
     if (!(slash = strchr(first, '/'))) {
         rc = ts_fail(&c, OPMAP_EFORMAT, first, 0, 0,
                      "the archive's first entry is not in a folder (torch.jit.load refuses "
@@ -239,7 +246,7 @@ int om_ts_archive_read(ir_model *m, const unsigned char *data, uint64_t size,
         rc = ts_oom(&c);
         goto out;
     }
-    if ((data_pkl = tsc_zip_find(z, name)) < 0) {
+    if ((data_pkl = omz_find(z, name)) < 0) {
         rc = om_fail(err, OPMAP_EFORMAT, c.src,
                      "no %sdata.pkl: the archive has no root module (torch.jit.load refuses "
                      "it too)", prefix);
@@ -273,7 +280,7 @@ int om_ts_archive_read(ir_model *m, const unsigned char *data, uint64_t size,
             rc = tsir_lower(&c, g);
     }
 out:
-    tsc_zip_close(z);
+    omz_close(z);
     tsl_program_free(&c, &prog);
     ts_ctx_fini(&c);
     return rc;

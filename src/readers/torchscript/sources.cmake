@@ -5,8 +5,6 @@ set(OPMAP_TS_SOURCES
   readers/torchscript/container/debug_pkl.c
   readers/torchscript/container/pickle.c
   readers/torchscript/root_module.c
-  readers/torchscript/container/zip_directory.c
-  readers/torchscript/container/zip_entry.c
   readers/torchscript/common/context.c
   readers/torchscript/graph_text/graph_text.c
   readers/torchscript/graph_text/scope.c

@@ -1,5 +1,5 @@
 /*
- * readers/torchscript/container/zip_entry.c - finding and reading one entry (see container/zip.h).
+ * readers/zip/zip_entry.c - finding and reading one entry (see zip.h).
  *
  * An entry is read as miniz extracts it for torch: stored or deflate only, no encryption,
  * the data right after the local header's name and extra field. A deflate stream is
@@ -8,7 +8,7 @@
  * 1.13 does not check them either (its miniz is built without CRC checks), so a file torch
  * reads is read the same.
  */
-#include "zip_internal.h"
+#include "readers/zip/zip_internal.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -18,22 +18,22 @@
 #include "core/err.h"
 #include "core/mapfile.h"
 
-uint64_t tsc_zip_count(const tsc_zip *z)
+uint64_t omz_count(const omz_zip *z)
 {
     return z->n;
 }
 
-const char *tsc_zip_name(const tsc_zip *z, uint64_t i)
+const char *omz_name(const omz_zip *z, uint64_t i)
 {
     return i < z->n ? z->e[i].name : NULL;
 }
 
-int64_t tsc_zip_find(const tsc_zip *z, const char *name)
+int64_t omz_find(const omz_zip *z, const char *name)
 {
     size_t len = strlen(name), lo = 0, hi = (size_t)z->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        int r = tsc_zip_key_cmp(z->keys[mid].name, z->keys[mid].nlen, name, len);
+        int r = omz_key_cmp(z->keys[mid].name, z->keys[mid].nlen, name, len);
         if (r == 0)
             return z->keys[mid].idx;
         if (r < 0)
@@ -69,10 +69,10 @@ static void z_free(voidpf opaque, voidpf address)
 }
 
 /* Inflates e's raw deflate data into b (room for `room` bytes); *got: bytes produced. */
-static int inflate_entry(tsc_zip *z, const tsc_zip_entry *e, unsigned char *b, uint64_t room,
+static int inflate_entry(omz_zip *z, const omz_entry *e, unsigned char *b, uint64_t room,
                          uint64_t *got, int *ended)
 {
-    ts_ctx *c = z->c;
+    omz_src *c = z->c;
     z_stream s;
     const unsigned char *in = z->d + e->data;
     uint64_t in_left = e->comp, out_left = room;
@@ -82,14 +82,14 @@ static int inflate_entry(tsc_zip *z, const tsc_zip_entry *e, unsigned char *b, u
     s.zfree = z_free;
     s.opaque = c->mem;
     if (inflateInit2(&s, -15) != Z_OK)
-        return ts_oom(c);
+        return omz_oom(c);
     s.next_out = b;
     /* each round either makes progress (bounded by the input and the room) or stops */
     for (;;) {
         if (!s.avail_in && in_left) {
             /* 64 KiB at a time: a prefix read asks the file for no more than it inflates */
             uInt k = in_left > 65536 ? 65536 : (uInt)in_left;
-            om_need(c->m->input, (uint64_t)(in - z->d), k);
+            om_need(c->input, (uint64_t)(in - z->d), k);
             s.next_in = (unsigned char *)(uintptr_t)in;
             s.avail_in = k;
             in += k;
@@ -108,18 +108,18 @@ static int inflate_entry(tsc_zip *z, const tsc_zip_entry *e, unsigned char *b, u
     *ended = zr == Z_STREAM_END;
     inflateEnd(&s);
     if (zr == Z_MEM_ERROR)
-        return ts_oom(c);
+        return omz_oom(c);
     if (zr == Z_DATA_ERROR || zr == Z_NEED_DICT || zr == Z_STREAM_ERROR)
-        return ts_fail(c, OPMAP_EFORMAT, e->name, 0, 0, "malformed deflate data: %s",
+        return omz_fail(c, OPMAP_EFORMAT, e->name, "malformed deflate data: %s",
                        s.msg ? s.msg : "error");
     return OPMAP_OK; /* Z_STREAM_END, or Z_BUF_ERROR: out of input or out of room */
 }
 
-int tsc_zip_read(tsc_zip *z, uint64_t i, uint64_t cap, int prefix_only, unsigned char **buf,
+int omz_read(omz_zip *z, uint64_t i, uint64_t cap, int prefix_only, unsigned char **buf,
                  size_t *len)
 {
-    ts_ctx *c = z->c;
-    const tsc_zip_entry *e;
+    omz_src *c = z->c;
+    const omz_entry *e;
     uint64_t want, got = 0;
     unsigned char *b;
     int rc = OPMAP_OK, ended = 1;
@@ -127,36 +127,36 @@ int tsc_zip_read(tsc_zip *z, uint64_t i, uint64_t cap, int prefix_only, unsigned
     *buf = NULL;
     *len = 0;
     if (i >= z->n)
-        return ts_fail(c, OPMAP_EINTERNAL, NULL, 0, 0, "zip entry %" PRIu64 " out of range", i);
+        return omz_fail(c, OPMAP_EINTERNAL, NULL, "zip entry %" PRIu64 " out of range", i);
     e = &z->e[i];
     if (is_storage(e->name))
-        return ts_fail(c, OPMAP_EINTERNAL, e->name, 0, 0, "refusing to read a tensor storage");
+        return omz_fail(c, OPMAP_EINTERNAL, e->name, "refusing to read a tensor storage");
     if (e->flags & (0x01 | 0x40))
-        return ts_fail(c, OPMAP_EUNSUPPORTED, e->name, 0, 0, "encrypted zip entry");
+        return omz_fail(c, OPMAP_EUNSUPPORTED, e->name, "encrypted zip entry");
     if (e->flags & 0x20)
-        return ts_fail(c, OPMAP_EUNSUPPORTED, e->name, 0, 0, "zip entry is a patch");
+        return omz_fail(c, OPMAP_EUNSUPPORTED, e->name, "zip entry is a patch");
     if (e->method != 0 && e->method != 8)
-        return ts_fail(c, OPMAP_EUNSUPPORTED, e->name, 0, 0,
+        return omz_fail(c, OPMAP_EUNSUPPORTED, e->name,
                        "zip compression method %u (torch reads only stored and deflate)",
                        (unsigned)e->method);
     if (e->usize && ((e->nlen && e->name[e->nlen - 1] == '/') || (e->ext_attr & 0x10)))
-        return ts_fail(c, OPMAP_EFORMAT, e->name, 0, 0,
+        return omz_fail(c, OPMAP_EFORMAT, e->name,
                        "a directory entry with %" PRIu64 " bytes (torch reads none of them)",
                        e->usize);
     want = e->usize;
     if (want > cap) {
         if (!prefix_only)
-            return ts_fail(c, OPMAP_ELIMIT, e->name, 0, 0,
+            return omz_fail(c, OPMAP_ELIMIT, e->name,
                            "entry declares %" PRIu64 " bytes, over max_entry_bytes (%" PRIu64
                            ")", want, cap);
         want = cap;
     }
     if (want >= SIZE_MAX - 1)
-        return ts_fail(c, OPMAP_ELIMIT, e->name, 0, 0, "entry too large");
+        return omz_fail(c, OPMAP_ELIMIT, e->name, "entry too large");
     if (!(b = om_alloc(c->mem, (size_t)want + 1)))
-        return ts_oom(c);
+        return omz_oom(c);
     if (e->method == 0) {
-        om_need(c->m->input, e->data, want);
+        om_need(c->input, e->data, want);
         memcpy(b, z->d + e->data, (size_t)want); /* stored: comp == usize, inside the file */
     }
     else if (e->comp)
@@ -164,14 +164,14 @@ int tsc_zip_read(tsc_zip *z, uint64_t i, uint64_t cap, int prefix_only, unsigned
     if (rc == OPMAP_OK && e->method == 8 && e->comp) {
         /* the stream must end exactly at the declared size (a prefix: reach it) */
         if (got > want)
-            rc = ts_fail(c, OPMAP_EFORMAT, e->name, 0, 0,
+            rc = omz_fail(c, OPMAP_EFORMAT, e->name,
                          "entry inflates to more than its declared %" PRIu64 " bytes", want);
         else if (got < want)
-            rc = ts_fail(c, OPMAP_EFORMAT, e->name, 0, 0,
+            rc = omz_fail(c, OPMAP_EFORMAT, e->name,
                          "entry ends after %" PRIu64 " of its %" PRIu64 " declared bytes%s",
                          got, want, ended ? "" : " (deflate stream cut short)");
         else if (!ended && !prefix_only)
-            rc = ts_fail(c, OPMAP_EFORMAT, e->name, 0, 0,
+            rc = omz_fail(c, OPMAP_EFORMAT, e->name,
                          "deflate stream does not end after its %" PRIu64 " declared bytes",
                          want);
     }
@@ -185,7 +185,7 @@ int tsc_zip_read(tsc_zip *z, uint64_t i, uint64_t cap, int prefix_only, unsigned
     return OPMAP_OK;
 }
 
-void tsc_zip_free(tsc_zip *z, unsigned char *buf, size_t len)
+void omz_free(omz_zip *z, unsigned char *buf, size_t len)
 {
     if (buf)
         om_dealloc(z->c->mem, buf, len + 1);

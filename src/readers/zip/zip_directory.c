@@ -1,15 +1,17 @@
 /*
- * readers/torchscript/container/zip_directory.c - a zip's end records and central directory, read
- * as torch's miniz reads them (see container/zip.h), with the checks that keep a hostile directory
+ * readers/zip/zip_directory.c - a zip's end records and central directory, read
+ * as torch's miniz reads them (see zip.h), with the checks that keep a hostile directory
  * from costing more than the file: counts that fit the directory, entries inside the file and
  * apart, names unique. Every loop is bounded by the file: the end-record search by miniz's window
  * (69,584 bytes), the directory walk by its entry count (itself at most size / 46). A file's bytes
  * are asked for (om_need) before they are read: the end records, the directory, each local header;
- * the entries' data when one is read (container/zip_entry.c).
+ * the entries' data when one is read (zip_entry.c).
  */
-#include "zip_internal.h"
+#include "readers/zip/zip_internal.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,7 +44,7 @@ static uint64_t rd64(const unsigned char *p)
     return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
 }
 
-static int bad(tsc_zip *z, uint64_t off, const char *what)
+static int bad(omz_zip *z, uint64_t off, const char *what)
 {
     return om_fail_at(z->c->err, OPMAP_EFORMAT, z->c->src, off, "malformed zip archive: %s",
                       what);
@@ -59,7 +61,7 @@ static unsigned char lower(unsigned char ch)
     return ch >= 'A' && ch <= 'Z' ? (unsigned char)(ch - 'A' + 'a') : ch;
 }
 
-int tsc_zip_key_cmp(const char *a, size_t alen, const char *b, size_t blen)
+int omz_key_cmp(const char *a, size_t alen, const char *b, size_t blen)
 {
     size_t i, n = alen < blen ? alen : blen;
     for (i = 0; i < n; i++) {
@@ -72,8 +74,8 @@ int tsc_zip_key_cmp(const char *a, size_t alen, const char *b, size_t blen)
 
 static int cmp_key(const void *a, const void *b)
 {
-    const tsc_zip_key *x = a, *y = b;
-    return tsc_zip_key_cmp(x->name, x->nlen, y->name, y->nlen);
+    const omz_key *x = a, *y = b;
+    return omz_key_cmp(x->name, x->nlen, y->name, y->nlen);
 }
 
 /* The directory's place and size, from the end record and its zip64 record (miniz's rules). */
@@ -84,7 +86,7 @@ typedef struct dir_loc {
     uint64_t eocd;
 } dir_loc;
 
-static int find_dir(tsc_zip *z, dir_loc *dl)
+static int find_dir(omz_zip *z, dir_loc *dl)
 {
     const unsigned char *d = z->d;
     uint64_t size = z->size, lo, pos, eocd = UINT64_MAX, on_disk, cd_disk;
@@ -94,7 +96,7 @@ static int find_dir(tsc_zip *z, dir_loc *dl)
      * the bytes miniz searches: 4 KiB blocks back from the end until one starts 65,557
      * bytes or more from it (17 blocks, overlapping by 3: the last 69,584 bytes) */
     lo = size > 69584 ? size - 69584 : 0;
-    om_need(z->c->m->input, lo, size - lo);
+    om_need(z->c->input, lo, size - lo);
     for (pos = size - 22 + 1; pos-- > lo;)
         if (rd32(d + pos) == SIG_EOCD) {
             eocd = pos;
@@ -111,13 +113,13 @@ static int find_dir(tsc_zip *z, dir_loc *dl)
     dl->off = rd32(d + eocd + 16);
     dl->end = eocd;
     if (eocd >= 20 + 56)
-        om_need(z->c->m->input, eocd - 20, 20);
+        om_need(z->c->input, eocd - 20, 20);
     if (eocd >= 20 + 56 && rd32(d + eocd - 20) == SIG_Z64_LOC) {
         uint64_t loc = eocd - 20, z64 = rd64(d + loc + 8);
         dl->end = loc;
         if (z64 > size - 56)
             return bad(z, loc, "zip64 locator points past the end of the file");
-        om_need(z->c->m->input, z64, 56);
+        om_need(z->c->input, z64, 56);
         if (rd32(d + z64) == SIG_Z64_EOCD) {
             /* torch takes every count, size and offset from here, markers or not */
             if (rd64(d + z64 + 4) < 44)
@@ -188,7 +190,7 @@ static int zip64_extra(const unsigned char *ex, uint32_t elen, uint64_t *usize, 
 }
 
 /* The directory record at p -> e, its name into name_out, its extent; *next: the record after. */
-static int read_entry(tsc_zip *z, const dir_loc *dl, uint64_t p, tsc_zip_entry *e, span *sp,
+static int read_entry(omz_zip *z, const dir_loc *dl, uint64_t p, omz_entry *e, span *sp,
                       char *name_out, uint64_t *next)
 {
     const unsigned char *d = z->d;
@@ -221,7 +223,7 @@ static int read_entry(tsc_zip *z, const dir_loc *dl, uint64_t p, tsc_zip_entry *
         return bad(z, p, "compressed and uncompressed sizes disagree");
     /* the local header, its name and extra field, then the data: all before the directory */
     if (lho <= dl->off && dl->off - lho >= 30)
-        om_need(z->c->m->input, lho, 30);
+        om_need(z->c->input, lho, 30);
     if (lho > dl->off || dl->off - lho < 30 || rd32(d + lho) != SIG_LOCAL)
         return bad(z, p, "entry has no local header (truncated file?)");
     lh_end = lho + 30 + rd16(d + lho + 26) + rd16(d + lho + 28);
@@ -239,25 +241,25 @@ static int read_entry(tsc_zip *z, const dir_loc *dl, uint64_t p, tsc_zip_entry *
 }
 
 /* Every entry read; none overlaps another (one stream read as many: the zip-bomb trick). */
-static int read_dir(tsc_zip *z, const dir_loc *dl)
+static int read_dir(omz_zip *z, const dir_loc *dl)
 {
-    ts_ctx *c = z->c;
+    omz_src *c = z->c;
     uint64_t i, p = dl->off;
     span *spans;
     char *name;
     int rc = OPMAP_OK;
     if (!dl->n)
         return OPMAP_OK;
-    om_need(c->m->input, dl->off, dl->size);
+    om_need(c->input, dl->off, dl->size);
     /* names: at most the directory's bytes, plus a NUL each */
     z->n = dl->n;
     z->names_len = (size_t)dl->size + (size_t)dl->n;
     if (!(z->names = om_alloc(c->mem, z->names_len)) ||
         !(z->e = om_calloc(c->mem, (size_t)dl->n, sizeof(*z->e))) ||
         !(z->keys = om_calloc(c->mem, (size_t)dl->n, sizeof(*z->keys))))
-        return ts_oom(c);
+        return omz_oom(c);
     if (!(spans = om_calloc(c->mem, (size_t)dl->n, sizeof(*spans))))
-        return ts_oom(c);
+        return omz_oom(c);
     name = z->names;
     for (i = 0; i < dl->n && rc == OPMAP_OK; i++) {
         rc = read_entry(z, dl, p, &z->e[i], &spans[i], name, &p);
@@ -284,36 +286,56 @@ static int read_dir(tsc_zip *z, const dir_loc *dl)
     qsort(z->keys, (size_t)dl->n, sizeof(*z->keys), cmp_key);
     for (i = 1; i < dl->n; i++)
         if (cmp_key(&z->keys[i - 1], &z->keys[i]) == 0)
-            return ts_fail(c, OPMAP_EFORMAT, z->keys[i].name, 0, 0,
+            return omz_fail(c, OPMAP_EFORMAT, z->keys[i].name,
                            "malformed zip archive: two entries named '%s'%s (torch would "
                            "read either)", z->keys[i - 1].name,
                            strcmp(z->keys[i - 1].name, z->keys[i].name) ? " but for case" : "");
     return OPMAP_OK;
 }
 
-int tsc_zip_open(tsc_zip **out, ts_ctx *c, const unsigned char *data, uint64_t size)
+int omz_oom(const omz_src *c)
 {
-    tsc_zip *z;
+    return om_fail_mem(c->err, c->mem, c->src);
+}
+
+int omz_fail(const omz_src *c, int code, const char *entry, const char *fmt, ...)
+{
+    char msg[512], source[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (entry)
+        snprintf(source, sizeof(source), "%s:%s", c->src, entry);
+    else
+        snprintf(source, sizeof(source), "%s", c->src);
+    return om_fail(c->err, code, source, "%s", msg);
+}
+
+int omz_open(omz_zip **out, const omz_src *src, const unsigned char *data, uint64_t size)
+{
+    omz_zip *z;
     dir_loc dl;
     int rc;
     *out = NULL;
     memset(&dl, 0, sizeof(dl));
-    if (!(z = om_calloc(c->mem, 1, sizeof(*z))))
-        return ts_oom(c);
-    z->c = c;
+    if (!(z = om_calloc(src->mem, 1, sizeof(*z))))
+        return omz_oom(src);
+    z->src = *src;
+    z->c = &z->src;
     z->d = data;
     z->size = size;
     if ((rc = find_dir(z, &dl)) == OPMAP_OK)
         rc = read_dir(z, &dl);
     if (rc != OPMAP_OK) {
-        tsc_zip_close(z);
+        omz_close(z);
         return rc;
     }
     *out = z;
     return OPMAP_OK;
 }
 
-void tsc_zip_close(tsc_zip *z)
+void omz_close(omz_zip *z)
 {
     om_mem *m;
     if (!z)

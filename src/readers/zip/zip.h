@@ -1,6 +1,6 @@
 /*
- * readers/torchscript/container/zip.h - the archive's zip container, read from memory as torch
- * reads it.
+ * readers/zip/zip.h - the zip container of torch's archives (torch.jit.save, torch.export.save),
+ * read from memory as torch reads it; shared by readers/torchscript and readers/export.
  *
  * torch.jit.load reads archives with miniz (caffe2 PyTorchStreamReader); opmap reads the
  * directory the same way or refuses (docs/torchscript.md, "Reading the archive as
@@ -15,34 +15,50 @@
  * into buffers sized from the directory but capped; nothing under a `data/` folder (tensor
  * storages) is ever read.
  */
-#ifndef OM_TS_CONTAINER_ZIP_H
-#define OM_TS_CONTAINER_ZIP_H
+#ifndef OM_READERS_ZIP_H
+#define OM_READERS_ZIP_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "readers/torchscript/common/context.h"
+#include <opmap/context.h>
+#include <opmap/error.h>
 
-typedef struct tsc_zip tsc_zip;
+#include "core/mem.h"
 
-/* Opens the zip in `data` (borrowed until tsc_zip_close). */
-int tsc_zip_open(tsc_zip **out, ts_ctx *c, const unsigned char *data, uint64_t size);
-void tsc_zip_close(tsc_zip *z);
+struct om_mapped;
 
-uint64_t tsc_zip_count(const tsc_zip *z);
+/* What a zip is read for: the budget, the file's view (om_need; NULL: all in memory), the
+ * limits (max_zip_entries), where errors go and the model's name they start with. Errors
+ * in an entry read "<src>:<entry>: ...", in the directory "<src>: offset N: ...". */
+typedef struct omz_src {
+    om_mem *mem;
+    struct om_mapped *input;
+    const opmap_limits *lim;
+    opmap_error *err;
+    const char *src;
+} omz_src;
+
+typedef struct omz_zip omz_zip;
+
+/* Opens the zip in `data` (borrowed until omz_close); `src` is copied. */
+int omz_open(omz_zip **out, const omz_src *src, const unsigned char *data, uint64_t size);
+void omz_close(omz_zip *z);
+
+uint64_t omz_count(const omz_zip *z);
 /* Entry i's name (NUL-terminated; names never hold a NUL), valid until close. */
-const char *tsc_zip_name(const tsc_zip *z, uint64_t i);
+const char *omz_name(const omz_zip *z, uint64_t i);
 /* The entry named `name`, ASCII case ignored as torch's lookup does, or -1. */
-int64_t tsc_zip_find(const tsc_zip *z, const char *name);
+int64_t omz_find(const omz_zip *z, const char *name);
 
 /*
  * Reads entry i whole into a NUL-terminated buffer from the model's budget (free it with
- * tsc_zip_free). Entries declaring more than `cap` bytes fail with OPMAP_ELIMIT; entries
+ * omz_free). Entries declaring more than `cap` bytes fail with OPMAP_ELIMIT; entries
  * under a `data/` folder are refused. With `prefix_only`, at most `cap` bytes are read and
  * a longer entry is not an error (used for the version entry).
  */
-int tsc_zip_read(tsc_zip *z, uint64_t i, uint64_t cap, int prefix_only, unsigned char **buf,
+int omz_read(omz_zip *z, uint64_t i, uint64_t cap, int prefix_only, unsigned char **buf,
                  size_t *len);
-void tsc_zip_free(tsc_zip *z, unsigned char *buf, size_t len);
+void omz_free(omz_zip *z, unsigned char *buf, size_t len);
 
-#endif /* OM_TS_CONTAINER_ZIP_H */
+#endif /* OM_READERS_ZIP_H */
