@@ -35,11 +35,13 @@ enum {
     OPMAP_FAIL_EXTERNAL_DATA = 1u << 12,   /**< a side file is missing, short or outside */
     OPMAP_FAIL_UNREADABLE = 1u << 13,      /**< a file could not be read: always fails, never
                                                 waived (the verdict is incomplete) */
-    OPMAP_FAIL_SKIPPED = 1u << 14          /**< a file found but not a model opmap reads */
+    OPMAP_FAIL_SKIPPED = 1u << 14,         /**< a file found but not a model opmap reads */
+    OPMAP_FAIL_NOT_INLINED = 1u << 15      /**< a printed TorchScript graph not inlined: its
+                                                calls hide the operators they run */
 };
 
 /** The number of OPMAP_FAIL_* bits; opmap_fail_kind_name() takes 0 .. this - 1. */
-#define OPMAP_FAIL_KIND_COUNT 15
+#define OPMAP_FAIL_KIND_COUNT 16
 
 /** @return the name of finding kind bit `index` ("unmapped", "dynamic-shape", ...), or NULL. */
 OPMAP_API const char *opmap_fail_kind_name(unsigned index);

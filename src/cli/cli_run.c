@@ -4,7 +4,7 @@
  * context may be shared), show progress on a terminal.
  *
  * Failures are printed as they happen. A file found in a directory that is not a model
- * opmap reads (a weights-only checkpoint, a .pt2) is skipped with a note; anything else
+ * opmap reads (a weights-only checkpoint, an AOTInductor package) is skipped with a note; anything else
  * that cannot be read makes the exit code 3.
  */
 #include <pthread.h>

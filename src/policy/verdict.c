@@ -24,7 +24,7 @@
 static const char *const kind_names[OPMAP_FAIL_KIND_COUNT] = {
     "unmapped", "rewrite", "partial", "precision", "performance", "dynamic-shape", "rng",
     "inf-nan", "nondeterministic", "deprecated", "dtype", "effort", "external-data",
-    "unreadable", "skipped"
+    "unreadable", "skipped", "not-inlined"
 };
 
 const char *opmap_fail_kind_name(unsigned index)
@@ -283,7 +283,8 @@ static int model_findings(builder *b, const opmap_result *r)
         const om_risk *k2 = &OM_VEC_AT(&r->risks, om_risk, i);
         unsigned kind = strcmp(k2->kind, "dynamic_shape") == 0 ? OPMAP_FAIL_DYNAMIC_SHAPE
                       : strcmp(k2->kind, "dtype") == 0 ? OPMAP_FAIL_DTYPE
-                      : strcmp(k2->kind, "external_data") == 0 ? OPMAP_FAIL_EXTERNAL_DATA : 0;
+                      : strcmp(k2->kind, "external_data") == 0 ? OPMAP_FAIL_EXTERNAL_DATA
+                      : strcmp(k2->kind, "not_inlined") == 0 ? OPMAP_FAIL_NOT_INLINED : 0;
         /* flag-based risks repeat the operator findings above; info-level ones inform */
         if (!kind || k2->level != OPMAP_DIAG_WARNING || k2->from_flag)
             continue;

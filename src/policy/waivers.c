@@ -51,7 +51,8 @@ static int parse_entry(yr *y, const yt_node *e, om_waiver *w)
         if (opmap_fail_on_parse(k, &bits, &tmp) != OPMAP_OK || !bits || (bits & (bits - 1)))
             return yr_bad(y, n, "unknown finding kind '%s' (one of unmapped, rewrite, partial, "
                                 "precision, performance, dynamic-shape, rng, inf-nan, "
-                                "nondeterministic, deprecated, dtype, external-data, skipped)",
+                                "nondeterministic, deprecated, dtype, external-data, skipped, "
+                                "not-inlined)",
                           k);
         if (bits == OPMAP_FAIL_UNREADABLE)
             return yr_bad(y, n, "a waiver cannot accept kind '%s': a file that cannot be "

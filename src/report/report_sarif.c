@@ -27,6 +27,7 @@ static const char *const rule_text[OPMAP_FAIL_KIND_COUNT] = {
     "An external-data side file is missing, short, or outside the model's directory.",
     "A file could not be read: the scan, and the gate's verdict, are incomplete.",
     "A file was found but is not a model opmap reads (a checkpoint, an unsupported archive).",
+    "A printed TorchScript graph is not inlined: its calls hide the operators they run.",
 };
 
 static char *uri(const char *path, char *buf, size_t size)

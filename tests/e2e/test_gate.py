@@ -376,6 +376,21 @@ class Gate(unittest.TestCase):
         self.assertTrue(rep["gate"]["incomplete"])
         self.assertEqual(run("baseline", self.path("ck")).returncode, 3)
 
+    def test_fail_on_not_inlined(self):
+        # a graph printed from module.graph: its calls are findings of their own kind, judged
+        # only when asked for; the inlined print of the same module has none
+        mem = os.path.join(HERE, "..", "fixtures", "torchscript", "memory")
+        forward = os.path.join(mem, "resnet18.traced.forward.graph.txt")
+        inlined = os.path.join(mem, "resnet18.traced.graph.txt")
+        proc = run("scan", "--fail-on", "not-inlined", forward)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("opmap: gate: not-inlined: graph not inlined: 10 calls", proc.stderr)
+        self.assertEqual(run("scan", forward).returncode, 0)  # the default judges what it prints
+        self.assertEqual(run("scan", "--fail-on", "not-inlined", inlined).returncode, 0)
+        rep = validate(json.loads(run("scan", "--format", "json", forward).stdout))
+        kinds = [f["kind"] for f in rep["gate"]["findings"]]
+        self.assertEqual(kinds.count("not-inlined"), 1)
+
     def test_fail_on_skipped(self):
         os.makedirs(self.path("models"))
         clean = self.model("models/clean.onnx", ["Relu"])
