@@ -157,3 +157,11 @@ int om_fail_mem(opmap_error *err, const om_mem *m, const char *source)
                        "memory limit exceeded (max_heap_bytes = %" PRIu64 ")", m->limit);
     return om_fail(err, OPMAP_ENOMEM, source, "out of memory");
 }
+
+void om_source_name(char *buf, size_t size, const char *file, const char *entry)
+{
+    if (entry)
+        snprintf(buf, size, "%s:%s", file, entry);
+    else
+        snprintf(buf, size, "%s", file);
+}

@@ -25,6 +25,9 @@ int om_fail_at(opmap_error *err, int code, const char *source, uint64_t offset,
 int om_fail_line(opmap_error *err, int code, const char *source, uint32_t line,
                  uint32_t column, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
+/* The source an error names: the file, or "file:entry" for an entry of an archive. */
+void om_source_name(char *buf, size_t size, const char *file, const char *entry);
+
 /* Out of memory or over budget, whichever `m` says happened. */
 int om_fail_mem(opmap_error *err, const om_mem *m, const char *source);
 

@@ -44,7 +44,7 @@ static int ends_with(const char *s, const char *suffix)
 static int entry_fail(archive *a, int code, const char *entry, const char *msg)
 {
     char source[600];
-    snprintf(source, sizeof(source), "%s:%s", a->src, entry);
+    om_source_name(source, sizeof(source), a->src, entry);
     return om_fail(a->err, code, source, "%s", msg);
 }
 

@@ -305,10 +305,7 @@ int omz_fail(const omz_src *c, int code, const char *entry, const char *fmt, ...
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    if (entry)
-        snprintf(source, sizeof(source), "%s:%s", c->src, entry);
-    else
-        snprintf(source, sizeof(source), "%s", c->src);
+    om_source_name(source, sizeof(source), c->src, entry);
     return om_fail(c->err, code, source, "%s", msg);
 }
 

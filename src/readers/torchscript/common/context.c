@@ -46,10 +46,7 @@ int ts_fail(ts_ctx *c, int code, const char *entry, uint32_t line, uint32_t col,
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    if (entry)
-        snprintf(source, sizeof(source), "%s:%s", c->src, entry);
-    else
-        snprintf(source, sizeof(source), "%s", c->src);
+    om_source_name(source, sizeof(source), c->src, entry);
     c->rc = code;
     if (line)
         return om_fail_line(c->err, code, source, line, col ? col : 1, "%s", msg);
@@ -63,7 +60,7 @@ int ts_fail_at(ts_ctx *c, int code, const char *entry, uint64_t offset, const ch
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    snprintf(source, sizeof(source), "%s:%s", c->src, entry);
+    om_source_name(source, sizeof(source), c->src, entry);
     c->rc = code;
     return om_fail_at(c->err, code, source, offset, "%s", msg);
 }
