@@ -139,6 +139,21 @@ static int is_digit(char ch)
 }
 
 /* Parses a printed type s[0, n) into t. */
+
+/* The end of one item of a tensor type's list (a dimension, or `name=value`): the next
+ * ',' outside brackets, or the closing ')' at n - 1. */
+static size_t dim_item_end(const char *s, size_t j, size_t n)
+{
+    int depth = 0;
+    while (j < n - 1 && (depth || s[j] != ',')) {
+        if (s[j] == '(' || s[j] == '[')
+            depth++;
+        else if (s[j] == ')' || s[j] == ']')
+            depth--;
+        j++;
+    }
+    return j;
+}
 static int parse_type(gp *p, const char *s, size_t n, ir_type *t)
 {
     size_t k, nl;
@@ -190,15 +205,7 @@ static int parse_type(gp *p, const char *s, size_t n, ir_type *t)
             t->elem = scalar_types[k].dt;
             /* count leading dims: items before the first name= */
             for (j = i; j < n - 1;) {
-                size_t e = j;
-                int depth = 0;
-                while (e < n - 1 && (depth || s[e] != ',')) {
-                    if (s[e] == '(' || s[e] == '[')
-                        depth++;
-                    else if (s[e] == ')' || s[e] == ']')
-                        depth--;
-                    e++;
-                }
+                size_t e = dim_item_end(s, j, n);
                 if (memchr(s + j, '=', e - j))
                     break;
                 ndims++;
@@ -214,17 +221,9 @@ static int parse_type(gp *p, const char *s, size_t n, ir_type *t)
                 return goom(p);
             t->rank = (int32_t)ndims;
             for (j = i; di < ndims && j < n - 1;) {
-                size_t e = j;
-                int depth = 0;
+                size_t e = dim_item_end(s, j, n);
                 int64_t v = 0;
                 int ok = 1;
-                while (e < n - 1 && (depth || s[e] != ',')) {
-                    if (s[e] == '(' || s[e] == '[')
-                        depth++;
-                    else if (s[e] == ')' || s[e] == ']')
-                        depth--;
-                    e++;
-                }
                 t->dims[di].value = -1;
                 if (e > j && is_digit(s[j])) {
                     size_t q;
