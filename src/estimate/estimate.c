@@ -3,8 +3,6 @@
  */
 #include "estimate.h"
 
-#include <string.h>
-
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
     uint64_t s;
@@ -31,12 +29,4 @@ void om_estimate_add(opmap_summary *out, const om_estimate_op *op)
         return;
     om_effort_add(&out->effort[s], op->effort);
     om_effort_add(&out->effort_total, op->effort);
-}
-
-void om_estimate_summary(const om_estimate_op *ops, size_t n, opmap_summary *out)
-{
-    size_t i;
-    memset(out, 0, sizeof(*out));
-    for (i = 0; i < n; i++)
-        om_estimate_add(out, &ops[i]);
 }

@@ -28,9 +28,6 @@ typedef struct om_estimate_op {
 /* Adds one distinct operator to `out`. */
 void om_estimate_add(opmap_summary *out, const om_estimate_op *op);
 
-/* Fills `out` from n distinct operators. */
-void om_estimate_summary(const om_estimate_op *ops, size_t n, opmap_summary *out);
-
 /* Adds e to acc, saturating instead of wrapping. */
 void om_effort_add(opmap_effort *acc, opmap_effort e);
 

@@ -81,16 +81,12 @@ int om_portfolio_build(const om_portfolio_model *models, size_t count, om_mem *m
     }
     om_dealloc(mem, index, cap * sizeof(*index));
     qsort(ops, n, sizeof(*ops), port_cmp);
-    for (i = 0; i < n; i++) {
-        int s = ops[i].status;
-        out->summary.operators[s]++;
-        out->summary.instances[s] += ops[i].instances;
-        out->summary.operators_total++;
-        out->summary.instances_total += ops[i].instances;
-        if (s != OPMAP_OP_STRUCTURAL) {
-            om_effort_add(&out->summary.effort[s], ops[i].effort);
-            om_effort_add(&out->summary.effort_total, ops[i].effort);
-        }
+    for (i = 0; i < n; i++) { /* the union, summed as one model's operators are */
+        om_estimate_op e = { 0 };
+        e.status = ops[i].status;
+        e.instances = ops[i].instances;
+        e.effort = ops[i].effort;
+        om_estimate_add(&out->summary, &e);
     }
     out->ops = ops;
     out->n = n;
