@@ -164,6 +164,59 @@ OPMAP_API int opmap_portfolio_estimate(opmap_ctx *ctx, const opmap_result *const
                                        size_t count, opmap_effort *together,
                                        opmap_effort *separately, opmap_error *err);
 
+/**
+ * JSON reports read back (`opmap merge`): the results and unread files of reports written by
+ * earlier scans, as those scans left them, to write every format, the portfolio and the
+ * gate again as one scan over all their files would. Opaque; opmap_report_set_free().
+ */
+typedef struct opmap_report_set opmap_report_set;
+
+/**
+ * Starts an empty set. Reports are read against `table`: it must be the one they were
+ * written with (same origin, name, version, torch_npu and cann), since each operator's row
+ * is found again in it; it must outlive the set.
+ * @return OPMAP_OK, OPMAP_ENOMEM, OPMAP_EINVAL.
+ */
+OPMAP_API int opmap_report_set_new(opmap_report_set **out, opmap_ctx *ctx,
+                                   const opmap_table *table, opmap_error *err);
+
+/**
+ * Adds one JSON report (`size` bytes at `data`; `name` names it in errors): its models
+ * become results and its unread files problems, after those already added. The report is
+ * untrusted input: every field is checked, nesting and strings are bounded by the context's
+ * limits, and each model's totals must add up from its operators.
+ * @return OPMAP_OK; OPMAP_EFORMAT (not a report this opmap reads, or of another schema,
+ *         opmap version, table or chip list than the set's, or a file an earlier report
+ *         has: err names the report, the byte offset and the field); OPMAP_ELIMIT;
+ *         OPMAP_ENOMEM; OPMAP_EINVAL. On failure the set is as it was.
+ */
+OPMAP_API int opmap_report_set_add(opmap_report_set *set, const char *name, const void *data,
+                                   size_t size, opmap_error *err);
+
+/**
+ * Adds the JSON report in the file `path`, as opmap_report_set_add(); the file is read
+ * whole, from the context's max_heap_bytes.
+ * @return as opmap_report_set_add(), and OPMAP_EIO when the file cannot be read.
+ */
+OPMAP_API int opmap_report_set_add_file(opmap_report_set *set, const char *path,
+                                        opmap_error *err);
+
+/** @return the number of results (models) in the set. */
+OPMAP_API size_t opmap_report_set_count(const opmap_report_set *set);
+
+/** @return the results, in the order their reports were added (NULL when none); valid
+ *  until the next opmap_report_set_add() or opmap_report_set_free(). */
+OPMAP_API const opmap_result *const *opmap_report_set_results(const opmap_report_set *set);
+
+/** @return the files the reports' scans did not read, in order, for
+ *  opmap_report_options.problems (NULL when none; *count receives how many); valid as the
+ *  results are. */
+OPMAP_API const opmap_file_problem *opmap_report_set_problems(const opmap_report_set *set,
+                                                              size_t *count);
+
+/** Frees the set and its results (NULL is accepted). */
+OPMAP_API void opmap_report_set_free(opmap_report_set *set);
+
 OPMAP_END_DECL
 
 #endif /* OPMAP_REPORT_H */

@@ -23,6 +23,7 @@ enum {
 };
 
 int cli_scan(int argc, char **argv);
+int cli_merge(int argc, char **argv);
 int cli_table(int argc, char **argv);
 int cli_baseline(int argc, char **argv);
 int cli_diff(int argc, char **argv);
@@ -43,9 +44,11 @@ typedef struct scan_opts {
     const char *owner, *expires, *reason;   /* baseline */
 } scan_opts;
 
-/* Parses argv for scan (baseline 0) or baseline (1); returns 0, an exit code, or -1 after
- * printing --help. */
-int cli_parse_scan(int argc, char **argv, scan_opts *o, int baseline, const char *usage);
+/* The commands that share those options. */
+enum { CLI_SCAN = 0, CLI_BASELINE = 1, CLI_MERGE = 2 };
+
+/* Parses argv for a CLI_* command; returns 0, an exit code, or -1 after printing --help. */
+int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const char *usage);
 
 /* Scanning every path (cli_run.c). */
 typedef struct scan_run {
@@ -70,12 +73,16 @@ int cli_run(const scan_opts *o, const cli_paths *paths, scan_run *run);
 /* What scan and baseline both do first: parse the options and paths, scan every model.
  * Returns 0 (free run and paths when done), -1 after --help, or an exit code (nothing left
  * to free). */
-int cli_start(int argc, char **argv, int baseline, const char *usage, scan_opts *o,
+int cli_start(int argc, char **argv, int cmd, const char *usage, scan_opts *o,
               cli_paths *paths, scan_run *run);
 void cli_run_free(scan_run *run);
 
 /* EXIT_INPUT after saying "no model found" when the run read no model, else 0. */
 int cli_no_model(const scan_run *run);
+
+/* What scan and merge do with their results: write the reports, then the exit code (3 for
+ * files not read or no model, else the gate's 0 or 1), printing the gate's failures. */
+int cli_finish(const scan_opts *o, scan_run *run);
 
 /* The gate the options describe. */
 void cli_policy(const scan_opts *o, const scan_run *run, opmap_policy *policy);

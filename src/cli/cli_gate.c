@@ -47,7 +47,7 @@ int cli_baseline(int argc, char **argv)
     int code;
     size_t i;
 
-    if ((code = cli_start(argc, argv, 1, baseline_usage, &o, &paths, &run)))
+    if ((code = cli_start(argc, argv, CLI_BASELINE, baseline_usage, &o, &paths, &run)))
         return code < 0 ? EXIT_CLEAN : code;
     if (run.input_failed) {
         code = EXIT_INPUT; /* a baseline of half the models would hide the rest */

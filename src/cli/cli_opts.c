@@ -86,18 +86,29 @@ static int parse_formats(const char *list, scan_opts *o)
 }
 
 /*
- * scan and baseline share one option table; an option that means nothing to the command
- * given is refused rather than silently ignored (a --waivers on baseline would otherwise
- * look as if it had been used).
+ * scan, baseline and merge share one option table; an option that means nothing to the
+ * command given is refused rather than silently ignored (a --waivers on baseline would
+ * otherwise look as if it had been used; a --soc on merge as if it re-answered the reports).
+ * Returns the command the option belongs to, or -1 when it belongs to this one.
  */
-static int belongs_elsewhere(int c, int baseline)
+static int belongs_elsewhere(int c, int cmd)
 {
-    if (baseline)
-        return c == OPT_FORMAT || c == OPT_WAIVERS || c == OPT_DAY_RATE || c == OPT_CURRENCY;
-    return c == OPT_OWNER || c == OPT_EXPIRES || c == OPT_REASON;
+    int baseline_only = c == OPT_OWNER || c == OPT_EXPIRES || c == OPT_REASON;
+    int scan_only = c == OPT_SOC || c == OPT_WEIGHTS || c == OPT_WEIGHT || c == OPT_JOBS ||
+                    c == 'j';
+    if (cmd == CLI_BASELINE && (c == OPT_FORMAT || c == OPT_WAIVERS || c == OPT_DAY_RATE ||
+                                c == OPT_CURRENCY))
+        return CLI_SCAN;
+    if (cmd != CLI_BASELINE && baseline_only)
+        return CLI_BASELINE;
+    if (cmd == CLI_MERGE && scan_only)
+        return CLI_SCAN;
+    return -1;
 }
 
-int cli_parse_scan(int argc, char **argv, scan_opts *o, int baseline, const char *usage)
+static const char *const cmd_names[] = { "scan", "baseline", "merge" };
+
+int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const char *usage)
 {
     static const struct option longopts[] = {
         { "table", required_argument, NULL, OPT_TABLE },
@@ -120,7 +131,7 @@ int cli_parse_scan(int argc, char **argv, scan_opts *o, int baseline, const char
         { NULL, 0, NULL, 0 }
     };
     opmap_error err;
-    int c, li = -1;
+    int c, li = -1, owner;
     memset(o, 0, sizeof(*o));
     o->formats[0] = OPMAP_REPORT_TEXT;
     o->n_formats = 1;
@@ -129,9 +140,13 @@ int cli_parse_scan(int argc, char **argv, scan_opts *o, int baseline, const char
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:j:qh", longopts, &li)) != -1) {
-        if (belongs_elsewhere(c, baseline) && li >= 0) {
-            cli_fail("--%s is an option of `opmap %s`, not of `opmap %s`", longopts[li].name,
-                     baseline ? "scan" : "baseline", baseline ? "baseline" : "scan");
+        if ((owner = belongs_elsewhere(c, cmd)) >= 0) {
+            if (li >= 0)
+                cli_fail("--%s is an option of `opmap %s`, not of `opmap %s`",
+                         longopts[li].name, cmd_names[owner], cmd_names[cmd]);
+            else
+                cli_fail("-%c is an option of `opmap %s`, not of `opmap %s`", c,
+                         cmd_names[owner], cmd_names[cmd]);
             fputs(usage, stderr);
             return EXIT_USAGE;
         }
@@ -199,7 +214,8 @@ int cli_parse_scan(int argc, char **argv, scan_opts *o, int baseline, const char
         }
     }
     if (optind >= argc) {
-        cli_fail("give at least one model file or directory");
+        cli_fail(cmd == CLI_MERGE ? "give at least one JSON report"
+                                  : "give at least one model file or directory");
         fputs(usage, stderr);
         return EXIT_USAGE;
     }

@@ -175,12 +175,12 @@ static int load_inputs(scan_run *run, const scan_opts *o)
     return 0;
 }
 
-int cli_start(int argc, char **argv, int baseline, const char *usage, scan_opts *o,
+int cli_start(int argc, char **argv, int cmd, const char *usage, scan_opts *o,
               cli_paths *paths, scan_run *run)
 {
     int rc;
     size_t i;
-    if ((rc = cli_parse_scan(argc, argv, o, baseline, usage)))
+    if ((rc = cli_parse_scan(argc, argv, o, cmd, usage)))
         return rc;
     for (i = (size_t)optind; i < (size_t)argc; i++)
         if ((rc = cli_paths_add(paths, argv[i]))) {

@@ -123,41 +123,48 @@ static void print_failures(const opmap_verdict *v)
     fprintf(stderr, "opmap: the gate fails: %zu finding%s\n", failing, failing == 1 ? "" : "s");
 }
 
-int cli_scan(int argc, char **argv)
+int cli_finish(const scan_opts *o, scan_run *run)
 {
-    scan_opts o;
-    scan_run run;
-    cli_paths paths = { 0 };
     opmap_policy policy;
     opmap_report_options ropts = OPMAP_REPORT_OPTIONS_INIT;
     opmap_verdict *verdict = NULL;
     opmap_error err;
     int code;
 
-    if ((code = cli_start(argc, argv, 0, scan_usage, &o, &paths, &run)))
-        return code < 0 ? EXIT_CLEAN : code;
-    cli_policy(&o, &run, &policy);
-    ropts.day_rate = o.day_rate;
-    ropts.currency = o.currency;
+    cli_policy(o, run, &policy);
+    ropts.day_rate = o->day_rate;
+    ropts.currency = o->currency;
     ropts.policy = &policy;
-    ropts.problems = run.problems;
-    ropts.problem_count = run.n_problems;
+    ropts.problems = run->problems;
+    ropts.problem_count = run->n_problems;
     /* reports are written whatever failed: each lists the files it could not read */
-    if ((code = write_reports(&o, &run, &ropts)))
-        goto done;
-    code = run.input_failed ? EXIT_INPUT : cli_no_model(&run);
+    if ((code = write_reports(o, run, &ropts)))
+        return code;
+    code = run->input_failed ? EXIT_INPUT : cli_no_model(run);
     if (code) {
         /* unreadable files or no model: exit 3 outranks the gate */
-    } else if (opmap_policy_check(&verdict, run.ctx, (const opmap_result *const *)run.slots,
-                                  run.count, &policy, &err) != OPMAP_OK) {
+    } else if (opmap_policy_check(&verdict, run->ctx, (const opmap_result *const *)run->slots,
+                                  run->count, &policy, &err) != OPMAP_OK) {
         cli_error(&err);
         code = EXIT_INTERNAL;
     } else if (!opmap_verdict_passed(verdict)) {
         print_failures(verdict);
         code = EXIT_FINDINGS;
     }
-done:
     opmap_verdict_free(verdict);
+    return code;
+}
+
+int cli_scan(int argc, char **argv)
+{
+    scan_opts o;
+    scan_run run;
+    cli_paths paths = { 0 };
+    int code;
+
+    if ((code = cli_start(argc, argv, CLI_SCAN, scan_usage, &o, &paths, &run)))
+        return code < 0 ? EXIT_CLEAN : code;
+    code = cli_finish(&o, &run);
     cli_run_free(&run);
     cli_paths_free(&paths);
     return code;

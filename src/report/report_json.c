@@ -378,6 +378,7 @@ static void model_json(jsonw *w, const opmap_result *r)
         jw_kstring(w, "level", k->level == OPMAP_DIAG_WARNING ? "warning" : "info");
         jw_kstring(w, "message", k->message);
         jw_kstring(w, "where", k->where);
+        jw_kbool(w, "restates_flag", k->from_flag);
         jw_end_object(w);
     }
     jw_end_array(w);
@@ -422,7 +423,9 @@ static void model_json(jsonw *w, const opmap_result *r)
     jw_end_object(w);
 }
 
-/* Files the scan did not read: "errors" (could not be read) and "skipped" (not models). */
+/* Files the scan did not read: "errors" (could not be read) and "skipped" (not models).
+ * Each keeps its error whole and its place among all of them ("order"), so opmap merge
+ * gives them back as the scan met them. */
 static void problems(jsonw *w, const om_report_in *in)
 {
     size_t i;
@@ -441,20 +444,22 @@ static void problems(jsonw *w, const om_report_in *in)
             if (skipped) {
                 om_problem_message(p, msg, sizeof(msg));
                 jw_kstring(w, "reason", msg);
-            } else {
-                jw_kstring(w, "status", opmap_status_str(e ? e->code : OPMAP_EIO));
-                jw_kint(w, "code", e ? e->code : OPMAP_EIO);
-                jw_kstring(w, "source", e ? e->source : "");
-                jw_kstring(w, "message", e ? e->message : "could not be read");
-                if (e && e->line) {
+            }
+            if (e) { /* a library caller may give a problem without its error */
+                jw_kstring(w, "status", opmap_status_str(e->code));
+                jw_kint(w, "code", e->code);
+                jw_kstring(w, "source", e->source);
+                jw_kstring(w, "message", e->message);
+                if (e->line) {
                     jw_kuint(w, "line", e->line);
                     jw_kuint(w, "column", e->column);
                 }
-                if (e && e->offset != OPMAP_NO_OFFSET)
+                if (e->offset != OPMAP_NO_OFFSET)
                     jw_kuint(w, "offset", e->offset);
-                if (e && e->sys_errno)
+                if (e->sys_errno)
                     jw_kint(w, "errno", e->sys_errno);
             }
+            jw_kuint(w, "order", i);
             jw_end_object(w);
         }
         jw_end_array(w);

@@ -19,7 +19,7 @@
 #include "core/mem.h"
 #include "ir/ir.h"
 #include "readers/export/export_reader.h"
-#include "readers/export/json.h"
+#include "core/json.h"
 
 typedef struct jfix {
     om_mem mem;

@@ -11,7 +11,7 @@
 #include <opmap/error.h>
 
 #include "ir/ir.h"
-#include "readers/export/json.h"
+#include "core/json.h"
 
 typedef struct ex_ctx {
     ir_model *m;

@@ -1,12 +1,12 @@
 /*
- * readers/export/json.c - the bounded JSON reader (see json.h).
+ * core/json.c - the bounded JSON reader (see json.h).
  *
  * One loop over the text with an explicit stack of open containers. Finished values wait
  * on one pending vector; when a container closes, its children are moved from the end of
  * that vector into one arena array, so every value is copied once and no container needs
  * its size in advance.
  */
-#include "readers/export/json.h"
+#include "core/json.h"
 
 #include <inttypes.h>
 #include <math.h>

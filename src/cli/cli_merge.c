@@ -1,0 +1,107 @@
+/*
+ * cli/cli_merge.c - `opmap merge`: JSON reports of earlier scans (shards of one tree, run on
+ * several machines) read back and written as one scan over all their files would write
+ * them: every format, the portfolio estimate, the gate and the exit code.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char merge_usage[] =
+    "usage: opmap merge REPORT.json... [options]\n"
+    "\n"
+    "Reads JSON reports written by `opmap scan --format json` (the same opmap version and\n"
+    "table) and writes what one scan over all their models would: every format, the\n"
+    "portfolio estimate and the gate. Models are taken in the order of the reports given;\n"
+    "a file in two reports (overlapping shards) is refused.\n"
+    "\n"
+    "  --table FILE           the table the reports were written with (default: built-in)\n"
+    "  --format F[,F...]      text (default), json, html, markdown, csv, sarif, junit\n"
+    "  -o, --output PATH      a file, or a directory for several formats\n"
+    "  --day-rate N, --currency C   costs, as for scan\n"
+    "  --fail-on KINDS, --max-effort DAYS, --waivers FILE   the gate, as for scan\n"
+    "  -q, --quiet            no progress on standard error\n"
+    "  -h, --help             this help\n"
+    "\n"
+    "exit codes: as `opmap scan` over the same files (3 also for a report that cannot be\n"
+    "            read, is not a report, or was written by another version or table)\n";
+
+/* The results and unread files of the reports, as a scan run holds its own. */
+static int fill_run(scan_run *run, const opmap_report_set *set)
+{
+    const opmap_result *const *res = opmap_report_set_results(set);
+    const opmap_file_problem *p = opmap_report_set_problems(set, &run->n_problems);
+    size_t i;
+    run->count = opmap_report_set_count(set);
+    if (!(run->slots = calloc(run->count ? run->count : 1, sizeof(*run->slots))) ||
+        !(run->problems = calloc(run->n_problems ? run->n_problems : 1, sizeof(*p))))
+        return EXIT_INTERNAL;
+    for (i = 0; i < run->count; i++)
+        run->slots[i] = (opmap_result *)res[i]; /* still the set's: freed with it */
+    for (i = 0; i < run->n_problems; i++) {
+        run->problems[i] = p[i];
+        if (p[i].skipped) {
+            run->skipped++;
+        } else {
+            run->input_failed = 1; /* as the shard's scan said when it met the file */
+            if (p[i].error)
+                cli_error(p[i].error);
+            else
+                cli_fail("%s: could not be read", p[i].file);
+        }
+    }
+    return 0;
+}
+
+static int load(const scan_opts *o, scan_run *run, opmap_report_set **set, int argc,
+                char **argv)
+{
+    opmap_error err;
+    const char *table = cli_table_path(o->table);
+    int i, rc, show = !o->quiet && argc - optind > 1 && isatty(STDERR_FILENO);
+    if (opmap_ctx_new(&run->ctx, NULL, &err) != OPMAP_OK) {
+        cli_error(&err);
+        return EXIT_INTERNAL;
+    }
+    rc = table ? opmap_table_load_file(&run->table, run->ctx, table, &err)
+               : opmap_table_load_default(&run->table, run->ctx, &err);
+    if (rc == OPMAP_OK && o->waivers)
+        rc = opmap_waivers_load_file(&run->waivers, run->ctx, o->waivers, &err);
+    if (rc == OPMAP_OK)
+        rc = opmap_report_set_new(set, run->ctx, run->table, &err);
+    for (i = optind; rc == OPMAP_OK && i < argc; i++) {
+        if (show)
+            fprintf(stderr, "\r\033[K[%d/%d] %s", i - optind + 1, argc - optind, argv[i]);
+        rc = opmap_report_set_add_file(*set, argv[i], &err);
+    }
+    if (show)
+        fputs("\r\033[K", stderr);
+    if (rc != OPMAP_OK) {
+        cli_error(&err);
+        return cli_exit_for(rc);
+    }
+    return fill_run(run, *set);
+}
+
+int cli_merge(int argc, char **argv)
+{
+    scan_opts o;
+    scan_run run;
+    opmap_report_set *set = NULL;
+    int code;
+    memset(&run, 0, sizeof(run));
+    if ((code = cli_parse_scan(argc, argv, &o, CLI_MERGE, merge_usage)))
+        return code < 0 ? EXIT_CLEAN : code;
+    if ((code = load(&o, &run, &set, argc, argv)) == 0)
+        code = cli_finish(&o, &run);
+    free(run.slots);
+    free(run.problems);
+    opmap_report_set_free(set);
+    opmap_waivers_free(run.waivers);
+    opmap_table_free(run.table);
+    opmap_ctx_free(run.ctx);
+    return code;
+}

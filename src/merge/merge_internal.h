@@ -1,0 +1,71 @@
+/*
+ * merge/merge_internal.h - reading opmap's JSON reports back into scan results.
+ *
+ * A report is untrusted input (anyone can edit a file): the JSON reader bounds nesting,
+ * strings and memory, and every field read here is checked for its type and range. An
+ * error names the report file, the byte offset and the field ("models[3].operators[12]
+ * .status"), and nothing half-read survives it.
+ */
+#ifndef OM_MERGE_INTERNAL_H
+#define OM_MERGE_INTERNAL_H
+
+#include <opmap/report.h>
+
+#include "core/json.h"
+#include "scan/result_internal.h"
+
+/* One report being read: where errors go and what names the field being read. */
+typedef struct rr {
+    const char *source;       /* the report file, for errors */
+    const char *text;         /* its bytes: numbers of person-days are read from them */
+    size_t len;
+    opmap_error *err;
+    const opmap_table *table; /* rows are found again by (domain, op, opset) */
+    char where[256];          /* the field being read, e.g. "models[3].operators[1]" */
+} rr;
+
+/* Fails with "<source>: offset N: <where>.<field>: <what>" (OPMAP_EFORMAT). */
+int rr_fail(rr *r, const oj_value *at, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Typed members of object `o`; each fails (OPMAP_EFORMAT) when the member is missing or of
+ * another type. Strings are copied into `A` (NULL: borrowed from the JSON tree). */
+int rr_str(rr *r, const oj_value *o, const char *key, om_arena *A, const char **out);
+int rr_uint(rr *r, const oj_value *o, const char *key, uint64_t *out);
+int rr_int(rr *r, const oj_value *o, const char *key, int64_t *out);
+int rr_bool(rr *r, const oj_value *o, const char *key, int *out);
+int rr_obj(rr *r, const oj_value *o, const char *key, const oj_value **out);
+int rr_arr(rr *r, const oj_value *o, const char *key, const oj_value **out);
+/* Person-days as the writer puts them ("12.5"): thousandths, exactly. */
+int rr_days(rr *r, const oj_value *o, const char *key, uint64_t *out);
+int rr_effort(rr *r, const oj_value *o, const char *key, opmap_effort *out);
+/* A string member naming one of `names[0..n)`; *out is its index. */
+int rr_name(rr *r, const oj_value *o, const char *key, const char *(*name)(int), int n,
+            int *out);
+
+/* Sets r->where to "<base>[i]" (or "<base>" when i is SIZE_MAX) for the errors that follow. */
+void rr_at(rr *r, const char *base, size_t i);
+
+/* The report's chips, the result fields they fill (chips, n_chips). */
+typedef struct rr_header {
+    const char *schema, *tool_version;
+    const char *table_origin, *table_name, *table_version, *torch_npu, *cann;
+    const char **chips;
+    size_t n_chips;
+} rr_header;
+
+/* read_model.c: one element of "models" into a new result (the report's header fills the
+ * table and chip fields). */
+int om_merge_read_model(rr *r, opmap_ctx *ctx, const rr_header *h, const oj_value *m,
+                        size_t index, opmap_result **out);
+
+/* read_ops.c: one element of a model's "operators" into res (appended to res->ops). */
+int om_merge_read_op(rr *r, opmap_result *res, const oj_value *o, opmap_op **out);
+
+/* read_parts.c: the model-level lists of a result. */
+int om_merge_read_values(rr *r, opmap_result *res, const oj_value *m, const char *key,
+                         ir_value **out, size_t *n);
+int om_merge_read_segments(rr *r, opmap_result *res, const oj_value *m);
+int om_merge_read_notes(rr *r, opmap_result *res, const oj_value *m);
+
+#endif /* OM_MERGE_INTERNAL_H */

@@ -1,0 +1,165 @@
+/*
+ * merge/read_fields.c - typed members of a report's JSON objects, each checked, each
+ * failure naming the field and its byte offset (see merge_internal.h).
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "merge_internal.h"
+
+int rr_fail(rr *r, const oj_value *at, const char *field, const char *fmt, ...)
+{
+    char msg[384];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return om_fail_at(r->err, OPMAP_EFORMAT, r->source, at ? at->offset : 0, "%s%s%s: %s",
+                      r->where, r->where[0] && field ? "." : "", field ? field : "", msg);
+}
+
+void rr_at(rr *r, const char *base, size_t i)
+{
+    if (i == SIZE_MAX)
+        snprintf(r->where, sizeof(r->where), "%s", base);
+    else
+        snprintf(r->where, sizeof(r->where), "%s[%zu]", base, i);
+}
+
+/* Member `key` of o, or the error that it is missing. */
+static int member(rr *r, const oj_value *o, const char *key, const oj_value **out)
+{
+    if (!o || o->type != OJ_OBJECT)
+        return rr_fail(r, o, NULL, "not an object");
+    if (!(*out = oj_get(o, key)))
+        return rr_fail(r, o, key, "missing");
+    return OPMAP_OK;
+}
+
+static int typed(rr *r, const oj_value *o, const char *key, int type, const char *what,
+                 const oj_value **out)
+{
+    int rc = member(r, o, key, out);
+    if (rc == OPMAP_OK && (*out)->type != type)
+        return rr_fail(r, *out, key, "not %s", what);
+    return rc;
+}
+
+int rr_str(rr *r, const oj_value *o, const char *key, om_arena *A, const char **out)
+{
+    const oj_value *v;
+    int rc = typed(r, o, key, OJ_STRING, "a string", &v);
+    if (rc)
+        return rc;
+    if (!A) {
+        *out = v->s;
+        return OPMAP_OK;
+    }
+    if (!(*out = om_arena_strndup(A, v->s, v->len)))
+        return om_fail_mem(r->err, A->mem, r->source);
+    return OPMAP_OK;
+}
+
+int rr_int(rr *r, const oj_value *o, const char *key, int64_t *out)
+{
+    const oj_value *v;
+    int rc = typed(r, o, key, OJ_NUMBER, "a number", &v);
+    if (rc)
+        return rc;
+    if (!v->is_int)
+        return rr_fail(r, v, key, "not an integer of 64 bits");
+    *out = v->i;
+    return OPMAP_OK;
+}
+
+int rr_uint(rr *r, const oj_value *o, const char *key, uint64_t *out)
+{
+    int64_t i = 0;
+    int rc = rr_int(r, o, key, &i);
+    if (rc)
+        return rc;
+    if (i < 0)
+        return rr_fail(r, oj_get(o, key), key, "negative");
+    *out = (uint64_t)i;
+    return OPMAP_OK;
+}
+
+int rr_bool(rr *r, const oj_value *o, const char *key, int *out)
+{
+    const oj_value *v;
+    int rc = member(r, o, key, &v);
+    if (rc)
+        return rc;
+    if (v->type != OJ_TRUE && v->type != OJ_FALSE)
+        return rr_fail(r, v, key, "not true or false");
+    *out = v->type == OJ_TRUE;
+    return OPMAP_OK;
+}
+
+int rr_obj(rr *r, const oj_value *o, const char *key, const oj_value **out)
+{
+    return typed(r, o, key, OJ_OBJECT, "an object", out);
+}
+
+int rr_arr(rr *r, const oj_value *o, const char *key, const oj_value **out)
+{
+    return typed(r, o, key, OJ_ARRAY, "an array", out);
+}
+
+/* The writer puts thousandths of a day as "12", "12.5" or "0.125": read from the text,
+ * not through a double, so every value comes back exactly. */
+int rr_days(rr *r, const oj_value *o, const char *key, uint64_t *out)
+{
+    const oj_value *v;
+    uint64_t whole = 0, frac = 0;
+    size_t p, digits = 0, decimals = 0;
+    int rc = typed(r, o, key, OJ_NUMBER, "a number", &v);
+    if (rc)
+        return rc;
+    for (p = (size_t)v->offset; p < r->len && r->text[p] >= '0' && r->text[p] <= '9'; p++) {
+        if (whole > (UINT64_MAX / 1000 - 9) / 10)
+            return rr_fail(r, v, key, "too many person-days");
+        whole = whole * 10 + (uint64_t)(r->text[p] - '0');
+        digits++;
+    }
+    if (p < r->len && r->text[p] == '.')
+        for (p++; p < r->len && r->text[p] >= '0' && r->text[p] <= '9'; p++, decimals++) {
+            if (decimals == 3)
+                return rr_fail(r, v, key, "more than three decimals of a person-day");
+            frac = frac * 10 + (uint64_t)(r->text[p] - '0');
+        }
+    if (!digits || (p < r->len && (r->text[p] == 'e' || r->text[p] == 'E')))
+        return rr_fail(r, v, key, "not a number of person-days (digits, at most 3 decimals)");
+    while (decimals++ < 3)
+        frac *= 10;
+    *out = whole * 1000 + frac;
+    return OPMAP_OK;
+}
+
+int rr_effort(rr *r, const oj_value *o, const char *key, opmap_effort *out)
+{
+    const oj_value *e;
+    int rc = rr_obj(r, o, key, &e);
+    if (!rc && !(rc = rr_days(r, e, "min", &out->min)) &&
+        !(rc = rr_days(r, e, "expected", &out->expected)))
+        rc = rr_days(r, e, "max", &out->max);
+    return rc;
+}
+
+int rr_name(rr *r, const oj_value *o, const char *key, const char *(*name)(int), int n,
+            int *out)
+{
+    const char *s;
+    int i, rc = rr_str(r, o, key, NULL, &s);
+    if (rc)
+        return rc;
+    for (i = 0; i < n; i++)
+        if (name(i) && strcmp(name(i), s) == 0) {
+            *out = i;
+            return OPMAP_OK;
+        }
+    return rr_fail(r, oj_get(o, key), key, "unknown value '%.60s'", s);
+}

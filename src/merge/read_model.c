@@ -1,0 +1,202 @@
+/*
+ * merge/read_model.c - one element of a report's "models" back into a scan result, as
+ * opmap_scan() left it: the same fields, so every report format renders it the same.
+ *
+ * The model's totals and estimate are summed again from its operators, as the scan sums
+ * them, and must equal the ones written: a report edited by hand is refused, not believed.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/context.h"
+#include "core/err.h"
+#include "estimate/estimate.h"
+#include "ir/ir.h"
+#include "scan/result_estimate.h"
+#include "merge_internal.h"
+
+static int oom(rr *r, opmap_result *res) { return om_fail_mem(r->err, &res->mem, r->source); }
+
+static const char *format_name(int f) { return opmap_format_name((opmap_format)f); }
+
+static const char *const ext_checks[] = { "unchecked", "ok", "missing", "short", "outside" };
+static const char *ext_check(int i) { return i >= 0 && i < 5 ? ext_checks[i] : NULL; }
+
+static int read_facts(rr *r, opmap_result *res, const oj_value *m)
+{
+    const oj_value *p, *s;
+    int rc, format;
+    if ((rc = rr_str(r, m, "file", &res->arena, &res->model_name)) ||
+        (rc = rr_name(r, m, "format", format_name, 16, &format)) ||
+        (rc = rr_int(r, m, "ir_version", &res->ir_version)) || (rc = rr_obj(r, m, "producer", &p)) ||
+        (rc = rr_str(r, p, "name", &res->arena, &res->producer_name)) ||
+        (rc = rr_str(r, p, "version", &res->arena, &res->producer_version)) ||
+        (rc = rr_int(r, m, "model_version", &res->model_version)) ||
+        (rc = rr_str(r, m, "domain", &res->arena, &res->model_domain)) ||
+        (rc = rr_obj(r, m, "stats", &s)) || (rc = rr_uint(r, s, "graphs", &res->stats.graphs)) ||
+        (rc = rr_uint(r, s, "nodes", &res->stats.nodes)) ||
+        (rc = rr_uint(r, s, "functions", &res->stats.functions)) ||
+        (rc = rr_uint(r, s, "initializers", &res->stats.initializers)) ||
+        (rc = rr_uint(r, s, "external_tensors", &res->stats.external_tensors)) ||
+        (rc = rr_uint(r, s, "weight_bytes", &res->stats.weight_bytes)))
+        return rc;
+    res->format = (opmap_format)format;
+    res->stats.size = sizeof(res->stats);
+    return OPMAP_OK;
+}
+
+static int read_opsets(rr *r, opmap_result *res, const oj_value *m)
+{
+    const oj_value *a;
+    size_t i;
+    int rc = rr_arr(r, m, "opset_imports", &a);
+    if (rc)
+        return rc;
+    if (a->n && !(res->opsets = om_arena_array(&res->arena, a->n, sizeof(ir_opset))))
+        return oom(r, res);
+    res->n_opsets = a->n;
+    for (i = 0; i < a->n; i++)
+        if ((rc = rr_str(r, &a->kids[i], "domain", &res->arena, &res->opsets[i].domain)) ||
+            (rc = rr_int(r, &a->kids[i], "version", &res->opsets[i].version)))
+            return rc;
+    return OPMAP_OK;
+}
+
+static int read_external(rr *r, opmap_result *res, const oj_value *m)
+{
+    const oj_value *a;
+    size_t i;
+    int rc = rr_arr(r, m, "external_data", &a);
+    if (rc)
+        return rc;
+    if (a->n && !(res->ext = om_arena_array(&res->arena, a->n, sizeof(om_ext_ref))))
+        return oom(r, res);
+    res->n_ext = a->n;
+    for (i = 0; i < a->n; i++) {
+        const oj_value *e = &a->kids[i], *len = oj_get(e, "length");
+        om_ext_ref *x = &res->ext[i];
+        if ((rc = rr_str(r, e, "tensor", &res->arena, &x->tensor)) ||
+            (rc = rr_str(r, e, "location", &res->arena, &x->location)) ||
+            (rc = rr_uint(r, e, "offset", &x->offset)) ||
+            (rc = rr_name(r, e, "file", ext_check, 5, &x->check)))
+            return rc;
+        if (len && len->type == OJ_NULL)
+            continue;
+        if ((rc = rr_uint(r, e, "length", &x->length)))
+            return rc;
+        x->has_length = 1;
+    }
+    return OPMAP_OK;
+}
+
+static int read_operators(rr *r, opmap_result *res, const oj_value *m, const char *base)
+{
+    const oj_value *a;
+    char where[sizeof(r->where)];
+    size_t i;
+    int rc = rr_arr(r, m, "operators", &a);
+    if (rc)
+        return rc;
+    if (a->n && !(res->ops = om_arena_array(&res->arena, a->n, sizeof(opmap_op *))))
+        return oom(r, res);
+    for (i = 0; i < a->n; i++) {
+        snprintf(where, sizeof(where), "%s.operators[%zu]", base, i);
+        snprintf(r->where, sizeof(r->where), "%s", where);
+        if ((rc = om_merge_read_op(r, res, &a->kids[i], &res->ops[i])))
+            return rc;
+        res->n_ops++;
+    }
+    snprintf(r->where, sizeof(r->where), "%s", base);
+    return OPMAP_OK;
+}
+
+/* The totals as the scan sums them (scan.c, summarize), held against those written. */
+static int check_totals(rr *r, opmap_result *res, const oj_value *m)
+{
+    const oj_value *t, *e, *u;
+    uint64_t ops, inst;
+    opmap_effort total, unpub;
+    size_t k;
+    int rc;
+    memset(&res->summary, 0, sizeof(res->summary));
+    for (k = 0; k < res->n_ops; k++) {
+        om_estimate_op op = om_result_estimate_op(res->ops[k]);
+        om_estimate_add(&res->summary, &op);
+    }
+    if ((rc = rr_obj(r, m, "totals", &t)) || (rc = rr_uint(r, t, "operators", &ops)) ||
+        (rc = rr_uint(r, t, "instances", &inst)) || (rc = rr_obj(r, m, "estimate", &e)) ||
+        (rc = rr_days(r, e, "min", &total.min)) || (rc = rr_days(r, e, "expected", &total.expected)) ||
+        (rc = rr_days(r, e, "max", &total.max)) || (rc = rr_obj(r, m, "unpublished", &u)) ||
+        (rc = rr_uint(r, u, "operators", &res->unpublished_ops)) ||
+        (rc = rr_effort(r, u, "effort", &unpub)))
+        return rc;
+    res->unpublished_effort = unpub;
+    if (ops != res->summary.operators_total || inst != res->summary.instances_total ||
+        total.min != res->summary.effort_total.min ||
+        total.expected != res->summary.effort_total.expected ||
+        total.max != res->summary.effort_total.max)
+        return rr_fail(r, t, "totals", "do not add up from the operators (the report was edited)");
+    return OPMAP_OK;
+}
+
+static opmap_result *new_result(opmap_ctx *ctx)
+{
+    opmap_result *res = om_ctx_calloc(ctx, sizeof(*res));
+    if (!res)
+        return NULL;
+    res->ctx = ctx;
+    om_mem_init(&res->mem, &ctx->al, ctx->limits.max_heap_bytes);
+    om_arena_init(&res->arena, &res->mem, 0);
+    om_vec_init(&res->diags, sizeof(om_diag));
+    om_vec_init(&res->risks, sizeof(om_risk));
+    om_vec_init(&res->advice, sizeof(om_advice));
+    om_segments_init(&res->segments);
+    return res;
+}
+
+static int copy_header(rr *r, opmap_result *res, const rr_header *h)
+{
+    om_arena *A = &res->arena;
+    size_t c;
+    if (!(res->table_origin = om_arena_strdup(A, h->table_origin)) ||
+        !(res->table_name = om_arena_strdup(A, h->table_name)) ||
+        !(res->table_version = om_arena_strdup(A, h->table_version)) ||
+        !(res->torch_npu = om_arena_strdup(A, h->torch_npu)) ||
+        !(res->cann = om_arena_strdup(A, h->cann)) ||
+        (h->n_chips && !(res->chips = om_arena_array(A, h->n_chips, sizeof(char *)))))
+        return oom(r, res);
+    for (c = 0; c < h->n_chips; c++)
+        if (!(res->chips[c] = om_arena_strdup(A, h->chips[c])))
+            return oom(r, res);
+    res->n_chips = h->n_chips;
+    return OPMAP_OK;
+}
+
+int om_merge_read_model(rr *r, opmap_ctx *ctx, const rr_header *h, const oj_value *m,
+                        size_t index, opmap_result **out)
+{
+    opmap_result *res = new_result(ctx);
+    char base[64];
+    int rc;
+    *out = NULL;
+    if (!res)
+        return om_fail(r->err, OPMAP_ENOMEM, r->source, "out of memory");
+    snprintf(base, sizeof(base), "models[%zu]", index);
+    rr_at(r, "models", index);
+    if (m->type != OJ_OBJECT)
+        rc = rr_fail(r, m, NULL, "not an object");
+    else if (!(rc = copy_header(r, res, h)) && !(rc = read_facts(r, res, m)) &&
+             !(rc = read_opsets(r, res, m)) &&
+             !(rc = om_merge_read_values(r, res, m, "inputs", &res->inputs, &res->n_inputs)) &&
+             !(rc = om_merge_read_values(r, res, m, "outputs", &res->outputs, &res->n_outputs)) &&
+             !(rc = read_external(r, res, m)) && !(rc = read_operators(r, res, m, base)) &&
+             !(rc = check_totals(r, res, m)) && !(rc = om_merge_read_segments(r, res, m)))
+        rc = om_merge_read_notes(r, res, m);
+    if (rc) {
+        opmap_result_free(res);
+        return rc;
+    }
+    *out = res;
+    return OPMAP_OK;
+}

@@ -1,0 +1,434 @@
+/*
+ * merge/report_set.c - JSON reports read back into results (opmap_report_set_*, the API of
+ * `opmap merge`).
+ *
+ * Each report is parsed whole into a tree (bounded by the context's limits), its header
+ * held against the set's table and first report, its models turned into results and its
+ * unread files into problems; only when all of it reads is it added, so a refused report
+ * leaves the set as it was. A file named in two reports means the shards overlap: refused,
+ * since merging would count it twice.
+ */
+#include <string.h>
+
+#include <opmap/version.h>
+
+#include "core/context.h"
+#include "core/err.h"
+#include "core/hash.h"
+#include "core/mapfile.h"
+#include "merge_internal.h"
+
+struct opmap_report_set {
+    opmap_ctx *ctx;
+    const opmap_table *table;
+    om_mem mem;
+    om_arena arena;           /* header, problems and their errors */
+    int have_header;
+    rr_header h;
+    size_t n_reports;
+    om_vec results;           /* opmap_result* */
+    om_vec problems;          /* opmap_file_problem */
+    struct name_slot { const char *name; size_t report; } *names;
+    size_t names_cap, n_names;
+};
+
+int opmap_report_set_new(opmap_report_set **out, opmap_ctx *ctx, const opmap_table *table,
+                         opmap_error *err)
+{
+    opmap_report_set *s;
+    om_err_clear(err);
+    if (!out || !ctx || !table)
+        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_report_set_new: NULL argument");
+    if (!(s = om_ctx_calloc(ctx, sizeof(*s))))
+        return om_fail(err, OPMAP_ENOMEM, NULL, "out of memory");
+    s->ctx = ctx;
+    s->table = table;
+    om_mem_init(&s->mem, &ctx->al, ctx->limits.max_heap_bytes);
+    om_arena_init(&s->arena, &s->mem, 0);
+    om_vec_init(&s->results, sizeof(opmap_result *));
+    om_vec_init(&s->problems, sizeof(opmap_file_problem));
+    *out = s;
+    return OPMAP_OK;
+}
+
+void opmap_report_set_free(opmap_report_set *s)
+{
+    size_t i;
+    if (!s)
+        return;
+    for (i = 0; i < s->results.len; i++)
+        opmap_result_free(OM_VEC_AT(&s->results, opmap_result *, i));
+    om_vec_free(&s->results, &s->mem);
+    om_vec_free(&s->problems, &s->mem);
+    if (s->names)
+        om_dealloc(&s->mem, s->names, s->names_cap * sizeof(*s->names));
+    om_arena_free(&s->arena);
+    om_ctx_release(s->ctx, s);
+}
+
+size_t opmap_report_set_count(const opmap_report_set *s) { return s ? s->results.len : 0; }
+
+const opmap_result *const *opmap_report_set_results(const opmap_report_set *s)
+{
+    return s && s->results.len ? (const opmap_result *const *)s->results.data : NULL;
+}
+
+const opmap_file_problem *opmap_report_set_problems(const opmap_report_set *s, size_t *count)
+{
+    if (count)
+        *count = s ? s->problems.len : 0;
+    return s && s->problems.len ? (const opmap_file_problem *)s->problems.data : NULL;
+}
+
+/* One string of the header, equal to what the set already has (or taken as it). */
+static int same(rr *r, const oj_value *o, const char *key, const char *want, const char *what)
+{
+    const char *s;
+    int rc = rr_str(r, o, key, NULL, &s);
+    if (!rc && want && strcmp(s, want) != 0)
+        return rr_fail(r, oj_get(o, key), key, "'%.80s', where %s is '%.80s': reports of "
+                       "other versions or tables cannot be merged", s, what, want);
+    return rc;
+}
+
+static int read_header(opmap_report_set *s, rr *r, const oj_value *root, rr_header *h)
+{
+    const opmap_table *t = s->table;
+    const oj_value *tool, *table, *chips;
+    size_t c;
+    int rc;
+    rr_at(r, "", SIZE_MAX);
+    if (root->type != OJ_OBJECT)
+        return rr_fail(r, root, NULL, "not a JSON report of opmap (not an object)");
+    if ((rc = same(r, root, "schema", OPMAP_REPORT_JSON_SCHEMA, "the schema this opmap reads")) ||
+        (rc = rr_obj(r, root, "tool", &tool)) ||
+        (rc = same(r, tool, "version", opmap_version_string(), "this opmap's version")) ||
+        (rc = rr_obj(r, root, "table", &table)) ||
+        (rc = same(r, table, "origin", opmap_table_origin(t), "the table's origin (--table)")) ||
+        (rc = same(r, table, "name", opmap_table_name(t), "the table's name")) ||
+        (rc = same(r, table, "version", opmap_table_version(t), "the table's version")) ||
+        (rc = same(r, table, "torch_npu", opmap_table_torch_npu(t), "the table's torch_npu")) ||
+        (rc = same(r, table, "cann", opmap_table_cann(t), "the table's cann")) ||
+        (rc = rr_arr(r, root, "chips", &chips)))
+        return rc;
+    h->table_origin = opmap_table_origin(t);
+    h->table_name = opmap_table_name(t);
+    h->table_version = opmap_table_version(t);
+    h->torch_npu = opmap_table_torch_npu(t);
+    h->cann = opmap_table_cann(t);
+    if (s->have_header && chips->n != s->h.n_chips)
+        return rr_fail(r, chips, "chips", "%u chips, where the first report has %zu", chips->n,
+                       s->h.n_chips);
+    if (chips->n > 64)
+        return rr_fail(r, chips, "chips", "more than 64");
+    h->n_chips = chips->n;
+    if (chips->n && !(h->chips = om_arena_array(&s->arena, chips->n, sizeof(char *))))
+        return om_fail_mem(r->err, &s->mem, r->source);
+    for (c = 0; c < chips->n; c++) {
+        const oj_value *v = &chips->kids[c];
+        if (v->type != OJ_STRING)
+            return rr_fail(r, v, "chips", "not a list of chip names");
+        if (s->have_header && strcmp(v->s, s->h.chips[c]) != 0)
+            return rr_fail(r, v, "chips", "'%.40s', where the first report has '%.40s'", v->s,
+                           s->h.chips[c]);
+        if (!(h->chips[c] = om_arena_strdup(&s->arena, v->s)))
+            return om_fail_mem(r->err, &s->mem, r->source);
+    }
+    return OPMAP_OK;
+}
+
+/* A fixed-size string of opmap_error from a member ("" when absent). */
+static int error_text(rr *r, const oj_value *o, const char *key, char *buf, size_t size)
+{
+    const char *s = "";
+    int rc = oj_get(o, key) ? rr_str(r, o, key, NULL, &s) : OPMAP_OK;
+    if (rc)
+        return rc;
+    if (strlen(s) >= size)
+        return rr_fail(r, oj_get(o, key), key, "longer than an error holds (%zu bytes)", size - 1);
+    memcpy(buf, s, strlen(s) + 1);
+    return OPMAP_OK;
+}
+
+/* A number member that the writer leaves out when it does not apply. */
+static int opt_uint(rr *r, const oj_value *o, const char *key, uint64_t none, uint64_t *out)
+{
+    *out = none;
+    return oj_get(o, key) ? rr_uint(r, o, key, out) : OPMAP_OK;
+}
+
+/* One element of "errors" or "skipped": the file and the error that kept it out. */
+static int read_problem(opmap_report_set *s, rr *r, const oj_value *o, int skipped,
+                        opmap_file_problem *p, uint64_t *order)
+{
+    opmap_error *e = om_arena_alloc(&s->arena, sizeof(*e));
+    uint64_t line, column, offset;
+    int64_t code, sys = 0;
+    int rc;
+    if (!e)
+        return om_fail_mem(r->err, &s->mem, r->source);
+    p->skipped = skipped;
+    p->error = NULL;
+    if ((rc = rr_str(r, o, "file", &s->arena, &p->file)) || (rc = rr_uint(r, o, "order", order)))
+        return rc;
+    if (!oj_get(o, "code")) /* written without its error */
+        return OPMAP_OK;
+    if ((rc = rr_int(r, o, "code", &code)) ||
+        (rc = error_text(r, o, "source", e->source, sizeof(e->source))) ||
+        (rc = error_text(r, o, "message", e->message, sizeof(e->message))) ||
+        (rc = opt_uint(r, o, "line", 0, &line)) || (rc = opt_uint(r, o, "column", 0, &column)) ||
+        (rc = opt_uint(r, o, "offset", OPMAP_NO_OFFSET, &offset)) ||
+        (oj_get(o, "errno") && (rc = rr_int(r, o, "errno", &sys))))
+        return rc;
+    if (code >= 0 || code < -1000 || sys < 0 || sys > 100000 || line > UINT32_MAX ||
+        column > UINT32_MAX)
+        return rr_fail(r, o, NULL, "an error code, errno, line or column out of range");
+    e->code = (int)code;
+    e->sys_errno = (int)sys;
+    e->line = (uint32_t)line;
+    e->column = (uint32_t)column;
+    e->offset = offset;
+    p->error = e;
+    return OPMAP_OK;
+}
+
+/* The report's unread files, in the order the scan met them ("order"). */
+static int read_problems(opmap_report_set *s, rr *r, const oj_value *root, om_vec *out)
+{
+    const oj_value *a;
+    uint64_t *orders;
+    unsigned char *seen;
+    size_t i, n = 0, k = 0;
+    int skipped, rc;
+    for (skipped = 0; skipped < 2; skipped++) {
+        if ((rc = rr_arr(r, root, skipped ? "skipped" : "errors", &a)))
+            return rc;
+        n += a->n;
+    }
+    if (!n)
+        return OPMAP_OK;
+    if (!(orders = om_arena_array(&s->arena, n, sizeof(*orders))) ||
+        !(seen = om_arena_array(&s->arena, n, 1)))
+        return om_fail_mem(r->err, &s->mem, r->source);
+    for (skipped = 0; skipped < 2; skipped++) {
+        rr_arr(r, root, skipped ? "skipped" : "errors", &a);
+        for (i = 0; i < a->n; i++, k++) {
+            opmap_file_problem *p = om_vec_push(out, &s->mem);
+            rr_at(r, skipped ? "skipped" : "errors", i);
+            if (!p)
+                return om_fail_mem(r->err, &s->mem, r->source);
+            if ((rc = read_problem(s, r, &a->kids[i], skipped, p, &orders[k])))
+                return rc;
+            if (orders[k] >= n)
+                return rr_fail(r, &a->kids[i], "order", "%llu of %zu files not read",
+                               (unsigned long long)orders[k], n);
+            if (seen[orders[k]]++)
+                return rr_fail(r, &a->kids[i], "order", "%llu twice",
+                               (unsigned long long)orders[k]);
+        }
+    }
+    /* put each where "order" says: a permutation, checked above */
+    for (i = 0; i < n; i++)
+        while (orders[i] != i) {
+            opmap_file_problem t = OM_VEC_AT(out, opmap_file_problem, orders[i]);
+            uint64_t o = orders[orders[i]];
+            OM_VEC_AT(out, opmap_file_problem, orders[i]) = OM_VEC_AT(out, opmap_file_problem, i);
+            orders[orders[i]] = orders[i];
+            OM_VEC_AT(out, opmap_file_problem, i) = t;
+            orders[i] = o;
+        }
+    return OPMAP_OK;
+}
+
+/* The slot of `name` in the index of model files (empty when it is not there). */
+static struct name_slot *name_slot(const opmap_report_set *s, const char *name)
+{
+    size_t j = (size_t)om_hash_name(name) & (s->names_cap - 1);
+    while (s->names[j].name && strcmp(s->names[j].name, name) != 0)
+        j = (j + 1) & (s->names_cap - 1);
+    return &s->names[j];
+}
+
+/* Room for `more` names at a load of at most one half. */
+static int grow_names(opmap_report_set *s, size_t more)
+{
+    struct name_slot *old = s->names, *nn;
+    size_t cap = s->names_cap ? s->names_cap : 64, old_cap = s->names_cap, i;
+    while ((s->n_names + more) * 2 > cap) {
+        if (cap > SIZE_MAX / 4 / sizeof(*nn))
+            return OPMAP_ENOMEM;
+        cap *= 2;
+    }
+    if (cap == old_cap)
+        return OPMAP_OK;
+    if (!(nn = om_calloc(&s->mem, cap, sizeof(*nn))))
+        return OPMAP_ENOMEM;
+    s->names = nn;
+    s->names_cap = cap;
+    for (i = 0; i < old_cap; i++)
+        if (old[i].name)
+            *name_slot(s, old[i].name) = old[i];
+    if (old)
+        om_dealloc(&s->mem, old, old_cap * sizeof(*old));
+    return OPMAP_OK;
+}
+
+/* Refuses a model file an earlier report has (the shards overlap); makes room for them. */
+static int check_names(opmap_report_set *s, rr *r, opmap_result **res, size_t n,
+                       const opmap_file_problem *p, size_t n_p)
+{
+    size_t i;
+    if (grow_names(s, n + n_p) != OPMAP_OK)
+        return om_fail_mem(r->err, &s->mem, r->source);
+    for (i = 0; i < n + n_p; i++) {
+        const char *name = i < n ? res[i]->model_name : p[i - n].file;
+        struct name_slot *slot = name_slot(s, name);
+        if (slot->name && slot->report != s->n_reports)
+            return om_fail(r->err, OPMAP_EFORMAT, r->source, "%.200s is in report %zu too: "
+                           "the shards overlap, and merging would count it twice", name,
+                           slot->report + 1);
+    }
+    return OPMAP_OK;
+}
+
+/* Indexes the names check_names() made room for (cannot fail). */
+static void index_names(opmap_report_set *s, opmap_result **res, size_t n,
+                        const opmap_file_problem *p, size_t n_p)
+{
+    size_t i;
+    for (i = 0; i < n + n_p; i++) {
+        const char *name = i < n ? res[i]->model_name : p[i - n].file;
+        struct name_slot *slot = name_slot(s, name);
+        if (!slot->name) {
+            slot->name = name;
+            slot->report = s->n_reports;
+            s->n_names++;
+        }
+    }
+}
+
+/* Appends n items of `elem` bytes to v; on failure v keeps its old length. */
+static int append(om_vec *v, om_mem *mem, const void *items, size_t n, size_t elem)
+{
+    size_t old = v->len, i;
+    for (i = 0; i < n; i++) {
+        void *slot = om_vec_push(v, mem);
+        if (!slot) {
+            v->len = old;
+            return OPMAP_ENOMEM;
+        }
+        memcpy(slot, (const char *)items + i * elem, elem);
+    }
+    return OPMAP_OK;
+}
+
+/* Every model of the report into results (*n of them); freed here on failure. */
+static int read_models(opmap_report_set *s, rr *r, const oj_value *root, const rr_header *h,
+                       opmap_result ***out, size_t *n)
+{
+    const oj_value *models;
+    opmap_result **res;
+    size_t i;
+    int rc;
+    *out = NULL;
+    *n = 0;
+    rr_at(r, "", SIZE_MAX);
+    if ((rc = rr_arr(r, root, "models", &models)) || !models->n)
+        return rc;
+    if (!(res = om_calloc(&s->mem, models->n, sizeof(*res))))
+        return om_fail_mem(r->err, &s->mem, r->source);
+    for (i = 0; i < models->n; i++)
+        if ((rc = om_merge_read_model(r, s->ctx, h, &models->kids[i], i, &res[i])))
+            break;
+    if (rc) {
+        while (i--)
+            opmap_result_free(res[i]);
+        om_dealloc(&s->mem, res, models->n * sizeof(*res));
+        return rc;
+    }
+    *out = res;
+    *n = models->n;
+    return OPMAP_OK;
+}
+
+/* Adds what a report read to the set; on failure the set is as it was. */
+static int take(opmap_report_set *s, rr *r, const rr_header *h, opmap_result **res, size_t n,
+                const om_vec *probs)
+{
+    int rc = check_names(s, r, res, n, probs->data, probs->len);
+    if (rc)
+        return rc;
+    if (append(&s->results, &s->mem, res, n, sizeof(*res)) != OPMAP_OK)
+        return om_fail_mem(r->err, &s->mem, r->source);
+    if (append(&s->problems, &s->mem, probs->data, probs->len, sizeof(opmap_file_problem))) {
+        s->results.len -= n;
+        return om_fail_mem(r->err, &s->mem, r->source);
+    }
+    index_names(s, res, n, probs->data, probs->len);
+    if (!s->have_header)
+        s->h = *h;
+    s->have_header = 1;
+    s->n_reports++;
+    return OPMAP_OK;
+}
+
+int opmap_report_set_add(opmap_report_set *s, const char *name, const void *data, size_t size,
+                         opmap_error *err)
+{
+    rr r;
+    rr_header h;
+    oj_src js;
+    oj_value *root;
+    om_arena tree;
+    om_vec probs;
+    opmap_result **res = NULL;
+    size_t n = 0, i;
+    int rc;
+    om_err_clear(err);
+    if (!s || (size && !data))
+        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_report_set_add: NULL argument");
+    memset(&r, 0, sizeof(r));
+    memset(&h, 0, sizeof(h));
+    r.source = name ? name : "<memory>";
+    r.text = data;
+    r.len = size;
+    r.err = err;
+    r.table = s->table;
+    om_arena_init(&tree, &s->mem, 0);
+    om_vec_init(&probs, sizeof(opmap_file_problem));
+    js.mem = &s->mem;
+    js.arena = &tree;
+    js.err = err;
+    js.source = r.source;
+    js.max_depth = 64; /* a report nests 8 deep */
+    js.max_string = s->ctx->limits.max_string_bytes;
+    if (size > s->ctx->limits.max_file_bytes)
+        rc = om_fail(err, OPMAP_ELIMIT, r.source, "%zu bytes, over max_file_bytes", size);
+    else if (!(rc = oj_parse(&js, data, size, &root)) && !(rc = read_header(s, &r, root, &h)) &&
+             !(rc = read_problems(s, &r, root, &probs)) &&
+             !(rc = read_models(s, &r, root, &h, &res, &n)) &&
+             (rc = take(s, &r, &h, res, n, &probs)) != OPMAP_OK)
+        for (i = 0; i < n; i++) /* refused: nothing of it stays */
+            opmap_result_free(res[i]);
+    if (res) /* the results, when taken, are the set's now; the array never is */
+        om_dealloc(&s->mem, res, n * sizeof(*res));
+    om_vec_free(&probs, &s->mem);
+    om_arena_free(&tree);
+    return rc;
+}
+
+int opmap_report_set_add_file(opmap_report_set *s, const char *path, opmap_error *err)
+{
+    om_mapped map;
+    int rc;
+    om_err_clear(err);
+    if (!s || !path)
+        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_report_set_add_file: NULL argument");
+    /* read whole, from the set's budget: the text and its tree live together a moment */
+    if ((rc = om_map_file_limit(&map, &s->mem, path, s->ctx->limits.max_file_bytes,
+                                "max_file_bytes", err)))
+        return rc;
+    rc = opmap_report_set_add(s, path, map.data, (size_t)map.size, err);
+    om_unmap(&map);
+    return rc;
+}
