@@ -42,6 +42,7 @@ typedef struct scan_opts {
     double day_rate;
     int jobs, quiet;
     const char *owner, *expires, *reason;   /* baseline */
+    const char *files_from;       /* --files-from: a list of paths, one per line ("-": stdin) */
 } scan_opts;
 
 /* The commands that share those options. */

@@ -43,7 +43,13 @@ static int fill_run(scan_run *run, const opmap_report_set *set)
         run->slots[i] = (opmap_result *)res[i]; /* still the set's: freed with it */
     for (i = 0; i < run->n_problems; i++) {
         run->problems[i] = p[i];
-        if (p[i].skipped) {
+        if (p[i].skipped) { /* the note the shard's scan gave when it met the file */
+            char msg[1200];
+            if (p[i].error)
+                opmap_error_format(p[i].error, msg, sizeof(msg));
+            else
+                snprintf(msg, sizeof(msg), "%s", p[i].file);
+            fprintf(stderr, "opmap: note: skipped %s\n", msg);
             run->skipped++;
         } else {
             run->input_failed = 1; /* as the shard's scan said when it met the file */

@@ -11,7 +11,8 @@
 
 enum {
     OPT_TABLE = 256, OPT_SOC, OPT_FORMAT, OPT_FAIL_ON, OPT_MAX_EFFORT, OPT_WAIVERS, OPT_WEIGHTS,
-    OPT_WEIGHT, OPT_DAY_RATE, OPT_CURRENCY, OPT_JOBS, OPT_OWNER, OPT_EXPIRES, OPT_REASON
+    OPT_WEIGHT, OPT_DAY_RATE, OPT_CURRENCY, OPT_JOBS, OPT_OWNER, OPT_EXPIRES, OPT_REASON,
+    OPT_FILES_FROM
 };
 
 static int parse_double(const char *s, double *out)
@@ -95,7 +96,7 @@ static int belongs_elsewhere(int c, int cmd)
 {
     int baseline_only = c == OPT_OWNER || c == OPT_EXPIRES || c == OPT_REASON;
     int scan_only = c == OPT_SOC || c == OPT_WEIGHTS || c == OPT_WEIGHT || c == OPT_JOBS ||
-                    c == 'j';
+                    c == 'j' || c == OPT_FILES_FROM;
     if (cmd == CLI_BASELINE && (c == OPT_FORMAT || c == OPT_WAIVERS || c == OPT_DAY_RATE ||
                                 c == OPT_CURRENCY))
         return CLI_SCAN;
@@ -126,6 +127,7 @@ int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const char *usa
         { "owner", required_argument, NULL, OPT_OWNER },
         { "expires", required_argument, NULL, OPT_EXPIRES },
         { "reason", required_argument, NULL, OPT_REASON },
+        { "files-from", required_argument, NULL, OPT_FILES_FROM },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
@@ -161,6 +163,7 @@ int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const char *usa
         case OPT_OWNER: o->owner = optarg; break;
         case OPT_EXPIRES: o->expires = optarg; break;
         case OPT_REASON: o->reason = optarg; break;
+        case OPT_FILES_FROM: o->files_from = optarg; break;
         case 'q': o->quiet = 1; break;
         case OPT_FORMAT:
             if (!parse_formats(optarg, o))
@@ -213,7 +216,7 @@ int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const char *usa
             return EXIT_USAGE;
         }
     }
-    if (optind >= argc) {
+    if (optind >= argc && !o->files_from) {
         cli_fail(cmd == CLI_MERGE ? "give at least one JSON report"
                                   : "give at least one model file or directory");
         fputs(usage, stderr);

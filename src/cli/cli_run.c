@@ -7,6 +7,7 @@
  * opmap reads (a weights-only checkpoint, an AOTInductor package) is skipped with a note; anything else
  * that cannot be read makes the exit code 3.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,18 +176,50 @@ static int load_inputs(scan_run *run, const scan_opts *o)
     return 0;
 }
 
+/* --files-from: each line a path, as if given on the command line (empty lines skipped),
+ * so a shard's list of a hundred thousand files needs no argument list. */
+static int add_files_from(cli_paths *paths, const char *list)
+{
+    FILE *f = strcmp(list, "-") == 0 ? stdin : fopen(list, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int rc = 0;
+    if (!f) {
+        cli_fail("--files-from %s: %s", list, strerror(errno));
+        return EXIT_INPUT;
+    }
+    while (rc == 0 && (n = getline(&line, &cap, f)) >= 0) {
+        if (n > 0 && line[n - 1] == '\n')
+            line[--n] = '\0';
+        if (n > 0)
+            rc = cli_paths_add(paths, line);
+    }
+    if (rc == 0 && ferror(f)) {
+        cli_fail("--files-from %s: %s", list, strerror(errno));
+        rc = EXIT_INPUT;
+    }
+    free(line);
+    if (f != stdin)
+        fclose(f);
+    return rc;
+}
+
 int cli_start(int argc, char **argv, int cmd, const char *usage, scan_opts *o,
               cli_paths *paths, scan_run *run)
 {
-    int rc;
+    int rc = 0;
     size_t i;
     if ((rc = cli_parse_scan(argc, argv, o, cmd, usage)))
         return rc;
-    for (i = (size_t)optind; i < (size_t)argc; i++)
-        if ((rc = cli_paths_add(paths, argv[i]))) {
-            cli_paths_free(paths);
-            return rc;
-        }
+    for (i = (size_t)optind; rc == 0 && i < (size_t)argc; i++)
+        rc = cli_paths_add(paths, argv[i]);
+    if (rc == 0 && o->files_from)
+        rc = add_files_from(paths, o->files_from);
+    if (rc) {
+        cli_paths_free(paths);
+        return rc;
+    }
     if ((rc = cli_run(o, paths, run))) {
         cli_run_free(run);
         cli_paths_free(paths);

@@ -15,7 +15,7 @@
 #include "cli.h"
 
 static const char scan_usage[] =
-    "usage: opmap scan FILE|DIR... [options]\n"
+    "usage: opmap scan FILE|DIR... [--files-from LIST] [options]\n"
     "\n"
     "Scans models: ONNX (.onnx), TorchScript archives (.pt, .ptl) and printed TorchScript\n"
     "graphs; a directory: every such file below it.\n"
@@ -43,6 +43,7 @@ static const char scan_usage[] =
     "  --max-effort DAYS      fail when the estimate is over DAYS person-days\n"
     "  --waivers FILE         accepted findings (opmap baseline writes one)\n"
     "other:\n"
+    "  --files-from LIST      also the paths in LIST, one per line (- for standard input)\n"
     "  -j, --jobs N           scan N files at a time\n"
     "  -q, --quiet            no progress on standard error\n"
     "  -h, --help             this help\n"

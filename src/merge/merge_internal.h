@@ -39,9 +39,9 @@ int rr_arr(rr *r, const oj_value *o, const char *key, const oj_value **out);
 /* Person-days as the writer puts them ("12.5"): thousandths, exactly. */
 int rr_days(rr *r, const oj_value *o, const char *key, uint64_t *out);
 int rr_effort(rr *r, const oj_value *o, const char *key, opmap_effort *out);
-/* A string member naming one of `names[0..n)`; *out is its index. */
-int rr_name(rr *r, const oj_value *o, const char *key, const char *(*name)(int), int n,
-            int *out);
+/* A string member equal to name(i) for one i in [0, n); *out is that i. */
+typedef const char *rr_namer(int i);
+int rr_name(rr *r, const oj_value *o, const char *key, rr_namer *name, int n, int *out);
 
 /* Sets r->where to "<base>[i]" (or "<base>" when i is SIZE_MAX) for the errors that follow. */
 void rr_at(rr *r, const char *base, size_t i);

@@ -149,8 +149,7 @@ int rr_effort(rr *r, const oj_value *o, const char *key, opmap_effort *out)
     return rc;
 }
 
-int rr_name(rr *r, const oj_value *o, const char *key, const char *(*name)(int), int n,
-            int *out)
+int rr_name(rr *r, const oj_value *o, const char *key, rr_namer *name, int n, int *out)
 {
     const char *s;
     int i, rc = rr_str(r, o, key, NULL, &s);

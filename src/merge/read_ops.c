@@ -99,8 +99,8 @@ static int chip_mask(rr *r, const opmap_result *res, const oj_value *o, uint64_t
 }
 
 /* A member that is null (*out = none) or a name of names[] (*out = its index). */
-static int nullable_name(rr *r, const oj_value *o, const char *key, const char *(*name)(int),
-                         int n, int none, int *out)
+static int nullable_name(rr *r, const oj_value *o, const char *key, rr_namer *name, int n,
+                         int none, int *out)
 {
     const oj_value *v = oj_get(o, key);
     if (v && v->type == OJ_NULL) {

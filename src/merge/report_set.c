@@ -101,15 +101,20 @@ static int read_header(opmap_report_set *s, rr *r, const oj_value *root, rr_head
     if (root->type != OJ_OBJECT)
         return rr_fail(r, root, NULL, "not a JSON report of opmap (not an object)");
     if ((rc = same(r, root, "schema", OPMAP_REPORT_JSON_SCHEMA, "the schema this opmap reads")) ||
-        (rc = rr_obj(r, root, "tool", &tool)) ||
-        (rc = same(r, tool, "version", opmap_version_string(), "this opmap's version")) ||
-        (rc = rr_obj(r, root, "table", &table)) ||
-        (rc = same(r, table, "origin", opmap_table_origin(t), "the table's origin (--table)")) ||
+        (rc = rr_obj(r, root, "tool", &tool)) || (rc = rr_obj(r, root, "table", &table)))
+        return rc;
+    rr_at(r, "tool", SIZE_MAX);
+    if ((rc = same(r, tool, "version", opmap_version_string(), "this opmap's version")))
+        return rc;
+    rr_at(r, "table", SIZE_MAX);
+    if ((rc = same(r, table, "origin", opmap_table_origin(t), "the table's origin (--table)")) ||
         (rc = same(r, table, "name", opmap_table_name(t), "the table's name")) ||
         (rc = same(r, table, "version", opmap_table_version(t), "the table's version")) ||
         (rc = same(r, table, "torch_npu", opmap_table_torch_npu(t), "the table's torch_npu")) ||
-        (rc = same(r, table, "cann", opmap_table_cann(t), "the table's cann")) ||
-        (rc = rr_arr(r, root, "chips", &chips)))
+        (rc = same(r, table, "cann", opmap_table_cann(t), "the table's cann")))
+        return rc;
+    rr_at(r, "", SIZE_MAX);
+    if ((rc = rr_arr(r, root, "chips", &chips)))
         return rc;
     h->table_origin = opmap_table_origin(t);
     h->table_name = opmap_table_name(t);

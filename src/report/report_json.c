@@ -1,6 +1,6 @@
 /*
- * report/report_json.c - the JSON report (schema "opmap-report/3", docs/report-json.md,
- * docs/schema/opmap-report-3.schema.json), written as it is produced (jsonw.c): no tree,
+ * report/report_json.c - the JSON report (schema "opmap-report/4", docs/report-json.md,
+ * docs/schema/opmap-report-4.schema.json), written as it is produced (jsonw.c): no tree,
  * so memory does not grow with the number of models, and person-days are exact decimals.
  */
 #include <stdio.h>

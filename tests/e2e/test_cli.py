@@ -110,7 +110,7 @@ class Cli(unittest.TestCase):
     def test_json_report_of_a_model_with_subgraphs(self):
         proc, rep = scan_json("--table", SMALL_TABLE, model("test_if"))
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        self.assertEqual(rep["schema"], "opmap-report/3")
+        self.assertEqual(rep["schema"], "opmap-report/4")
         self.assertEqual(rep["table"]["origin"], SMALL_TABLE)
         m = rep["models"][0]
         self.assertEqual(m["file"], model("test_if"))
@@ -289,7 +289,7 @@ class Cli(unittest.TestCase):
         self.assertIn({"kind": "dtype", "level": "warning",
                        "message": "ai.onnx::Cast produces float64: Ascend largely lacks float64 "
                                   "kernels; keep the model in float32",
-                       "where": "main/Cast_0"}, risks)
+                       "where": "main/Cast_0", "restates_flag": False}, risks)
 
     def test_segment_split_inside_a_loop_body(self):
         import onnx

@@ -1,0 +1,270 @@
+#!/usr/bin/python3
+"""`opmap merge`: JSON reports of shards of a real tree give, in every format, the bytes one
+scan over the whole tree gives (stdout, stderr and exit code too); the gate's options apply
+to the merge as to the scan; reports of another schema, opmap version, table or chip list,
+overlapping shards, edited totals and malformed JSON are refused with exit 3; the xargs -P
+recipe of docs/scale.md is run as written there.
+
+Usage: test_merge.py OPMAP_BINARY   (run by ctest)
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+OPMAP = None
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+TESTDATA = os.environ.get("OPMAP_TESTDATA", "/usr/share/libonnx-testdata/data")
+FIX = os.path.join(ROOT, "tests", "fixtures")
+FORMATS = ["json", "text", "html", "markdown", "csv", "sarif", "junit"]
+ENV = dict(os.environ, OPMAP_TODAY="2026-12-01")
+
+# a real tree in four shards, one directory argument or more each: libonnx-testdata and the
+# TorchScript and torch.export fixtures (hostile archives among them: files not read)
+SHARDS = [
+    [os.path.join(TESTDATA, "node")],
+    [os.path.join(TESTDATA, "pytorch-converted"), os.path.join(TESTDATA, "pytorch-operator")],
+    [os.path.join(TESTDATA, "simple"), os.path.join(FIX, "export")],
+    [os.path.join(FIX, "torchscript")],
+]
+
+
+def run(*args, cwd=None):
+    return subprocess.run([OPMAP] + [str(a) for a in args], capture_output=True, text=True,
+                          timeout=1800, env=ENV, cwd=cwd)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+class Shards(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="opmap-merge-")
+        cls.shard_reports = []
+        for i, dirs in enumerate(SHARDS):
+            out = os.path.join(cls.tmp, "shard-%d.json" % i)
+            proc = run("scan", "-q", "--format", "json", "-o", out, *dirs)
+            assert proc.returncode in (0, 1, 3), proc.stderr
+            cls.shard_reports.append(out)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def both(self, *options):
+        """One scan over every shard's directories, and the merge of the shards' reports,
+        each writing every format; returns the two runs and their report directories."""
+        tag = str(abs(hash(options)))
+        one, merged = os.path.join(self.tmp, "one-" + tag), os.path.join(self.tmp, "m-" + tag)
+        dirs = [d for shard in SHARDS for d in shard]
+        a = run("scan", "-q", "--format", ",".join(FORMATS), "-o", one, *options, *dirs)
+        b = run("merge", "-q", "--format", ",".join(FORMATS), "-o", merged, *options,
+                *self.shard_reports)
+        return a, b, one, merged
+
+    def assert_same(self, a, b, one, merged):
+        self.assertEqual(a.returncode, b.returncode, b.stderr[-2000:])
+        self.assertEqual(a.stderr, b.stderr)
+        names = sorted(os.listdir(one))
+        self.assertEqual(len(names), len(FORMATS))
+        self.assertEqual(names, sorted(os.listdir(merged)))
+        for name in names:
+            self.assertEqual(read(os.path.join(one, name)), read(os.path.join(merged, name)),
+                             name)
+
+    def test_every_format_byte_identical(self):
+        a, b, one, merged = self.both()
+        self.assert_same(a, b, one, merged)
+        rep = json.loads(read(os.path.join(merged, "opmap-report.json")))
+        # the tree is real and large, and the hostile fixtures are files not read
+        self.assertGreater(rep["totals"]["models"], 1000)
+        self.assertTrue(rep["errors"])
+        self.assertEqual(a.returncode, 3)  # files not read outrank the gate, as in the scan
+        self.assertIn("portfolio", rep)
+
+    def test_gate_options_apply_to_the_merge(self):
+        waivers = os.path.join(self.tmp, "waivers.yaml")
+        proc = run("baseline", "-q", "--fail-on", "unmapped,rewrite", "-o", waivers,
+                   *SHARDS[1])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        for options in (("--fail-on", "all"), ("--max-effort", "5"),
+                        ("--fail-on", "unmapped,rewrite", "--waivers", waivers),
+                        ("--day-rate", "800", "--currency", "EUR")):
+            with self.subTest(options=options):
+                self.assert_same(*self.both(*options))
+
+    def test_one_report_merges_to_itself(self):
+        out = os.path.join(self.tmp, "self.json")
+        proc = run("merge", "--format", "json", "-o", out, self.shard_reports[1])
+        self.assertIn(proc.returncode, (0, 1), proc.stderr)
+        self.assertEqual(read(out), read(self.shard_reports[1]))
+
+    def edited(self, name, edit, base=None):
+        rep = json.loads(read(base or self.shard_reports[1]))
+        edit(rep)
+        path = os.path.join(self.tmp, name)
+        with open(path, "w") as f:
+            json.dump(rep, f)
+        return path
+
+    def refused(self, *reports, why):
+        proc = run("merge", "--format", "json", *reports)
+        self.assertEqual(proc.returncode, 3, proc.stderr)
+        self.assertEqual(proc.stdout, "")  # nothing half-merged is written
+        self.assertIn(why, proc.stderr)
+        return proc
+
+    def test_mismatches_refused(self):
+        first = self.shard_reports[0]
+        cases = {
+            "schema": (lambda r: r.update(schema="opmap-report/3"), "schema: 'opmap-report/3'"),
+            "tool": (lambda r: r["tool"].update(version="0.0.1"), "tool.version: '0.0.1'"),
+            "table": (lambda r: r["table"].update(version="2020.01.01"),
+                      "table.version: '2020.01.01'"),
+            "origin": (lambda r: r["table"].update(origin="my-table.yaml"), "table.origin"),
+        }
+        for name, (edit, why) in cases.items():
+            with self.subTest(name):
+                proc = self.refused(first, self.edited(name + ".json", edit), why=why)
+                self.assertIn("cannot be merged", proc.stderr)
+
+    def test_other_chips_refused(self):
+        out = os.path.join(self.tmp, "all-chips.json")
+        run("scan", "-q", "--soc", "all", "--format", "json", "-o", out, *SHARDS[2])
+        self.refused(self.shard_reports[0], out, why="chips")
+
+    def test_overlapping_shards_refused(self):
+        proc = self.refused(self.shard_reports[1], self.shard_reports[2], self.shard_reports[1],
+                            why="the shards overlap")
+        self.assertIn("report 1", proc.stderr)
+
+    def test_edited_reports_refused(self):
+        def more_instances(r):
+            r["models"][0]["operators"][0]["instances"] += 1
+
+        def unknown_status(r):
+            r["models"][0]["operators"][0]["status"] = "fine"
+
+        def days_too_fine(r):
+            r["models"][0]["operators"][0]["effort"]["max"] = 0.0001
+
+        def no_row(r):
+            r["models"][0]["operators"][0]["op_type"] = "NoSuchOperator"
+            r["models"][0]["operators"][0]["status"] = "full"
+
+        cases = [(more_instances, "models[0].totals: do not add up"),
+                 (unknown_status, "models[0].operators[0].status: unknown value 'fine'"),
+                 (days_too_fine, "models[0].operators[0].max: more than three decimals"),
+                 (no_row, "which the table has no row for")]
+        for edit, why in cases:
+            with self.subTest(edit.__name__):
+                proc = self.refused(self.edited(edit.__name__ + ".json", edit), why=why)
+                self.assertIn("offset ", proc.stderr)
+
+    def test_malformed_json_refused(self):
+        text = read(self.shard_reports[3])
+        cases = {"truncated": text[: len(text) // 2], "empty": b"", "not-json": b"graph(%x):",
+                 "array": b"[]", "deep": b"[" * 100000 + b"]" * 100000}
+        for name, data in cases.items():
+            with self.subTest(name):
+                path = os.path.join(self.tmp, name + ".json")
+                with open(path, "wb") as f:
+                    f.write(data)
+                proc = self.refused(path, why=path)
+
+    def test_scan_options_refused(self):
+        for option in (["--soc", "all"], ["--weight", "partial=1"], ["-j", "2"]):
+            with self.subTest(option):
+                proc = run("merge", *option, self.shard_reports[0])
+                self.assertEqual(proc.returncode, 2)
+                self.assertIn("is an option of `opmap scan`, not of `opmap merge`", proc.stderr)
+        proc = run("merge")
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("give at least one JSON report", proc.stderr)
+
+
+def recipe(name):
+    """The shell block of docs/scale.md after <!-- recipe: NAME -->."""
+    doc = open(os.path.join(ROOT, "docs", "scale.md")).read()
+    at = doc.index("```sh", doc.index("<!-- recipe: %s -->" % name)) + len("```sh")
+    return doc[at:doc.index("```", at)]
+
+
+class Recipes(unittest.TestCase):
+    """docs/scale.md's recipes, as written there, at small scale: the merge of what each
+    leaves equals one scan over the same files in models.txt's order."""
+
+    TREE = os.path.join(FIX, "torchscript")
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="opmap-recipe-")
+        shim = os.path.join(self.tmp, "bin")
+        os.mkdir(shim)
+        os.symlink(OPMAP, os.path.join(shim, "opmap"))
+        self.env = dict(ENV, PATH=shim + os.pathsep + os.environ["PATH"], TREE=self.TREE,
+                        SHARDS="3", WORK=self.tmp)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def sh(self, script, stdin=None, **env):
+        proc = subprocess.run(["sh", "-u", "-c", script], cwd=self.tmp, input=stdin,
+                              env=dict(self.env, **env), capture_output=True, text=True,
+                              timeout=1800)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        return proc
+
+    def models(self):
+        """models.txt as the xargs recipe's first step writes it."""
+        first = recipe("xargs").split("split -n")[0]
+        self.sh(first)
+        return [f for f in read(os.path.join(self.tmp, "models.txt")).decode().split("\n") if f]
+
+    def assert_merges_to_one_scan(self, reports, files):
+        self.assertGreaterEqual(len(reports), 2)
+        merged = run("merge", "--format", "json", *reports, cwd=self.tmp)
+        self.assertIn(merged.returncode, (0, 1, 3), merged.stderr)
+        one = run("scan", "-q", "--format", "json", *files, cwd=self.tmp)
+        self.assertEqual(merged.stdout, one.stdout)
+        self.assertEqual(merged.returncode, one.returncode)
+        self.assertGreaterEqual(json.loads(merged.stdout)["totals"]["models"], 15)
+
+    def reports(self):
+        return sorted(os.path.join(self.tmp, f) for f in os.listdir(self.tmp)
+                      if f.startswith("shard-") and f.endswith(".json"))
+
+    def test_xargs(self):
+        self.sh(recipe("xargs"))
+        files = [f for f in read(os.path.join(self.tmp, "models.txt")).decode().split("\n") if f]
+        self.assertEqual(len(self.reports()), 3)
+        merged = read(os.path.join(self.tmp, "merged", "opmap-report.json"))
+        one = run("scan", "-q", "--format", "json", *files, cwd=self.tmp)
+        self.assertEqual(merged.decode(), one.stdout)
+
+    def test_indexed_job(self):
+        files = self.models()
+        for i in range(3):
+            self.sh(recipe("indexed-job"), JOB_COMPLETION_INDEX=str(i))
+        self.assertEqual(len(self.reports()), 3)
+        self.assert_merges_to_one_scan(self.reports(), files)
+
+    def test_spark_pipe(self):
+        files = self.models()
+        numbered = ["%d\t%s" % (i, f) for i, f in enumerate(files)]
+        per = (len(numbered) + 3) // 4
+        for k in range(4):  # four partitions, contiguous, one of them possibly empty
+            part = numbered[k * per:(k + 1) * per]
+            self.sh(recipe("spark-pipe"), stdin="".join(line + "\n" for line in part))
+        self.assert_merges_to_one_scan(self.reports(), files)
+
+
+if __name__ == "__main__":
+    OPMAP = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)
