@@ -32,6 +32,7 @@ typedef struct cli_paths cli_paths;
 /* Options of scan and baseline (cli_opts.c). */
 typedef struct scan_opts {
     const char *table, *soc, *output, *waivers, *weights_file, *currency;
+    const char *torch_npu;        /* --torch-npu, or NULL */
     opmap_report_format formats[8];
     size_t n_formats;
     unsigned fail_on;
