@@ -24,8 +24,8 @@ typedef struct opmap_result opmap_result;
 /** One distinct operator of a result (domain, op, opset); borrowed from its result. */
 typedef struct opmap_op opmap_op;
 
-/** The current layout of opmap_scan_options. */
-#define OPMAP_SCAN_OPTIONS_VERSION 1
+/** The current layout of opmap_scan_options (2: torch_npu added; 1 is still accepted). */
+#define OPMAP_SCAN_OPTIONS_VERSION 2
 
 /** Options for opmap_scan(); initialise with OPMAP_SCAN_OPTIONS_INIT. */
 typedef struct opmap_scan_options {
@@ -40,10 +40,18 @@ typedef struct opmap_scan_options {
     /** Effort weights replacing the table's for the statuses they set, or NULL. */
     const opmap_weights *weights;
     unsigned reserved; /**< zero */
+    /**
+     * Version 2: the torch_npu version to answer for ("2.1", "2.6.0", "2.1.0.post3",
+     * "v2.6.0rc1"), or NULL for any the table covers. A row whose torch_npu range starts
+     * after that version's line (or ends before it) has no NPU kernel there: the operator
+     * is rewrite, with a reason naming the first (or last) version that has one. A string
+     * that is not a version is OPMAP_EINVAL.
+     */
+    const char *torch_npu;
 } opmap_scan_options;
 
 /** Initialiser of an opmap_scan_options: the current version, the table's default chip. */
-#define OPMAP_SCAN_OPTIONS_INIT { OPMAP_SCAN_OPTIONS_VERSION, NULL, NULL, 0 }
+#define OPMAP_SCAN_OPTIONS_INIT { OPMAP_SCAN_OPTIONS_VERSION, NULL, NULL, 0, NULL }
 
 /**
  * Scans a model.
@@ -78,6 +86,15 @@ OPMAP_API int opmap_result_chip(const opmap_result *res, size_t i, const char **
 OPMAP_API const char *opmap_result_torch_npu(const opmap_result *res);
 /** @return the CANN version the table speaks for ("" when it does not say). */
 OPMAP_API const char *opmap_result_cann(const opmap_result *res);
+/** @return the torch_npu version the result answers for (opmap_scan_options.torch_npu,
+ *  as given), or "" when none was given. */
+OPMAP_API const char *opmap_result_torch_npu_target(const opmap_result *res);
+/** @return the oldest torch_npu line with a kernel for every operator of the model: the
+ *  newest `torch_npu.min` of the rows it matched ("2.6"), or "" when no row has one. */
+OPMAP_API const char *opmap_result_torch_npu_needed(const opmap_result *res);
+/** @return the operator that sets opmap_result_torch_npu_needed(), "domain::name" (the
+ *  first in report order among those that need it), or "" when none does. */
+OPMAP_API const char *opmap_result_torch_npu_needed_by(const opmap_result *res);
 
 /** @return the number of distinct operators (structural ones included). */
 OPMAP_API size_t opmap_result_op_count(const opmap_result *res);

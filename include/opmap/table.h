@@ -253,6 +253,23 @@ OPMAP_API int opmap_row_overload(const opmap_row *row, size_t i, const char **ou
 OPMAP_API const char *opmap_row_torch_npu_min(const opmap_row *row);
 /** @return the last torch_npu version with a kernel for an ATen row ("" if absent). */
 OPMAP_API const char *opmap_row_torch_npu_max(const opmap_row *row);
+/**
+ * Compares two torch_npu versions: MAJOR.MINOR with an optional leading `v`, .PATCH and
+ * rcN or .postN ("2.1", "2.10", "2.1.0.post3", "v2.6.0rc1"); 2.9 < 2.10 and
+ * 2.6.0rc1 < 2.6.0 < 2.6.0.post1.
+ * @param[out] cmp  <0, 0 or >0 as a is older than, the same as or newer than b.
+ * @return OPMAP_OK, or OPMAP_EINVAL (err says which and why) when either is not a version.
+ */
+OPMAP_API int opmap_torch_npu_compare(const char *a, const char *b, int *cmp,
+                                      opmap_error *err);
+/**
+ * Whether a row has an NPU kernel in a torch_npu version: its line (MAJOR.MINOR) is within
+ * the row's torch_npu range. A row without a range has one in every version.
+ * @param[out] has  1 or 0.
+ * @return OPMAP_OK, or OPMAP_EINVAL when version is not a version or an argument is NULL.
+ */
+OPMAP_API int opmap_row_torch_npu_has(const opmap_row *row, const char *version, int *has,
+                                      opmap_error *err);
 
 /**
  * The evidence behind one fact of a row (docs/table-format.md, "Evidence"). `fact` names it:

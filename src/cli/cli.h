@@ -33,6 +33,7 @@ typedef struct cli_paths cli_paths;
 /* Options of scan and baseline (cli_opts.c). */
 typedef struct scan_opts {
     const char *table, *soc, *output, *waivers, *weights_file, *currency;
+    const char *torch_npu;        /* --torch-npu, or NULL */
     opmap_report_format formats[8];
     size_t n_formats;
     unsigned fail_on;
@@ -96,6 +97,8 @@ void cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The table to use: --table, else $OPMAP_TABLE when set and not empty, else NULL (the
  * library's built-in table). */
 const char *cli_table_path(const char *option);
+/* `opmap table diff` (cli_table_diff.c): argv after "diff"; usage printed on bad ones. */
+int cli_table_diff(opmap_ctx *ctx, int argc, char **argv, const char *usage);
 
 /* Maps a library status to an exit code. */
 int cli_exit_for(int status);

@@ -12,7 +12,7 @@
 enum {
     OPT_TABLE = 256, OPT_SOC, OPT_FORMAT, OPT_FAIL_ON, OPT_MAX_EFFORT, OPT_WAIVERS, OPT_WEIGHTS,
     OPT_WEIGHT, OPT_DAY_RATE, OPT_CURRENCY, OPT_JOBS, OPT_OWNER, OPT_EXPIRES, OPT_REASON,
-    OPT_FILES_FROM
+    OPT_FILES_FROM, OPT_TORCH_NPU, OPT_CANN
 };
 
 static int parse_double(const char *s, double *out)
@@ -96,7 +96,7 @@ static int belongs_elsewhere(int c, int cmd)
 {
     int baseline_only = c == OPT_OWNER || c == OPT_EXPIRES || c == OPT_REASON;
     int scan_only = c == OPT_SOC || c == OPT_WEIGHTS || c == OPT_WEIGHT || c == OPT_JOBS ||
-                    c == 'j' || c == OPT_FILES_FROM;
+                    c == 'j' || c == OPT_FILES_FROM || c == OPT_TORCH_NPU || c == OPT_CANN;
     if (cmd == CLI_BASELINE && (c == OPT_FORMAT || c == OPT_WAIVERS || c == OPT_DAY_RATE ||
                                 c == OPT_CURRENCY))
         return CLI_SCAN;
@@ -109,11 +109,35 @@ static int belongs_elsewhere(int c, int cmd)
 
 static const char *const cmd_names[] = { "scan", "baseline", "merge" };
 
+/*
+ * --torch-npu VERSION: checked here, so a typo is a usage error before any model is read.
+ * --cann VERSION: refused, as the table cannot answer it (docs/cli.md).
+ */
+static int parse_version_option(int c, const char *arg, scan_opts *o)
+{
+    opmap_error err;
+    int cmp;
+    if (c == OPT_CANN) {
+        cli_fail("--cann: the table has no per-operator CANN version ranges (its about.cann "
+                 "names the one CANN line it speaks for), so opmap cannot answer for another "
+                 "CANN version; --torch-npu VERSION answers for a torch_npu version");
+        return 0;
+    }
+    if (opmap_torch_npu_compare(arg, arg, &cmp, &err) != OPMAP_OK) {
+        cli_fail("--torch-npu: %s", err.message);
+        return 0;
+    }
+    o->torch_npu = arg;
+    return 1;
+}
+
 int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const char *usage)
 {
     static const struct option longopts[] = {
         { "table", required_argument, NULL, OPT_TABLE },
         { "soc", required_argument, NULL, OPT_SOC },
+        { "torch-npu", required_argument, NULL, OPT_TORCH_NPU },
+        { "cann", required_argument, NULL, OPT_CANN },
         { "format", required_argument, NULL, OPT_FORMAT },
         { "output", required_argument, NULL, 'o' },
         { "fail-on", required_argument, NULL, OPT_FAIL_ON },
@@ -167,6 +191,11 @@ int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const char *usa
         case 'q': o->quiet = 1; break;
         case OPT_FORMAT:
             if (!parse_formats(optarg, o))
+                return EXIT_USAGE;
+            break;
+        case OPT_TORCH_NPU:
+        case OPT_CANN:
+            if (!parse_version_option(c, optarg, o))
                 return EXIT_USAGE;
             break;
         case OPT_FAIL_ON:

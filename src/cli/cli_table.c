@@ -1,5 +1,5 @@
 /*
- * cli/cli_table.c - `opmap table lint|show|stats`: look into a compatibility table.
+ * cli/cli_table.c - `opmap table lint|show|stats|diff`: look into a compatibility table.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -13,6 +13,7 @@ static const char table_usage[] =
     "usage: opmap table lint [FILE]\n"
     "       opmap table show [--table FILE] OP\n"
     "       opmap table stats [FILE]\n"
+    "       opmap table diff [--table FILE] [--format text|json] --torch-npu A B\n"
     "\n"
     "  lint   load a table with the strict loader; the first problem is printed as\n"
     "         file:line:column: message (exit 3); then every fact (status, dtype list,\n"
@@ -21,6 +22,8 @@ static const char table_usage[] =
     "  show   everything the table knows about an operator: OP is a name (Conv,\n"
     "         layer_norm) or domain::name (ai.onnx::Resize, aten::layer_norm)\n"
     "  stats  rows per status, domain, chip and source; the share of rows with a source\n"
+    "  diff   the operators that gain or lose an NPU kernel from torch_npu A to B (the\n"
+    "         rows' torch_npu ranges; a version counts as its line, 2.6.0rc1 as 2.6)\n"
     "\n"
     "FILE defaults to the table built into the library.\n";
 
@@ -434,6 +437,8 @@ int cli_table(int argc, char **argv)
         code = show(ctx, NULL, argv[2]);
     } else if (strcmp(sub, "show") == 0 && argc == 5 && strcmp(argv[2], "--table") == 0) {
         code = show(ctx, argv[3], argv[4]);
+    } else if (strcmp(sub, "diff") == 0) {
+        code = cli_table_diff(ctx, argc - 2, argv + 2, table_usage);
     } else {
         cli_fail("table: unknown subcommand or arguments");
         fputs(table_usage, stderr);

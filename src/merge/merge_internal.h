@@ -50,6 +50,7 @@ void rr_at(rr *r, const char *base, size_t i);
 typedef struct rr_header {
     const char *schema, *tool_version;
     const char *table_origin, *table_name, *table_version, *torch_npu, *cann;
+    const char *tnpu_target;  /* --torch-npu of the scans ("" when none) */
     const char **chips;
     size_t n_chips;
 } rr_header;

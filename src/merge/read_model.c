@@ -25,7 +25,7 @@ static const char *ext_check(int i) { return i >= 0 && i < 5 ? ext_checks[i] : N
 
 static int read_facts(rr *r, opmap_result *res, const oj_value *m)
 {
-    const oj_value *p, *s;
+    const oj_value *p, *s, *t;
     int rc, format;
     if ((rc = rr_str(r, m, "file", &res->arena, &res->model_name)) ||
         (rc = rr_name(r, m, "format", format_name, 16, &format)) ||
@@ -34,6 +34,9 @@ static int read_facts(rr *r, opmap_result *res, const oj_value *m)
         (rc = rr_str(r, p, "version", &res->arena, &res->producer_version)) ||
         (rc = rr_int(r, m, "model_version", &res->model_version)) ||
         (rc = rr_str(r, m, "domain", &res->arena, &res->model_domain)) ||
+        (rc = rr_obj(r, m, "torch_npu", &t)) ||
+        (rc = rr_str(r, t, "needed", &res->arena, &res->tnpu_needed)) ||
+        (rc = rr_str(r, t, "needed_by", &res->arena, &res->tnpu_needed_by)) ||
         (rc = rr_obj(r, m, "stats", &s)) || (rc = rr_uint(r, s, "graphs", &res->stats.graphs)) ||
         (rc = rr_uint(r, s, "nodes", &res->stats.nodes)) ||
         (rc = rr_uint(r, s, "functions", &res->stats.functions)) ||
@@ -164,6 +167,7 @@ static int copy_header(rr *r, opmap_result *res, const rr_header *h)
         !(res->table_version = om_arena_strdup(A, h->table_version)) ||
         !(res->torch_npu = om_arena_strdup(A, h->torch_npu)) ||
         !(res->cann = om_arena_strdup(A, h->cann)) ||
+        !(res->tnpu_target = om_arena_strdup(A, h->tnpu_target)) ||
         (h->n_chips && !(res->chips = om_arena_array(A, h->n_chips, sizeof(char *)))))
         return oom(r, res);
     for (c = 0; c < h->n_chips; c++)

@@ -94,7 +94,7 @@ static int same(rr *r, const oj_value *o, const char *key, const char *want, con
 static int read_header(opmap_report_set *s, rr *r, const oj_value *root, rr_header *h)
 {
     const opmap_table *t = s->table;
-    const oj_value *tool, *table, *chips;
+    const oj_value *tool, *table, *chips, *tnpu;
     size_t c;
     int rc;
     rr_at(r, "", SIZE_MAX);
@@ -112,6 +112,14 @@ static int read_header(opmap_report_set *s, rr *r, const oj_value *root, rr_head
         (rc = same(r, table, "version", opmap_table_version(t), "the table's version")) ||
         (rc = same(r, table, "torch_npu", opmap_table_torch_npu(t), "the table's torch_npu")) ||
         (rc = same(r, table, "cann", opmap_table_cann(t), "the table's cann")))
+        return rc;
+    rr_at(r, "", SIZE_MAX);
+    if ((rc = rr_obj(r, root, "torch_npu", &tnpu)))
+        return rc;
+    rr_at(r, "torch_npu", SIZE_MAX);
+    if ((rc = same(r, tnpu, "target", s->have_header ? s->h.tnpu_target : NULL,
+                   "the first report's --torch-npu")) ||
+        (rc = rr_str(r, tnpu, "target", &s->arena, &h->tnpu_target)))
         return rc;
     rr_at(r, "", SIZE_MAX);
     if ((rc = rr_arr(r, root, "chips", &chips)))

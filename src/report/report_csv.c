@@ -29,7 +29,8 @@ int om_report_csv(const om_report_in *in, om_out *o)
     om_out_str(o, ",instances,effort_min,effort_expected,effort_max");
     if (in->day_rate > 0)
         om_out_str(o, ",cost_expected");
-    om_out_str(o, ",flags,unpublished,ascend_op,becomes,engine,reasons,hint,first_node\r\n");
+    om_out_str(o, ",flags,unpublished,ascend_op,becomes,engine,reasons,hint,first_node,"
+                  "torch_npu_target,model_torch_npu_min\r\n");
     for (i = 0; i < in->count; i++) {
         const opmap_result *r = in->results[i];
         for (j = 0; j < r->n_ops; j++) {
@@ -91,6 +92,10 @@ int om_report_csv(const om_report_in *in, om_out *o)
             om_out_csv(o, op->hint);
             om_out_str(o, ",");
             om_out_csv(o, op->n_paths ? op->paths[0] : "");
+            om_out_str(o, ",");
+            om_out_csv(o, r->tnpu_target);
+            om_out_str(o, ",");
+            om_out_csv(o, r->tnpu_needed);
             om_out_str(o, "\r\n");
         }
     }

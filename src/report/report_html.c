@@ -16,6 +16,7 @@
 #include "table/table_internal.h"
 #include "escape.h"
 #include "report_internal.h"
+#include "torch_npu_need.h"
 
 static const char *const status_colour[OPMAP_OP_STATUS_COUNT] = {
     "#9e9e9e", "#2e7d32", "#ef6c00", "#c62828", "#6a1b9a"
@@ -385,6 +386,29 @@ static void portfolio_rows(om_out *o, const om_report_in *in)
     }
 }
 
+/* " · answered for torch_npu 2.1 · minimum torch_npu 2.7 (aten::x in m.pt)" */
+static void tnpu_header(om_out *o, const om_report_in *in)
+{
+    const opmap_result *need = om_report_tnpu_needed(in);
+    if (om_report_tnpu_target(in)[0]) {
+        om_out_str(o, " &middot; answered for torch_npu ");
+        om_out_html(o, om_report_tnpu_target(in));
+    }
+    om_out_str(o, " &middot; minimum torch_npu ");
+    if (!need) {
+        om_out_str(o, "none stated");
+        return;
+    }
+    om_out_html(o, need->tnpu_needed);
+    om_out_str(o, " (");
+    om_out_html(o, need->tnpu_needed_by);
+    if (in->count > 1) {
+        om_out_str(o, " in ");
+        om_out_html(o, need->model_name);
+    }
+    om_out_str(o, ")");
+}
+
 static void model_section(om_out *o, const opmap_result *r)
 {
     opmap_segments seg = { .size = sizeof(seg) };
@@ -411,7 +435,15 @@ static void model_section(om_out *o, const opmap_result *r)
     om_out_printf(o, "; %" PRIu64 " distinct operators, %" PRIu64 " instances; effort ",
                   r->summary.operators_total, r->summary.instances_total);
     days(o, r->summary.effort_total.expected);
-    om_out_str(o, " person-days</p>");
+    om_out_str(o, " person-days; minimum torch_npu ");
+    if (r->tnpu_needed[0]) {
+        om_out_html(o, r->tnpu_needed);
+        om_out_str(o, " (");
+        om_out_html(o, r->tnpu_needed_by);
+        om_out_str(o, ")</p>");
+    } else {
+        om_out_str(o, "none (no operator's row gives a torch_npu range)</p>");
+    }
     opmap_result_segments(r, &seg);
     om_out_printf(o, "<p>NPU segments: %" PRIu64 " (largest %" PRIu64 " of %" PRIu64
                      " NPU nodes), %" PRIu64 " device&harr;host transitions, %" PRIu64
@@ -550,6 +582,7 @@ int om_report_html(const om_report_in *in, om_out *o)
             om_out_str(o, " &middot; torch_npu ");
             om_out_html(o, r0->torch_npu);
         }
+        tnpu_header(o, in);
     }
     om_out_printf(o, " &middot; opmap %s</p></header><section class=\"cards\">",
                   opmap_version_string());

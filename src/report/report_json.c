@@ -11,6 +11,7 @@
 #include "table/table_internal.h"
 #include "jsonw.h"
 #include "report_internal.h"
+#include "torch_npu_need.h"
 
 static void effort(jsonw *w, const char *key, opmap_effort e)
 {
@@ -287,6 +288,19 @@ static void segments(jsonw *w, const opmap_result *r)
 
 static const char *const ext_checks[] = { "unchecked", "ok", "missing", "short", "outside" };
 
+/* The torch_npu version answered for, and the newest minimum over the models. */
+static void tnpu_json(jsonw *w, const om_report_in *in)
+{
+    const opmap_result *need = om_report_tnpu_needed(in);
+    jw_key(w, "torch_npu");
+    jw_object(w);
+    jw_kstring(w, "target", om_report_tnpu_target(in));
+    jw_kstring(w, "needed", need ? need->tnpu_needed : "");
+    jw_kstring(w, "needed_by", need ? need->tnpu_needed_by : "");
+    jw_kstring(w, "needed_by_model", need ? need->model_name : "");
+    jw_end_object(w);
+}
+
 static void model_json(jsonw *w, const opmap_result *r)
 {
     size_t i;
@@ -301,6 +315,11 @@ static void model_json(jsonw *w, const opmap_result *r)
     jw_end_object(w);
     jw_kint(w, "model_version", r->model_version);
     jw_kstring(w, "domain", r->model_domain);
+    jw_key(w, "torch_npu");
+    jw_object(w);
+    jw_kstring(w, "needed", r->tnpu_needed);
+    jw_kstring(w, "needed_by", r->tnpu_needed_by);
+    jw_end_object(w);
     jw_key(w, "opset_imports");
     jw_array(w);
     for (i = 0; i < r->n_opsets; i++) {
@@ -561,6 +580,7 @@ int om_report_json(const om_report_in *in, om_out *out)
     for (i = 0; in->count && i < in->results[0]->n_chips; i++)
         jw_string(&w, in->results[0]->chips[i]);
     jw_end_array(&w);
+    tnpu_json(&w, in);
     jw_key(&w, "models");
     jw_array(&w);
     for (i = 0; i < in->count; i++)

@@ -119,6 +119,22 @@ static void problem_suite(om_out *o, const om_report_in *in, size_t failing)
     om_out_str(o, "  </testsuite>\n");
 }
 
+/* The suite's torch_npu properties: the version answered for (when given), the model's
+ * minimum and the operator that sets it ("" when no row gives a range). */
+static void tnpu_properties(om_out *o, const opmap_result *r)
+{
+    if (r->tnpu_target[0]) {
+        om_out_str(o, "<property name=\"torch_npu_target\" value=\"");
+        om_out_xml(o, r->tnpu_target);
+        om_out_str(o, "\"/>");
+    }
+    om_out_str(o, "<property name=\"torch_npu_needed\" value=\"");
+    om_out_xml(o, r->tnpu_needed);
+    om_out_str(o, "\"/><property name=\"torch_npu_needed_by\" value=\"");
+    om_out_xml(o, r->tnpu_needed_by);
+    om_out_str(o, "\"/>");
+}
+
 int om_report_junit(const om_report_in *in, om_out *o)
 {
     size_t i, j, tests = 0, failures = 0, skipped = 0, failing_skips = 0, at = 0;
@@ -158,7 +174,9 @@ int om_report_junit(const om_report_in *in, om_out *o)
         om_out_xml(o, r->model_name);
         om_out_printf(o, "\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\">\n", t, fl, sk);
         om_out_printf(o, "    <properties><property name=\"unpublished_operators\" "
-                         "value=\"%" PRIu64 "\"/></properties>\n", r->unpublished_ops);
+                         "value=\"%" PRIu64 "\"/>", r->unpublished_ops);
+        tnpu_properties(o, r);
+        om_out_str(o, "</properties>\n");
         for (j = 0; j < r->n_ops; j++)
             testcase(o, in->verdict, r->model_name, r->ops[j]);
         count(in->verdict, r->model_name, NULL, &fails, &waived);

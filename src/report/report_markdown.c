@@ -12,6 +12,7 @@
 #include "core/err.h"
 #include "escape.h"
 #include "report_internal.h"
+#include "torch_npu_need.h"
 
 /*
  * Text inside a code span: Markdown is literal there, so only what ends the span or the
@@ -53,6 +54,34 @@ static void effort(om_out *o, opmap_effort e)
     om_out_str(o, ")");
 }
 
+/* "Minimum torch_npu: **2.7** (aten::x in m.pt); per model: ..." after the model table. */
+static void tnpu_needed(om_out *o, const om_report_in *in)
+{
+    const opmap_result *need = om_report_tnpu_needed(in);
+    size_t i;
+    om_out_str(o, "\nMinimum torch_npu: ");
+    if (!need) {
+        om_out_str(o, "none stated (no operator's row gives a torch_npu range).\n");
+        return;
+    }
+    om_out_str(o, "**");
+    om_out_md(o, need->tnpu_needed);
+    om_out_str(o, "** (");
+    om_out_md(o, need->tnpu_needed_by);
+    if (in->count > 1) {
+        om_out_str(o, " in ");
+        om_out_md(o, need->model_name);
+    }
+    om_out_str(o, ")");
+    for (i = 0; in->count > 1 && i < in->count; i++) {
+        om_out_str(o, i ? ", " : "; per model: ");
+        om_out_md(o, in->results[i]->model_name);
+        om_out_str(o, " ");
+        om_out_md(o, in->results[i]->tnpu_needed[0] ? in->results[i]->tnpu_needed : "-");
+    }
+    om_out_str(o, ".\n");
+}
+
 int om_report_markdown(const om_report_in *in, om_out *o)
 {
     const om_portfolio *p = in->portfolio;
@@ -71,6 +100,10 @@ int om_report_markdown(const om_report_in *in, om_out *o)
         om_out_md(o, r0->table_name[0] ? r0->table_name : r0->table_origin);
         om_out_str(o, " ");
         om_out_md(o, r0->table_version);
+        if (om_report_tnpu_target(in)[0]) {
+            om_out_str(o, " · answered for torch_npu ");
+            om_out_md(o, om_report_tnpu_target(in));
+        }
     }
     om_out_str(o, "\n\n| Model | Operators | Unmapped | Rewrite | Partial | Effort, person-days "
                   "| Unpublished |\n|---|---:|---:|---:|---:|---|---:|\n");
@@ -84,6 +117,8 @@ int om_report_markdown(const om_report_in *in, om_out *o)
         effort(o, s->effort_total);
         om_out_printf(o, " | %" PRIu64 " |\n", in->results[i]->unpublished_ops);
     }
+    if (in->count)
+        tnpu_needed(o, in);
     {
         uint64_t n = 0;
         for (i = 0; i < in->count; i++)

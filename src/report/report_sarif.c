@@ -10,6 +10,7 @@
 #include "scan/result_internal.h"
 #include "jsonw.h"
 #include "report_internal.h"
+#include "torch_npu_need.h"
 
 static const char *const rule_text[OPMAP_FAIL_KIND_COUNT] = {
     "The operator has no row in the compatibility table: nothing says it runs on Ascend.",
@@ -40,6 +41,34 @@ static char *uri(const char *path, char *buf, size_t size)
 }
 
 /* Files not read, as the run's tool notifications: a dashboard shows the run failed. */
+/* The invocation's properties: the torch_npu version answered for, the newest minimum
+ * over the models and each model's (the same keys as the JSON report's). */
+static void tnpu_properties(jsonw *w, const om_report_in *in)
+{
+    const opmap_result *need = om_report_tnpu_needed(in);
+    size_t i;
+    jw_key(w, "properties");
+    jw_object(w);
+    jw_key(w, "torch_npu");
+    jw_object(w);
+    jw_kstring(w, "target", om_report_tnpu_target(in));
+    jw_kstring(w, "needed", need ? need->tnpu_needed : "");
+    jw_kstring(w, "needed_by", need ? need->tnpu_needed_by : "");
+    jw_kstring(w, "needed_by_model", need ? need->model_name : "");
+    jw_key(w, "models");
+    jw_array(w);
+    for (i = 0; i < in->count; i++) {
+        jw_object(w);
+        jw_kstring(w, "file", in->results[i]->model_name);
+        jw_kstring(w, "needed", in->results[i]->tnpu_needed);
+        jw_kstring(w, "needed_by", in->results[i]->tnpu_needed_by);
+        jw_end_object(w);
+    }
+    jw_end_array(w);
+    jw_end_object(w);
+    jw_end_object(w);
+}
+
 static void invocation(jsonw *w, const om_report_in *in)
 {
     char buf[4200];
@@ -92,6 +121,7 @@ static void invocation(jsonw *w, const om_report_in *in)
         jw_end_object(w);
     }
     jw_end_array(w);
+    tnpu_properties(w, in);
     jw_end_object(w);
     jw_end_array(w);
 }

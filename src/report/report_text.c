@@ -12,6 +12,7 @@
 #include "scan/result_internal.h"
 #include "table/table_internal.h"
 #include "report_internal.h"
+#include "torch_npu_need.h"
 
 #define C_RESET "\033[0m"
 
@@ -179,6 +180,59 @@ static void reason_lines(om_out *o, const opmap_result *r, const opmap_op *op)
                       op->n_reasons - i);
 }
 
+/* "  torch_npu: answered for 2.1; needs 2.7 or later (aten::x)": the version answered for
+ * (--torch-npu) and the oldest line with a kernel for every operator. */
+static void tnpu_line(om_out *o, const opmap_result *r)
+{
+    om_out_str(o, "  torch_npu: ");
+    if (r->tnpu_target[0]) {
+        om_out_str(o, "answered for ");
+        om_out_term(o, r->tnpu_target);
+        om_out_str(o, "; ");
+    }
+    if (r->tnpu_needed[0]) {
+        om_out_str(o, "the model needs ");
+        om_out_term(o, r->tnpu_needed);
+        om_out_str(o, " or later (");
+        om_out_term(o, r->tnpu_needed_by);
+        om_out_str(o, ")\n");
+    } else {
+        om_out_str(o, "no minimum version (no operator's row gives a torch_npu range)\n");
+    }
+}
+
+/* The portfolio's: the version answered for, the newest minimum and each model's. */
+static void tnpu_portfolio(om_out *o, const om_report_in *in)
+{
+    const opmap_result *need = om_report_tnpu_needed(in);
+    const char *target = om_report_tnpu_target(in);
+    size_t i;
+    om_out_str(o, "  torch_npu: ");
+    if (target[0]) {
+        om_out_str(o, "answered for ");
+        om_out_term(o, target);
+        om_out_str(o, "; ");
+    }
+    if (!need) {
+        om_out_str(o, "no minimum version (no operator's row gives a torch_npu range)\n");
+        return;
+    }
+    om_out_str(o, "the models need ");
+    om_out_term(o, need->tnpu_needed);
+    om_out_str(o, " or later (");
+    om_out_term(o, need->tnpu_needed_by);
+    om_out_str(o, " in ");
+    om_out_term(o, need->model_name);
+    om_out_str(o, "); per model:");
+    for (i = 0; i < in->count; i++) {
+        om_out_str(o, i ? ", " : " ");
+        om_out_term(o, in->results[i]->model_name);
+        om_out_str(o, " ");
+        om_out_term(o, in->results[i]->tnpu_needed[0] ? in->results[i]->tnpu_needed : "-");
+    }
+    om_out_str(o, "\n");
+}
+
 static void model_block(om_out *o, const om_report_in *in, const opmap_result *r, int colour)
 {
     const opmap_summary *s = &r->summary;
@@ -217,6 +271,7 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
         om_out_term(o, r->cann);
     }
     om_out_str(o, "\n");
+    tnpu_line(o, r);
     om_out_printf(o, "  %" PRIu64 " operator instances, %" PRIu64 " distinct operators:",
                   s->instances_total, s->operators_total);
     for (st = OPMAP_OP_STATUS_COUNT - 1; st >= 0; st--)
@@ -344,6 +399,7 @@ static void portfolio_block(om_out *o, const om_report_in *in, int colour)
     om_out_str(o, "\n");
     effort_line(o, in, "effort, each shared operator adapted once:", s->effort_total);
     effort_line(o, in, "effort, models added up separately:", p->separately);
+    tnpu_portfolio(o, in);
     om_out_printf(o, "\n  %-10s %-40s %6s %9s  %s\n", "STATUS", "OPERATOR", "MODELS", "INSTANCES",
                   "ON ASCEND");
     for (i = 0; i < p->n; i++) {

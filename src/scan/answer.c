@@ -190,6 +190,60 @@ static int about_kernel(const om_constraint *ct)
 }
 
 /*
+ * The evidence for a row's torch_npu range: op-plugin's version lists (the built-in table
+ * takes its ranges from op-plugin-functions, tools/table/build_table.py) when the row cites
+ * them, else the row's status evidence.
+ */
+static why range_evidence(const opmap_row *row)
+{
+    static const char *const op_plugin = "op-plugin-functions";
+    size_t i;
+    why w = from_evidence(&row->ev_status);
+    for (i = 0; i < row->n_sources; i++)
+        if (strcmp(row->sources[i], op_plugin) == 0) {
+            w.grade = OM_GRADE_KERNEL;
+            w.sources = &row->sources[i];
+            w.n_sources = 1;
+        }
+    return w;
+}
+
+/*
+ * The torch_npu version answered for (--torch-npu) outside the row's range: no NPU kernel
+ * in that version, on any chip, so the operator is rewrite there (upgrade, downgrade, or
+ * change the model), with the first (or last) version that has one.
+ */
+static int check_torch_npu(group *g, opmap_op *op, const om_visit *v, int *inst)
+{
+    const opmap_row *row = op->row;
+    const opmap_result *res = g->res;
+    char message[400], actual[120];
+    size_t c;
+    int place;
+    why w;
+    if (!g->has_target || !row)
+        return OPMAP_OK;
+    place = om_npu_range_place(row->tnpu_min, row->tnpu_max, &g->target);
+    if (place != -1 && place != 1)
+        return OPMAP_OK;
+    if (place < 0)
+        snprintf(message, sizeof(message),
+                 "no NPU kernel before torch_npu %s (the first version with one): upgrade "
+                 "torch_npu to %s or later, or rewrite without it", row->tnpu_min, row->tnpu_min);
+    else
+        snprintf(message, sizeof(message),
+                 "no NPU kernel after torch_npu %s (the last version with one): stay on "
+                 "torch_npu %s, or rewrite without it", row->tnpu_max, row->tnpu_max);
+    snprintf(actual, sizeof(actual), "target torch_npu %s", res->tnpu_target);
+    for (c = 0; c < res->n_chips; c++)
+        if (inst[c] < OPMAP_OP_REWRITE)
+            inst[c] = OPMAP_OP_REWRITE;
+    w = range_evidence(row);
+    return add_reason(g, op, message, actual, OPMAP_OP_REWRITE, 0,
+                      res->n_chips >= 64 ? ~0ull : (1ull << res->n_chips) - 1, v->path, &w);
+}
+
+/*
  * One instance on every chip: the chip's answer, then each constraint that holds (worst
  * wins), then whether the kernels take its input dtypes. A chip whose answer nobody
  * published is evaluated on the row's general answer like the others, but finish_ops()
@@ -212,6 +266,9 @@ int om_scan_evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *
         inst[c] = !row ? OPMAP_OP_UNMAPPED
                   : a && a->status != OM_SOC_UNKNOWN ? a->status : row->status;
     }
+    /* before the dtypes: no kernel in that version takes any */
+    if ((*rc = check_torch_npu(g, op, v, inst)))
+        return worst;
     for (k = 0; row && k < row->n_constraints; k++) {
         const om_constraint *ct = &row->constraints[k];
         uint64_t chips = 0;

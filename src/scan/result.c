@@ -86,6 +86,9 @@ int opmap_result_chip(const opmap_result *r, size_t i, const char **out)
     return *out ? OPMAP_OK : OPMAP_EINVAL;
 }
 const char *opmap_result_torch_npu(const opmap_result *r) { return r->torch_npu; }
+const char *opmap_result_torch_npu_target(const opmap_result *r) { return r->tnpu_target; }
+const char *opmap_result_torch_npu_needed(const opmap_result *r) { return r->tnpu_needed; }
+const char *opmap_result_torch_npu_needed_by(const opmap_result *r) { return r->tnpu_needed_by; }
 const char *opmap_result_cann(const opmap_result *r) { return r->cann; }
 
 int opmap_op_chip(const opmap_op *op, size_t i, opmap_op_chip_info *out)

@@ -277,8 +277,8 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
     if (!out || !ctx || !model || !table)
         return om_fail(err, OPMAP_EINVAL, NULL, "opmap_scan: NULL argument");
     *out = NULL;
-    if (opts && opts->version != OPMAP_SCAN_OPTIONS_VERSION)
-        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_scan: options version %u, expected %u",
+    if (opts && (opts->version < 1 || opts->version > OPMAP_SCAN_OPTIONS_VERSION))
+        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_scan: options version %u, expected 1 to %u",
                        opts->version, OPMAP_SCAN_OPTIONS_VERSION);
     if (opts && opts->weights && opts->weights->version != OPMAP_WEIGHTS_VERSION)
         return om_fail(err, OPMAP_EINVAL, NULL, "opmap_scan: weights version %u, expected %u",
@@ -301,7 +301,8 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
     om_vec_init(&g.ops, sizeof(opmap_op *));
     ir_intern_init(&g.names, &res->mem, &res->arena);
 
-    if ((rc = pick_chips(&g, table, opts ? opts->soc : NULL, err)))
+    if ((rc = pick_chips(&g, table, opts ? opts->soc : NULL, err)) ||
+        (rc = om_scan_torch_npu_target(&g, opts && opts->version >= 2 ? opts->torch_npu : NULL)))
         goto done;
     if (!(res->model_name = om_arena_strdup(&res->arena, model->ir.name)) ||
         !(res->table_origin = om_arena_strdup(&res->arena, table->origin)) ||
@@ -333,7 +334,8 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
             qsort(res->ops, res->n_ops, sizeof(*res->ops), op_cmp);
         }
     }
-    if (rc == OPMAP_OK && (om_risks_flags(res) != OPMAP_OK || om_risks_calls(res) != OPMAP_OK))
+    if (rc == OPMAP_OK && (om_risks_flags(res) != OPMAP_OK || om_risks_calls(res) != OPMAP_OK ||
+                           om_scan_torch_npu_needed(res) != OPMAP_OK))
         rc = om_scan_oom(&g);
     if (rc == OPMAP_OK)
         summarize(res);

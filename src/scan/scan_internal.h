@@ -6,6 +6,7 @@
 
 #include "ir/ir.h"
 #include "rules/advice.h"
+#include "table/npu_version.h"
 #include "table/table_internal.h"
 #include "walker/walker.h"
 #include "result_internal.h"
@@ -21,6 +22,8 @@ typedef struct group {
     size_t index_cap;
     ir_interner names;        /* names of ATen fallback operators, for the index */
     om_advice_state *advice;  /* per table advice entry (ONNX models only), or NULL */
+    int has_target;           /* a torch_npu version to answer for was given */
+    om_npu_version target;    /* ... and its parse */
     opmap_error *err;
 } group;
 
@@ -39,6 +42,11 @@ const char *om_scan_join(om_arena *A, const char *const *items, size_t n, const 
  * joined for a result. */
 int om_scan_evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *rc);
 const char *om_scan_sources(om_arena *A, const om_evidence *ev);
+
+/* torch_npu.c: the version to answer for, from the options (NULL: none; EINVAL for one
+ * that does not parse, ENOMEM); the oldest line the model needs, once ops are sorted. */
+int om_scan_torch_npu_target(group *g, const char *version);
+int om_scan_torch_npu_needed(opmap_result *res);
 
 /* model_copy.c: the model facts a result keeps (ENOMEM on failure). */
 int om_scan_copy_model(opmap_result *res, const ir_model *m);

@@ -17,6 +17,7 @@
 #include "core/err.h"
 #include "core/hash.h"
 #include "ir/ir.h"
+#include "npu_version.h"
 #include "table_internal.h"
 #include "core/yaml_read.h"
 #include "core/yaml_tree.h"
@@ -848,6 +849,16 @@ static int is_onnx_domain(const char *d)
            strcmp(d, "ai.onnx.preview.training") == 0;
 }
 
+/* A torch_npu version the scan can compare (table/npu_version.h). */
+static int check_version(ld *l, const yt_node *v, const char *what)
+{
+    om_npu_version ver;
+    char why[240];
+    if (om_npu_version_parse(v->str, &ver, why, sizeof(why)))
+        return yr_bad(&l->y, v, "%s: %s", what, why);
+    return OPMAP_OK;
+}
+
 static int parse_row(ld *l, const yt_node *e, opmap_row *row)
 {
     static const char *const keys[] = { "domain", "op", "since", "overloads", "torch_npu",
@@ -889,9 +900,11 @@ static int parse_row(ld *l, const yt_node *e, opmap_row *row)
         if ((rc = yr_kind(&l->y, n, YT_MAP, "torch_npu")) ||
             (rc = yr_keys(&l->y, n, tk, "torch_npu")))
             return rc;
-        if ((v = yt_get(n, "min")) && (rc = yr_str(&l->y, v, "torch_npu.min", &row->tnpu_min)))
+        if ((v = yt_get(n, "min")) && ((rc = yr_str(&l->y, v, "torch_npu.min", &row->tnpu_min)) ||
+                                       (rc = check_version(l, v, "torch_npu.min"))))
             return rc;
-        if ((v = yt_get(n, "max")) && (rc = yr_str(&l->y, v, "torch_npu.max", &row->tnpu_max)))
+        if ((v = yt_get(n, "max")) && ((rc = yr_str(&l->y, v, "torch_npu.max", &row->tnpu_max)) ||
+                                       (rc = check_version(l, v, "torch_npu.max"))))
             return rc;
     }
     if ((n = yt_get(e, "ascend")) && (rc = parse_ascend(l, n, row)))

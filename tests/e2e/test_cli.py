@@ -525,6 +525,118 @@ class Cli(unittest.TestCase):
         self.assertInputError(run("table", "lint", t), "higher than any cited source")
 
 
+# A printed TorchScript graph using aten::bitwise_left_shift, whose NPU kernel the
+# built-in table gives from torch_npu 2.7 on (op-plugin's version lists), and aten::relu.
+SHIFT_GRAPH = """graph(%self : __torch__.Net,
+      %x.1 : Tensor):
+  %2 : int = prim::Constant[value=1]()
+  %y.1 : Tensor = aten::relu(%x.1)
+  %z.1 : Tensor = aten::bitwise_left_shift(%y.1, %2)
+  return (%z.1)
+"""
+
+
+class TorchNpu(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="opmap-e2e-")
+        self.graph = os.path.join(self.tmp, "shift.graph.txt")
+        with open(self.graph, "w") as f:
+            f.write(SHIFT_GRAPH)
+        # what the table says of the operator, read through the CLI, never hard-coded
+        show = run("table", "show", "aten::bitwise_left_shift")
+        self.assertEqual(show.returncode, 0, show.stderr)
+        line = [l for l in show.stdout.splitlines() if l.strip().startswith("torch_npu:")][0]
+        self.first = line.split()[1]  # "2.7 .. newest" -> "2.7"
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def op(self, report, name):
+        return [o for o in report["models"][0]["operators"] if o["op_type"] == name][0]
+
+    def test_target_before_the_kernel_changes_the_answer(self):
+        proc, default = scan_json(self.graph)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        proc, old = scan_json("--torch-npu", "2.1", self.graph)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(self.op(default, "bitwise_left_shift")["status"], "full")
+        shift = self.op(old, "bitwise_left_shift")
+        self.assertEqual(shift["status"], "rewrite")
+        self.assertIn("no NPU kernel before torch_npu %s" % self.first,
+                      " ".join(r["message"] for r in shift["reasons"]))
+        self.assertEqual(self.op(old, "relu")["status"], self.op(default, "relu")["status"])
+        self.assertEqual(old["torch_npu"]["target"], "2.1")
+        self.assertEqual(default["torch_npu"]["target"], "")
+        self.assertGreater(old["totals"]["by_status"]["rewrite"]["operators"],
+                           default["totals"]["by_status"]["rewrite"]["operators"])
+        # the gate sees it: --fail-on rewrite fails at 2.1 only
+        self.assertEqual(run("scan", "--fail-on", "rewrite", self.graph).returncode, 0)
+        self.assertEqual(run("scan", "--fail-on", "rewrite", "--torch-npu", "2.1",
+                             self.graph).returncode, 1)
+        # a release of the kernel's line has it
+        proc, rc = scan_json("--torch-npu", "v%s.0rc1" % self.first, self.graph)
+        self.assertEqual(self.op(rc, "bitwise_left_shift")["status"], "full")
+
+    def test_every_format_states_the_minimum(self):
+        proc, rep = scan_json(self.graph)
+        self.assertEqual(rep["torch_npu"]["needed"], self.first)
+        self.assertEqual(rep["torch_npu"]["needed_by"], "aten::bitwise_left_shift")
+        self.assertEqual(rep["models"][0]["torch_npu"],
+                         {"needed": self.first, "needed_by": "aten::bitwise_left_shift"})
+        for fmt in ("text", "html", "markdown", "csv", "sarif", "junit"):
+            proc = run("scan", "--torch-npu", "2.1", "--format", fmt, self.graph)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertIn(self.first, proc.stdout, fmt)
+            self.assertIn("2.1", proc.stdout, fmt)
+        text = run("scan", self.graph).stdout
+        self.assertIn("needs %s or later (aten::bitwise_left_shift)" % self.first, text)
+        junit = run("scan", "--format", "junit", self.graph).stdout
+        self.assertIn('<property name="torch_npu_needed" value="%s"/>' % self.first, junit)
+        sarif = json.loads(run("scan", "--format", "sarif", self.graph).stdout)
+        props = sarif["runs"][0]["invocations"][0]["properties"]["torch_npu"]
+        self.assertEqual(props["needed"], self.first)
+        csv_lines = run("scan", "--format", "csv", self.graph).stdout.splitlines()
+        self.assertTrue(csv_lines[0].endswith(",torch_npu_target,model_torch_npu_min"))
+        self.assertTrue(all(l.endswith(',"","%s"' % self.first) for l in csv_lines[1:]))
+
+    def test_portfolio_minimum_per_model_and_overall(self):
+        proc, rep = scan_json(self.graph, model("test_relu"))
+        self.assertEqual(rep["torch_npu"]["needed"], self.first)
+        self.assertTrue(rep["torch_npu"]["needed_by_model"].endswith("shift.graph.txt"))
+        onnx = [m for m in rep["models"] if m["file"].endswith(".onnx")][0]
+        self.assertEqual(onnx["torch_npu"], {"needed": "", "needed_by": ""})
+        text = run("scan", self.graph, model("test_relu")).stdout
+        self.assertIn("the models need %s or later" % self.first, text)
+
+    def test_bad_versions_and_cann_are_usage_errors(self):
+        proc = run("scan", "--torch-npu", "2.x", self.graph)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("is not a torch_npu version", proc.stderr)
+        proc = run("scan", "--cann", "8.0", self.graph)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("no per-operator CANN version ranges", proc.stderr)
+
+    def test_table_diff(self):
+        proc = run("table", "diff", "--torch-npu", "2.1", self.first)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("aten::bitwise_left_shift", proc.stdout)
+        proc = run("table", "diff", "--format", "json", "--torch-npu", "2.1", self.first)
+        diff = json.loads(proc.stdout)
+        gained = {(r["domain"], r["op"]) for r in diff["gained"]}
+        self.assertIn(("aten", "bitwise_left_shift"), gained)
+        back = json.loads(run("table", "diff", "--format", "json", "--torch-npu", self.first,
+                              "2.1").stdout)
+        self.assertEqual({(r["domain"], r["op"]) for r in back["lost"]}, gained)
+        self.assertEqual({(r["domain"], r["op"]) for r in back["gained"]},
+                         {(r["domain"], r["op"]) for r in diff["lost"]})
+        # the same version twice changes nothing
+        same = json.loads(run("table", "diff", "--format", "json", "--torch-npu", "2.6",
+                              "2.6.0.post1").stdout)
+        self.assertEqual((same["gained"], same["lost"]), ([], []))
+        self.assertEqual(run("table", "diff", "--torch-npu", "2.1", "nope").returncode, 2)
+        self.assertEqual(run("table", "diff", "2.1", "2.6").returncode, 2)
+
+
 def current_umask():
     mask = os.umask(0)
     os.umask(mask)

@@ -100,6 +100,22 @@ class Shards(unittest.TestCase):
             with self.subTest(options=options):
                 self.assert_same(*self.both(*options))
 
+    def test_scan_time_answers_kept(self):
+        """What the scans answered for (--torch-npu) is in the reports: the merge keeps it,
+        and refuses reports answered for another target."""
+        shards = []
+        for i, dirs in enumerate(SHARDS[1:3]):
+            out = os.path.join(self.tmp, "tnpu-%d.json" % i)
+            run("scan", "-q", "--torch-npu", "2.1", "--format", "json", "-o", out, *dirs)
+            shards.append(out)
+        for fmt in ("json", "text", "sarif"):
+            one = run("scan", "-q", "--torch-npu", "2.1", "--format", fmt,
+                      *(SHARDS[1] + SHARDS[2]))
+            merged = run("merge", "--format", fmt, *shards)
+            self.assertEqual(one.stdout, merged.stdout, fmt)
+            self.assertEqual(one.returncode, merged.returncode)
+        self.refused(shards[0], self.shard_reports[2], why="--torch-npu")
+
     def test_one_report_merges_to_itself(self):
         out = os.path.join(self.tmp, "self.json")
         proc = run("merge", "--format", "json", "-o", out, self.shard_reports[1])
@@ -180,7 +196,8 @@ class Shards(unittest.TestCase):
                 proc = self.refused(path, why=path)
 
     def test_scan_options_refused(self):
-        for option in (["--soc", "all"], ["--weight", "partial=1"], ["-j", "2"]):
+        for option in (["--soc", "all"], ["--weight", "partial=1"], ["-j", "2"],
+                       ["--torch-npu", "2.6"], ["--files-from", "-"]):
             with self.subTest(option):
                 proc = run("merge", *option, self.shard_reports[0])
                 self.assertEqual(proc.returncode, 2)

@@ -222,6 +222,87 @@ static void test_estimate__weights_override_the_table(void **state)
 }
 
 /*
+ * --torch-npu: a row whose range starts after the target's line is rewrite there, with a
+ * reason naming the first version; without a target, or at a version in range, the
+ * table's answer stands. The model's minimum is the newest min over its rows.
+ */
+static void test_scan__torch_npu_target(void **state)
+{
+    static const char yaml[] =
+        "schema: 1\nsources:\n  - {id: s}\nops:\n"
+        "  - {domain: ai.onnx, op: Conv, since: 11, status: full, sources: [s],\n"
+        "     torch_npu: {min: \"2.6\"}}\n"
+        "  - {domain: ai.onnx, op: Relu, since: 14, status: full, sources: [s],\n"
+        "     torch_npu: {min: \"2.1\", max: \"2.2\"}}\n";
+    static const struct { const char *target; int conv, relu; } cases[] = {
+        { NULL, OPMAP_OP_FULL, OPMAP_OP_FULL },
+        { "2.1", OPMAP_OP_REWRITE, OPMAP_OP_FULL },
+        { "2.6.0rc1", OPMAP_OP_FULL, OPMAP_OP_REWRITE },
+        { "2.2.0.post3", OPMAP_OP_REWRITE, OPMAP_OP_FULL },
+    };
+    fixture *f = *state;
+    opmap_table *t;
+    mb b;
+    Onnx__GraphProto *g;
+    Onnx__ModelProto *m;
+    const uint8_t *buf;
+    size_t len, i, k;
+    opmap_model *model;
+    opmap_result *res;
+    opmap_error err;
+
+    assert_int_equal(opmap_table_load_memory(&t, f->ctx, yaml, sizeof(yaml) - 1, "t", &err),
+                     OPMAP_OK);
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    mb_node(&b, g, "Conv", NULL, NULL, NULL, NULL);
+    mb_node(&b, g, "Relu", NULL, NULL, NULL, NULL);
+    m = mb_model(&b, g, 8);
+    mb_opset(&b, m, "", 17);
+    buf = mb_pack(&b, m, &len);
+    assert_int_equal(opmap_model_open_memory(&model, f->ctx, buf, len, "v.onnx", &err), OPMAP_OK);
+    for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+        opmap_scan_options opts = OPMAP_SCAN_OPTIONS_INIT;
+        opts.torch_npu = cases[i].target;
+        assert_int_equal(opmap_scan(&res, f->ctx, model, t, &opts, &err), OPMAP_OK);
+        assert_string_equal(opmap_result_torch_npu_target(res), cases[i].target ? cases[i].target : "");
+        assert_string_equal(opmap_result_torch_npu_needed(res), "2.6");
+        assert_string_equal(opmap_result_torch_npu_needed_by(res), "ai.onnx::Conv");
+        for (k = 0; k < opmap_result_op_count(res); k++) {
+            const opmap_op *op;
+            int conv;
+            assert_int_equal(opmap_result_op(res, k, &op), OPMAP_OK);
+            conv = strcmp(opmap_op_name(op), "Conv") == 0;
+            if (opmap_op_status(op) != (conv ? cases[i].conv : cases[i].relu))
+                fail_msg("%s at %s: %s", opmap_op_name(op), cases[i].target ? cases[i].target : "-",
+                         opmap_op_status_name(opmap_op_status(op)));
+            if (opmap_op_status(op) == OPMAP_OP_REWRITE) {
+                opmap_reason_info r = { .size = sizeof(r) };
+                assert_int_equal(opmap_op_reason(op, 0, &r), OPMAP_OK);
+                assert_non_null(strstr(r.message, conv ? "no NPU kernel before torch_npu 2.6"
+                                                       : "no NPU kernel after torch_npu 2.2"));
+                assert_int_equal(r.status, OPMAP_OP_REWRITE);
+            }
+        }
+        opmap_result_free(res);
+    }
+    /* a target that is not a version, and version-1 options (no torch_npu field) */
+    {
+        opmap_scan_options opts = OPMAP_SCAN_OPTIONS_INIT;
+        opts.torch_npu = "latest";
+        assert_int_equal(opmap_scan(&res, f->ctx, model, t, &opts, &err), OPMAP_EINVAL);
+        assert_non_null(strstr(err.message, "not a torch_npu version"));
+        opts.version = 1;
+        assert_int_equal(opmap_scan(&res, f->ctx, model, t, &opts, &err), OPMAP_OK);
+        assert_string_equal(opmap_result_torch_npu_target(res), "");
+        opmap_result_free(res);
+    }
+    opmap_model_free(model);
+    opmap_table_free(t);
+    mb_free(&b);
+}
+
+/*
  * The seed guide's worked example: 200 operators, 58% full, 32% partial, 10% rewrite, at
  * 0.1 / 0.8 / 2.5 person-days: 200 x (0.058 + 0.256 + 0.25) = 112.8 person-days.
  */
@@ -277,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_report__days_and_amounts_are_written_exactly),
         cmocka_unit_test(test_scan__groups_per_distinct_operator),
         cmocka_unit_test(test_estimate__weights_override_the_table),
+        cmocka_unit_test(test_scan__torch_npu_target),
         cmocka_unit_test(test_estimate__seed_guide_example_is_112_8_days),
     };
     return cmocka_run_group_tests_name("scan", tests, setup, teardown);

@@ -202,6 +202,74 @@ static void test_table__builtin_table_loads(void **state)
     opmap_table_free(t);
 }
 
+/* Compares two versions through the public API; the result's sign. */
+static int vcmp(const char *a, const char *b)
+{
+    opmap_error err;
+    int c = 99;
+    if (opmap_torch_npu_compare(a, b, &c, &err) != OPMAP_OK)
+        fail_msg("%s vs %s: %s", a, b, err.message);
+    return c < 0 ? -1 : c > 0;
+}
+
+static void test_version__compare_and_refuse(void **state)
+{
+    static const char *const bad[] = { "", "2", "2.", "2.x", "x2.1", "2.1.", "2.1.0.post",
+                                       "2.1rc", "2.1.0-beta", "2.1 ", "1234567.1", "2..1" };
+    opmap_error err;
+    size_t i;
+    int c;
+    (void)state;
+    assert_int_equal(vcmp("2.10", "2.9"), 1);
+    assert_int_equal(vcmp("2.1", "2.1.0"), 0);
+    assert_int_equal(vcmp("v2.6.0", "2.6"), 0);
+    assert_int_equal(vcmp("2.1.0.post3", "2.1.0"), 1);
+    assert_int_equal(vcmp("2.1.0.post3", "2.1.0.post10"), -1);
+    assert_int_equal(vcmp("v2.6.0rc1", "2.6.0"), -1);
+    assert_int_equal(vcmp("2.6.0rc2", "2.6.0rc1"), 1);
+    assert_int_equal(vcmp("2.6.0rc1", "2.5.1.post2"), 1);
+    assert_int_equal(vcmp("3.0", "2.15"), 1);
+    for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+        if (opmap_torch_npu_compare(bad[i], "2.1", &c, &err) != OPMAP_EINVAL)
+            fail_msg("'%s' was taken as a version", bad[i]);
+        assert_non_null(strstr(err.message, "is not a torch_npu version"));
+    }
+    assert_int_equal(opmap_torch_npu_compare("2.1", "2.1", NULL, &err), OPMAP_EINVAL);
+}
+
+/* A row's range holds a version's line; a range that is not versions is refused at load. */
+static void test_version__row_ranges(void **state)
+{
+    static const char yaml[] = HEAD
+        "  - {domain: aten, op: a, status: full, sources: [src1], torch_npu: {min: \"2.6\", max: \"2.8\"}}\n"
+        "  - {domain: aten, op: b, status: full, sources: [src1]}\n";
+    static const struct { const char *v; int a, b; } cases[] = {
+        { "2.5.1", 0, 1 }, { "2.6", 1, 1 }, { "v2.6.0rc1", 1, 1 }, { "2.8.0.post2", 1, 1 },
+        { "2.9", 0, 1 }, { "2.10", 0, 1 },
+    };
+    opmap_table *t;
+    const opmap_row *ra, *rb;
+    opmap_error err;
+    size_t i;
+    int has;
+    assert_int_equal(opmap_table_load_memory(&t, *state, yaml, sizeof(yaml) - 1, "t.yaml", &err),
+                     OPMAP_OK);
+    assert_int_equal(opmap_table_row(t, 0, &ra), OPMAP_OK);
+    assert_int_equal(opmap_table_row(t, 1, &rb), OPMAP_OK);
+    for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+        assert_int_equal(opmap_row_torch_npu_has(ra, cases[i].v, &has, &err), OPMAP_OK);
+        if (has != cases[i].a)
+            fail_msg("aten::a at %s: %d", cases[i].v, has);
+        assert_int_equal(opmap_row_torch_npu_has(rb, cases[i].v, &has, &err), OPMAP_OK);
+        assert_int_equal(has, cases[i].b);
+    }
+    assert_int_equal(opmap_row_torch_npu_has(ra, "newest", &has, &err), OPMAP_EINVAL);
+    opmap_table_free(t);
+    expect_error(*state, HEAD "  - {domain: aten, op: a, status: full, sources: [src1],\n"
+                              "     torch_npu: {min: \"2.1\", max: latest}}\n",
+                 OPMAP_ETABLE, 6, 35, "torch_npu.max");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -219,6 +287,8 @@ int main(void)
         cmocka_unit_test(test_table__lookup_picks_largest_since_not_above_opset),
         cmocka_unit_test(test_table__weights_default_and_override),
         cmocka_unit_test(test_table__builtin_table_loads),
+        cmocka_unit_test(test_version__compare_and_refuse),
+        cmocka_unit_test(test_version__row_ranges),
     };
     return cmocka_run_group_tests_name("table", tests, setup, teardown);
 }

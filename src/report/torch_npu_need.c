@@ -1,0 +1,29 @@
+/*
+ * report/torch_npu_need.c - the newest of the models' minimum torch_npu lines.
+ */
+#include "scan/result_internal.h"
+#include "table/npu_version.h"
+#include "torch_npu_need.h"
+
+const opmap_result *om_report_tnpu_needed(const om_report_in *in)
+{
+    const opmap_result *best = NULL;
+    om_npu_version b, v;
+    size_t i;
+    for (i = 0; i < in->count; i++) {
+        const opmap_result *r = in->results[i];
+        if (!r->tnpu_needed || !r->tnpu_needed[0] ||
+            om_npu_version_parse(r->tnpu_needed, &v, NULL, 0))
+            continue;
+        if (!best || om_npu_version_cmp(&v, &b) > 0) {
+            best = r;
+            b = v;
+        }
+    }
+    return best;
+}
+
+const char *om_report_tnpu_target(const om_report_in *in)
+{
+    return in->count && in->results[0]->tnpu_target ? in->results[0]->tnpu_target : "";
+}

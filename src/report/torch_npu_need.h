@@ -1,0 +1,17 @@
+/*
+ * report/torch_npu_need.h - the torch_npu line a set of models needs, computed when a
+ * report is written from what each result holds (opmap_result_torch_npu_needed).
+ */
+#ifndef OM_TORCH_NPU_NEED_H
+#define OM_TORCH_NPU_NEED_H
+
+#include "report_internal.h"
+
+/* The result whose minimum torch_npu line is the newest (the first such in report order),
+ * or NULL when no model has one. */
+const opmap_result *om_report_tnpu_needed(const om_report_in *in);
+
+/* The torch_npu version the results were answered for ("" when none). */
+const char *om_report_tnpu_target(const om_report_in *in);
+
+#endif /* OM_TORCH_NPU_NEED_H */
