@@ -90,6 +90,13 @@ typedef struct om_advice {
     const char *recipes;      /* recipe paths, "; "-separated */
 } om_advice;
 
+/* A chip of the result: the part asked for and the parts of its family (about.soc_parts). */
+typedef struct om_chip {
+    const char *part;         /* "Ascend910B3" as the table spells it, or NULL: a family */
+    const char **parts;       /* the family's parts, or NULL when the table names none */
+    size_t n_parts;
+} om_chip;
+
 typedef struct om_ext_ref {
     const char *tensor, *location;
     uint64_t offset, length;
@@ -116,6 +123,7 @@ struct opmap_result {
     /* the table and the chips answered for */
     const char *table_origin, *table_name, *table_version, *torch_npu, *cann;
     const char **chips;
+    om_chip *chip_info;       /* per chip, parallel to chips */
     size_t n_chips;
     /* findings */
     opmap_op **ops;
