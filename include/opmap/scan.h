@@ -77,11 +77,12 @@ OPMAP_API size_t opmap_result_chip_count(const opmap_result *res);
  */
 OPMAP_API int opmap_result_chip(const opmap_result *res, size_t i, const char **out);
 /**
- * The exact part chip i was asked for by ("Ascend910B3" for --soc ascend910b3, spelled as
- * the table's about.soc_parts spells it; its family is opmap_result_chip), or "" when the
- * family itself was named (or i is out of range); borrowed from the result.
+ * The exact part chip i was asked for by, into *out: "Ascend910B3" for --soc ascend910b3,
+ * spelled as the table's about.soc_parts spells it (its family is opmap_result_chip), or ""
+ * when the family itself was named; borrowed from the result.
+ * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range or an argument is NULL.
  */
-OPMAP_API const char *opmap_result_chip_part(const opmap_result *res, size_t i);
+OPMAP_API int opmap_result_chip_part(const opmap_result *res, size_t i, const char **out);
 
 /** @return the torch_npu version the table speaks for ("" when it does not say). */
 OPMAP_API const char *opmap_result_torch_npu(const opmap_result *res);

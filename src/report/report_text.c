@@ -235,9 +235,9 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
     for (i = 0; i < r->n_chips; i++) {
         om_out_str(o, i ? ", " : "");
         om_out_term(o, r->chips[i]);
-        if (opmap_result_chip_part(r, i)[0]) {
+        if (r->chip_info && r->chip_info[i].part) {
             om_out_str(o, " (");
-            om_out_term(o, opmap_result_chip_part(r, i));
+            om_out_term(o, r->chip_info[i].part);
             om_out_str(o, ")");
         }
     }

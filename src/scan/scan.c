@@ -209,8 +209,8 @@ static int unknown_chip(const opmap_table *t, const char *name, size_t len, opma
         om_appendf(known, sizeof(known), &used, "%s%s", i ? ", " : "", t->socs[i]);
     }
     return om_fail(err, OPMAP_EINVAL, t->origin,
-                   "unknown chip '%.*s' (the table has: %s, or one of their parts in "
-                   "about.soc_parts, e.g. Ascend910B3; or use all)",
+                   "unknown chip '%.*s' (a chip or one of its parts, e.g. Ascend910B3; the "
+                   "table has: %s; or use all)",
                    (int)(len > 64 ? 64 : len), name, known);
 }
 
