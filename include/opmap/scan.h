@@ -33,8 +33,11 @@ typedef struct opmap_scan_options {
     /**
      * The chips to answer for: NULL for the table's default chip (about.default_soc;
      * ascend910b in the built-in table), "all" for every chip the table speaks for, or
-     * names separated by commas ("ascend910b,ascend310p"). With several chips, an
-     * operator's status is the worst over them: the model has to run on each.
+     * names separated by commas ("ascend910b,ascend310p"). A name is a family id of the
+     * table (about.socs) or one of its exact parts (about.soc_parts: "Ascend910B3"), case
+     * aside; a part is answered from its family's row (opmap_result_chip_part names it).
+     * With several chips, an operator's status is the worst over them: the model has to
+     * run on each.
      */
     const char *soc;
     /** Effort weights replacing the table's for the statuses they set, or NULL. */
@@ -81,6 +84,13 @@ OPMAP_API size_t opmap_result_chip_count(const opmap_result *res);
  * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range or an argument is NULL.
  */
 OPMAP_API int opmap_result_chip(const opmap_result *res, size_t i, const char **out);
+/**
+ * The exact part chip i was asked for by, into *out: "Ascend910B3" for --soc ascend910b3,
+ * spelled as the table's about.soc_parts spells it (its family is opmap_result_chip), or ""
+ * when the family itself was named; borrowed from the result.
+ * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range or an argument is NULL.
+ */
+OPMAP_API int opmap_result_chip_part(const opmap_result *res, size_t i, const char **out);
 
 /** @return the torch_npu version the table speaks for ("" when it does not say). */
 OPMAP_API const char *opmap_result_torch_npu(const opmap_result *res);

@@ -170,9 +170,21 @@ static int copy_header(rr *r, opmap_result *res, const rr_header *h)
         !(res->tnpu_target = om_arena_strdup(A, h->tnpu_target)) ||
         (h->n_chips && !(res->chips = om_arena_array(A, h->n_chips, sizeof(char *)))))
         return oom(r, res);
-    for (c = 0; c < h->n_chips; c++)
-        if (!(res->chips[c] = om_arena_strdup(A, h->chips[c])))
+    if (h->n_chips && !(res->chip_info = om_arena_array(A, h->n_chips, sizeof(om_chip))))
+        return oom(r, res);
+    for (c = 0; c < h->n_chips; c++) {
+        const om_chip *from = &h->chip_info[c];
+        om_chip *to = &res->chip_info[c];
+        size_t k;
+        if (!(res->chips[c] = om_arena_strdup(A, h->chips[c])) ||
+            (from->part && !(to->part = om_arena_strdup(A, from->part))) ||
+            (from->n_parts && !(to->parts = om_arena_array(A, from->n_parts, sizeof(char *)))))
             return oom(r, res);
+        for (k = 0; k < from->n_parts; k++)
+            if (!(to->parts[k] = om_arena_strdup(A, from->parts[k])))
+                return oom(r, res);
+        to->n_parts = from->n_parts;
+    }
     res->n_chips = h->n_chips;
     return OPMAP_OK;
 }

@@ -91,6 +91,52 @@ static int same(rr *r, const oj_value *o, const char *key, const char *want, con
     return rc;
 }
 
+/* "socs": per chip, the part asked for (--soc Ascend910B3) and its family's parts; the
+ * same in every report, since the ATC commands name the part. */
+static int read_socs(opmap_report_set *s, rr *r, const oj_value *root, rr_header *h)
+{
+    const oj_value *a;
+    size_t c, k;
+    int rc = rr_arr(r, root, "socs", &a);
+    if (rc)
+        return rc;
+    if (a->n != h->n_chips)
+        return rr_fail(r, a, "socs", "%u entries for %zu chips", a->n, h->n_chips);
+    if (a->n && !(h->chip_info = om_arena_array(&s->arena, a->n, sizeof(om_chip))))
+        return om_fail_mem(r->err, &s->mem, r->source);
+    for (c = 0; c < a->n; c++) {
+        const oj_value *e = &a->kids[c], *part, *parts;
+        om_chip *x = &h->chip_info[c];
+        const char *family;
+        rr_at(r, "socs", c);
+        if ((rc = rr_str(r, e, "family", NULL, &family)) || (rc = rr_arr(r, e, "parts", &parts)))
+            return rc;
+        if (strcmp(family, h->chips[c]) != 0)
+            return rr_fail(r, e, "family", "'%.40s' for the chip '%.40s'", family, h->chips[c]);
+        if ((part = oj_get(e, "part")) && part->type != OJ_NULL &&
+            (rc = rr_str(r, e, "part", &s->arena, &x->part)))
+            return rc;
+        if (s->have_header && !!x->part != !!s->h.chip_info[c].part)
+            return rr_fail(r, e, "part", "differs from the first report's (--soc)");
+        if (s->have_header && x->part && strcmp(x->part, s->h.chip_info[c].part) != 0)
+            return rr_fail(r, e, "part", "'%.40s', where the first report has '%.40s' (--soc)",
+                           x->part, s->h.chip_info[c].part);
+        if (parts->n > 64)
+            return rr_fail(r, parts, "parts", "more than 64");
+        if (parts->n && !(x->parts = om_arena_array(&s->arena, parts->n, sizeof(char *))))
+            return om_fail_mem(r->err, &s->mem, r->source);
+        for (k = 0; k < parts->n; k++) {
+            if (parts->kids[k].type != OJ_STRING)
+                return rr_fail(r, &parts->kids[k], "parts", "not a list of part names");
+            if (!(x->parts[k] = om_arena_strdup(&s->arena, parts->kids[k].s)))
+                return om_fail_mem(r->err, &s->mem, r->source);
+        }
+        x->n_parts = parts->n;
+    }
+    rr_at(r, "", SIZE_MAX);
+    return OPMAP_OK;
+}
+
 static int read_header(opmap_report_set *s, rr *r, const oj_value *root, rr_header *h)
 {
     const opmap_table *t = s->table;
@@ -147,7 +193,7 @@ static int read_header(opmap_report_set *s, rr *r, const oj_value *root, rr_head
         if (!(h->chips[c] = om_arena_strdup(&s->arena, v->s)))
             return om_fail_mem(r->err, &s->mem, r->source);
     }
-    return OPMAP_OK;
+    return read_socs(s, r, root, h);
 }
 
 /* A fixed-size string of opmap_error from a member ("" when absent). */

@@ -20,6 +20,7 @@ static void days(om_out *o, uint64_t milli)
 int om_report_csv(const om_report_in *in, om_out *o)
 {
     size_t i, j, c;
+    char step[1024];
     const opmap_result *r0 = in->count ? in->results[0] : NULL;
     om_out_str(o, "model,domain,op_type,opset,since_version,status");
     for (c = 0; r0 && c < r0->n_chips; c++) {
@@ -89,7 +90,7 @@ int om_report_csv(const om_report_in *in, om_out *o)
                 om_out_str(o, "]");
             }
             om_out_str(o, "\",");
-            om_out_csv(o, op->hint);
+            om_out_csv(o, om_next_step(op, step, sizeof(step)));
             om_out_str(o, ",");
             om_out_csv(o, op->n_paths ? op->paths[0] : "");
             om_out_str(o, ",");

@@ -204,6 +204,7 @@ static void flag_spans(om_out *o, unsigned flags)
 /* The details of one operator in one model: reasons, hint, notes, node paths. */
 static void op_details(om_out *o, const opmap_result *r, const opmap_op *op, int with_model)
 {
+    char step[1024];
     size_t i;
     if (with_model) {
         om_out_str(o, "<div><b>");
@@ -232,9 +233,9 @@ static void op_details(om_out *o, const opmap_result *r, const opmap_op *op, int
         }
         om_out_str(o, "</ul>");
     }
-    if (op->hint[0]) {
+    if (om_next_step(op, step, sizeof(step))[0]) {
         om_out_str(o, "<div><b>Next step:</b> ");
-        om_out_html(o, op->hint);
+        om_out_html(o, om_next_step(op, step, sizeof(step)));
         om_out_str(o, "</div>");
     }
     if (op->notes[0]) {
@@ -482,17 +483,30 @@ static void model_section(om_out *o, const opmap_result *r)
     }
     if (r->format == OPMAP_FORMAT_ONNX) {
         size_t c;
-        om_out_str(o, "<details><summary>ATC command line</summary>");
+        om_out_str(o, "<details open><summary>ATC command line</summary>");
         for (c = 0; c < r->n_chips; c++) {
-            om_atc_command(r, r->chips[c], cmd, sizeof(cmd));
+            om_atc_command(r, c, cmd, sizeof(cmd));
             om_out_str(o, "<pre>");
             om_out_html(o, cmd);
             om_out_str(o, "</pre>");
+            om_atc_notes(r, c, cmd, sizeof(cmd));
+            if (cmd[0]) {
+                om_out_str(o, "<p class=\"muted\">");
+                om_out_html(o, cmd);
+                om_out_str(o, "</p>");
+            }
         }
-        om_out_str(o, "<p class=\"muted\">--soc_version names the exact part (e.g. Ascend910B1-B4,"
-                      " Ascend310P3): <code>npu-smi info</code> shows yours. -1 marks a dynamic "
-                      "dimension: fix it, or give ATC --dynamic_batch_size/--dynamic_dims.</p>"
-                      "</details>");
+        om_out_str(o, "</details>");
+    }
+    if (om_torch_npu_step_count(r)) {
+        size_t k;
+        om_out_str(o, "<details open><summary>torch_npu migration</summary><pre>");
+        for (k = 0; k < om_torch_npu_step_count(r); k++) {
+            om_torch_npu_step(r, k, cmd, sizeof(cmd));
+            om_out_html(o, cmd);
+            om_out_str(o, "\n");
+        }
+        om_out_str(o, "</pre></details>");
     }
 }
 

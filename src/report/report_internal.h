@@ -42,8 +42,37 @@ void om_format_amount(double v, char *buf, size_t size);
 /* Cost of `milli` thousandths of a person-day at the day rate. */
 double om_cost(const om_report_in *in, uint64_t milli);
 
-/* The ATC command converting an ONNX model for a chip (inputs and shapes from the model). */
-void om_atc_command(const opmap_result *r, const char *chip, char *buf, size_t size);
+/*
+ * The ATC command converting an ONNX model for chip `chip` of the result (atc_command.c;
+ * docs/reports.md, "The next commands"): the part asked for as --soc_version, or
+ * $SOC_VERSION when only the family was; --input_shape from the model's inputs, -1 where
+ * a dimension is dynamic, and the profile option those dimensions would take.
+ */
+typedef struct om_atc {
+    const char *model;         /* --model */
+    char output[256];          /* --output: the model's file name without .onnx */
+    const char *family;        /* the chip's family id */
+    const char *part;          /* --soc_version, or NULL: only the family is known */
+    const char **parts;        /* the family's parts (n_parts), for the placeholder */
+    size_t n_parts;
+    char input_shape[2048];    /* --input_shape ("" without inputs) */
+    unsigned dynamic;          /* dimensions given as -1 */
+    const char *profile_flag;  /* --dynamic_batch_size/_image_size/_dims, or NULL */
+} om_atc;
+
+void om_atc_build(const opmap_result *r, size_t chip, om_atc *a);
+/* The command line, into buf. */
+void om_atc_command(const opmap_result *r, size_t chip, char *buf, size_t size);
+/* What the command leaves to the reader (the part to pick, dynamic dims), or "". */
+void om_atc_notes(const opmap_result *r, size_t chip, char *buf, size_t size);
+
+/* An operator's next step: the table's hint, or one built from its reasons and status
+ * (never empty for partial, rewrite and unmapped); buf holds what is built. */
+const char *om_next_step(const opmap_op *op, char *buf, size_t size);
+
+/* The torch_npu migration commands of a TorchScript or torch.export model (0 otherwise). */
+size_t om_torch_npu_step_count(const opmap_result *r);
+void om_torch_npu_step(const opmap_result *r, size_t i, char *buf, size_t size);
 
 /* What an operator ends as on Ascend, in one phrase (never empty). */
 #define om_becomes(op) ((op)->becomes)

@@ -187,6 +187,10 @@ static void op_json(jsonw *w, const opmap_result *r, const opmap_op *op)
         jw_kstring(w, "notes", op->notes);
     if (op->hint[0])
         jw_kstring(w, "hint", op->hint);
+    if (op->status >= OPMAP_OP_PARTIAL) {
+        char step[1024];
+        jw_kstring(w, "next_step", om_next_step(op, step, sizeof(step)));
+    }
     jw_key(w, "sources");
     jw_array(w);
     for (i = 0; i < op->n_sources; i++)
@@ -298,6 +302,69 @@ static void tnpu_json(jsonw *w, const om_report_in *in)
     jw_kstring(w, "needed", need ? need->tnpu_needed : "");
     jw_kstring(w, "needed_by", need ? need->tnpu_needed_by : "");
     jw_kstring(w, "needed_by_model", need ? need->model_name : "");
+    jw_end_object(w);
+}
+
+/* One ATC command, its flags as fields (docs/report-json.md, "next"). */
+static void atc_json(jsonw *w, const opmap_result *r, size_t c)
+{
+    char buf[4096];
+    om_atc a;
+    size_t k;
+    om_atc_build(r, c, &a);
+    jw_object(w);
+    jw_kstring(w, "chip", r->chips[c]);
+    jw_key(w, "soc_version");
+    if (a.part)
+        jw_string(w, a.part);
+    else
+        jw_null(w);
+    jw_key(w, "soc_versions");
+    jw_array(w);
+    for (k = 0; k < a.n_parts; k++)
+        jw_string(w, a.parts[k]);
+    jw_end_array(w);
+    om_atc_command(r, c, buf, sizeof(buf));
+    jw_kstring(w, "command", buf);
+    jw_key(w, "flags");
+    jw_object(w);
+    jw_kstring(w, "model", a.model);
+    jw_kstring(w, "framework", "5");
+    jw_kstring(w, "output", a.output);
+    jw_kstring(w, "soc_version", a.part ? a.part : "$SOC_VERSION");
+    if (r->n_inputs)
+        jw_kstring(w, "input_shape", a.input_shape);
+    jw_end_object(w);
+    jw_kuint(w, "dynamic_dims", a.dynamic);
+    jw_key(w, "profile_flag");
+    if (a.profile_flag)
+        jw_string(w, a.profile_flag);
+    else
+        jw_null(w);
+    om_atc_notes(r, c, buf, sizeof(buf));
+    jw_kstring(w, "notes", buf);
+    jw_end_object(w);
+}
+
+/* The next commands: ATC's per chip (ONNX), torch_npu's (TorchScript, torch.export). */
+static void next_json(jsonw *w, const opmap_result *r)
+{
+    char buf[4096];
+    size_t c;
+    jw_key(w, "next");
+    jw_object(w);
+    jw_key(w, "atc");
+    jw_array(w);
+    for (c = 0; r->format == OPMAP_FORMAT_ONNX && c < r->n_chips; c++)
+        atc_json(w, r, c);
+    jw_end_array(w);
+    jw_key(w, "torch_npu");
+    jw_array(w);
+    for (c = 0; c < om_torch_npu_step_count(r); c++) {
+        om_torch_npu_step(r, c, buf, sizeof(buf));
+        jw_string(w, buf);
+    }
+    jw_end_array(w);
     jw_end_object(w);
 }
 
@@ -428,6 +495,7 @@ static void model_json(jsonw *w, const opmap_result *r)
         jw_end_object(w);
     }
     jw_end_array(w);
+    next_json(w, r);
     jw_key(w, "diagnostics");
     jw_array(w);
     for (i = 0; i < r->diags.len; i++) {
@@ -551,6 +619,32 @@ static void portfolio(jsonw *w, const om_portfolio *p)
     jw_end_object(w);
 }
 
+/* Per chip (parallel to "chips"): its family, the part asked for (or null), the parts. */
+static void socs_json(jsonw *w, const om_report_in *in)
+{
+    const opmap_result *r = in->count ? in->results[0] : NULL;
+    size_t i, k;
+    jw_key(w, "socs");
+    jw_array(w);
+    for (i = 0; r && i < r->n_chips; i++) {
+        const om_chip *c = r->chip_info ? &r->chip_info[i] : NULL;
+        jw_object(w);
+        jw_kstring(w, "family", r->chips[i]);
+        jw_key(w, "part");
+        if (c && c->part)
+            jw_string(w, c->part);
+        else
+            jw_null(w);
+        jw_key(w, "parts");
+        jw_array(w);
+        for (k = 0; c && k < c->n_parts; k++)
+            jw_string(w, c->parts[k]);
+        jw_end_array(w);
+        jw_end_object(w);
+    }
+    jw_end_array(w);
+}
+
 int om_report_json(const om_report_in *in, om_out *out)
 {
     const om_portfolio *p = in->portfolio;
@@ -581,6 +675,7 @@ int om_report_json(const om_report_in *in, om_out *out)
         jw_string(&w, in->results[0]->chips[i]);
     jw_end_array(&w);
     tnpu_json(&w, in);
+    socs_json(&w, in);
     jw_key(&w, "models");
     jw_array(&w);
     for (i = 0; i < in->count; i++)

@@ -82,10 +82,42 @@ static void tnpu_needed(om_out *o, const om_report_in *in)
     om_out_str(o, ".\n");
 }
 
+/* The next commands: the ATC line per ONNX model and chip, torch_npu's for the others. */
+static void next_commands(om_out *o, const om_report_in *in)
+{
+    char cmd[4096];
+    size_t i, k, shown = 0;
+    for (i = 0; i < in->count; i++) {
+        const opmap_result *r = in->results[i];
+        size_t n = r->format == OPMAP_FORMAT_ONNX ? r->n_chips : om_torch_npu_step_count(r);
+        for (k = 0; k < n; k++) {
+            if (!shown++)
+                om_out_str(o, "\n### Next commands\n\n");
+            if (r->format == OPMAP_FORMAT_ONNX)
+                om_atc_command(r, k, cmd, sizeof(cmd));
+            else
+                om_torch_npu_step(r, k, cmd, sizeof(cmd));
+            om_out_str(o, "- `");
+            code_span_text(o, cmd);
+            om_out_str(o, "`");
+            if (r->format == OPMAP_FORMAT_ONNX) {
+                om_atc_notes(r, k, cmd, sizeof(cmd));
+                if (cmd[0]) {
+                    om_out_str(o, " (");
+                    om_out_md(o, cmd);
+                    om_out_str(o, ")");
+                }
+            }
+            om_out_str(o, "\n");
+        }
+    }
+}
+
 int om_report_markdown(const om_report_in *in, om_out *o)
 {
     const om_portfolio *p = in->portfolio;
     size_t i, j, c, listed = 0;
+    char step[1024];
     om_out_printf(o, "## opmap: Ascend migration report\n\n**CI gate: %s**",
                   opmap_verdict_incomplete(in->verdict) ? "FAIL (incomplete)"
                   : opmap_verdict_passed(in->verdict) ? "PASS" : "FAIL");
@@ -174,7 +206,7 @@ int om_report_markdown(const om_report_in *in, om_out *o)
                 om_out_md(o, op->notes);
             }
             om_out_str(o, " | ");
-            om_out_md(o, op->hint);
+            om_out_md(o, om_next_step(op, step, sizeof(step)));
             om_out_str(o, " |\n");
         }
     }
@@ -218,6 +250,7 @@ int om_report_markdown(const om_report_in *in, om_out *o)
             om_out_str(o, " |\n");
         }
     }
+    next_commands(o, in);
     om_out_printf(o, "\n%" PRIu64 " operators run as they are (full), %" PRIu64
                      " are graph plumbing (structural).\n",
                   p->summary.operators[OPMAP_OP_FULL], p->summary.operators[OPMAP_OP_STRUCTURAL]);

@@ -150,6 +150,34 @@ static void advice_lines(om_out *o, const opmap_result *r)
     }
 }
 
+/* The next commands: ATC's per chip for an ONNX model, torch_npu's for the others. */
+static void next_command_lines(om_out *o, const opmap_result *r)
+{
+    char cmd[4096];
+    size_t k, n = r->format == OPMAP_FORMAT_ONNX ? r->n_chips : om_torch_npu_step_count(r);
+    for (k = 0; k < n; k++) {
+        if (r->format == OPMAP_FORMAT_ONNX) {
+            om_atc_command(r, k, cmd, sizeof(cmd));
+            om_out_str(o, "  next (");
+            om_out_term(o, r->chips[k]);
+            om_out_str(o, "): ");
+        } else {
+            om_torch_npu_step(r, k, cmd, sizeof(cmd));
+            om_out_str(o, k ? "            " : "  next (torch_npu): ");
+        }
+        om_out_term(o, cmd);
+        om_out_str(o, "\n");
+        if (r->format == OPMAP_FORMAT_ONNX) {
+            om_atc_notes(r, k, cmd, sizeof(cmd));
+            if (cmd[0]) {
+                om_out_str(o, "           ");
+                om_out_term(o, cmd);
+                om_out_str(o, "\n");
+            }
+        }
+    }
+}
+
 static void reason_lines(om_out *o, const opmap_result *r, const opmap_op *op)
 {
     size_t i;
@@ -261,6 +289,11 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
     for (i = 0; i < r->n_chips; i++) {
         om_out_str(o, i ? ", " : "");
         om_out_term(o, r->chips[i]);
+        if (r->chip_info && r->chip_info[i].part) {
+            om_out_str(o, " (");
+            om_out_term(o, r->chip_info[i].part);
+            om_out_str(o, ")");
+        }
     }
     if (r->torch_npu[0]) {
         om_out_str(o, "; torch_npu ");
@@ -302,6 +335,7 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
     }
     risk_lines(o, r);
     advice_lines(o, r);
+    next_command_lines(o, r);
     if (!r->n_ops) {
         om_out_str(o, "  (no operators)\n\n");
         return;
@@ -349,9 +383,10 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
             om_out_str(o, "\n");
         }
         reason_lines(o, r, op);
-        if (op->hint[0] && op->status >= OPMAP_OP_PARTIAL) {
+        if (op->status >= OPMAP_OP_PARTIAL) {
+            char step[1024];
             om_out_str(o, "             hint: ");
-            om_out_term(o, op->hint);
+            om_out_term(o, om_next_step(op, step, sizeof(step)));
             om_out_str(o, "\n");
         }
         if (op->status >= OPMAP_OP_PARTIAL && op->locations && op->locations[0]) {

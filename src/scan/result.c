@@ -85,6 +85,16 @@ int opmap_result_chip(const opmap_result *r, size_t i, const char **out)
     *out = r && i < r->n_chips ? r->chips[i] : NULL;
     return *out ? OPMAP_OK : OPMAP_EINVAL;
 }
+int opmap_result_chip_part(const opmap_result *r, size_t i, const char **out)
+{
+    if (!out || !r || i >= r->n_chips) {
+        if (out)
+            *out = NULL;
+        return OPMAP_EINVAL;
+    }
+    *out = r->chip_info && r->chip_info[i].part ? r->chip_info[i].part : "";
+    return OPMAP_OK;
+}
 const char *opmap_result_torch_npu(const opmap_result *r) { return r->torch_npu; }
 const char *opmap_result_torch_npu_target(const opmap_result *r) { return r->tnpu_target; }
 const char *opmap_result_torch_npu_needed(const opmap_result *r) { return r->tnpu_needed; }

@@ -90,6 +90,13 @@ typedef struct om_advice {
     const char *recipes;      /* recipe paths, "; "-separated */
 } om_advice;
 
+/* A chip of the result: the part asked for and the parts of its family (about.soc_parts). */
+typedef struct om_chip {
+    const char *part;         /* "Ascend910B3" as the table spells it, or NULL: a family */
+    const char **parts;       /* the family's parts, or NULL when the table names none */
+    size_t n_parts;
+} om_chip;
+
 typedef struct om_ext_ref {
     const char *tensor, *location;
     uint64_t offset, length;
@@ -119,6 +126,7 @@ struct opmap_result {
     const char *tnpu_needed;  /* newest torch_npu.min of the rows matched, or "" */
     const char *tnpu_needed_by; /* "domain::name" of the first op (report order) needing it */
     const char **chips;
+    om_chip *chip_info;       /* per chip, parallel to chips */
     size_t n_chips;
     /* findings */
     opmap_op **ops;

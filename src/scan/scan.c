@@ -209,14 +209,45 @@ static int unknown_chip(const opmap_table *t, const char *name, size_t len, opma
         om_appendf(known, sizeof(known), &used, "%s%s", i ? ", " : "", t->socs[i]);
     }
     return om_fail(err, OPMAP_EINVAL, t->origin,
-                   "unknown chip '%.*s' (the table has: %s; or use all)",
+                   "unknown chip '%.*s' (a chip or one of its parts, e.g. Ascend910B3; the "
+                   "table has: %s; or use all)",
                    (int)(len > 64 ? 64 : len), name, known);
 }
 
-/* Which chips to answer for: NULL (the table's default), "all", or names separated by ','. */
+/* Each chip's part asked for (or NULL) and its family's parts, copied into the result. */
+static int copy_chips(opmap_result *res, const opmap_table *t, const uint32_t *soc,
+                      const char *const *asked, opmap_error *err)
+{
+    size_t i, j;
+    if (!(res->chips = om_arena_array(&res->arena, res->n_chips, sizeof(char *))) ||
+        !(res->chip_info = om_arena_array(&res->arena, res->n_chips, sizeof(om_chip))))
+        return om_fail_mem(err, &res->mem, NULL);
+    for (i = 0; i < res->n_chips; i++) {
+        const om_soc_parts *sp = t->soc_parts ? &t->soc_parts[soc[i]] : NULL;
+        om_chip *c = &res->chip_info[i];
+        if (!(res->chips[i] = om_arena_strdup(&res->arena, t->socs[soc[i]])) ||
+            (asked[i] && !(c->part = om_arena_strdup(&res->arena, asked[i]))))
+            return om_fail_mem(err, &res->mem, NULL);
+        if (!sp || !sp->n_parts)
+            continue;
+        if (!(c->parts = om_arena_array(&res->arena, sp->n_parts, sizeof(char *))))
+            return om_fail_mem(err, &res->mem, NULL);
+        for (j = 0; j < sp->n_parts; j++)
+            if (!(c->parts[j] = om_arena_strdup(&res->arena, sp->parts[j])))
+                return om_fail_mem(err, &res->mem, NULL);
+        c->n_parts = sp->n_parts;
+    }
+    return OPMAP_OK;
+}
+
+/*
+ * Which chips to answer for: NULL (the table's default), "all", or names separated by ',',
+ * each a family id or one of its parts (case aside: om_table_find_soc).
+ */
 static int pick_chips(group *g, const opmap_table *t, const char *soc, opmap_error *err)
 {
     opmap_result *res = g->res;
+    const char *asked[64] = { NULL };
     size_t i;
     if (!soc || !soc[0]) {
         g->chip_soc[0] = (uint32_t)t->default_soc;
@@ -226,18 +257,17 @@ static int pick_chips(group *g, const opmap_table *t, const char *soc, opmap_err
             g->chip_soc[i] = (uint32_t)i;
         res->n_chips = t->n_socs;
     } else {
-        const char *p = soc;
-        uint64_t named = 0; /* a chip named twice is answered once; a table has <= 64 */
+        const char *p = soc, *part;
+        uint64_t named = 0; /* a chip named twice is answered once, for its first name */
         res->n_chips = 0;
         while (*p) {
             size_t len = strcspn(p, ",");
-            for (i = 0; i < t->n_socs; i++)
-                if (strlen(t->socs[i]) == len && strncmp(t->socs[i], p, len) == 0)
-                    break;
-            if (i == t->n_socs)
+            if (!om_table_find_soc(t, p, len, &i, &part))
                 return unknown_chip(t, p, len, err);
-            if (!(named & (1ull << i)))
+            if (!(named & (1ull << i))) {
+                asked[res->n_chips] = part;
                 g->chip_soc[res->n_chips++] = (uint32_t)i;
+            }
             named |= 1ull << i;
             p += len;
             if (*p == ',')
@@ -246,12 +276,7 @@ static int pick_chips(group *g, const opmap_table *t, const char *soc, opmap_err
         if (!res->n_chips)
             return om_fail(err, OPMAP_EINVAL, NULL, "no chip given");
     }
-    if (!(res->chips = om_arena_array(&res->arena, res->n_chips, sizeof(char *))))
-        return om_fail_mem(err, &res->mem, NULL);
-    for (i = 0; i < res->n_chips; i++)
-        if (!(res->chips[i] = om_arena_strdup(&res->arena, t->socs[g->chip_soc[i]])))
-            return om_fail_mem(err, &res->mem, NULL);
-    return OPMAP_OK;
+    return copy_chips(res, t, g->chip_soc, asked, err);
 }
 
 /* The result's totals: the estimate over its distinct operators. */

@@ -156,6 +156,44 @@ int opmap_table_soc(const opmap_table *t, size_t i, const char **out)
     return *out ? OPMAP_OK : OPMAP_EINVAL;
 }
 const char *opmap_table_default_soc(const opmap_table *t) { return t->socs[t->default_soc]; }
+
+/* `a` (len bytes) equals the string b, ASCII case aside. */
+static int same_name(const char *a, size_t len, const char *b)
+{
+    size_t i;
+    for (i = 0; i < len; i++) {
+        char x = a[i], y = b[i];
+        if (!y)
+            return 0;
+        if (x >= 'A' && x <= 'Z')
+            x = (char)(x - 'A' + 'a');
+        if (y >= 'A' && y <= 'Z')
+            y = (char)(y - 'A' + 'a');
+        if (x != y)
+            return 0;
+    }
+    return b[len] == '\0';
+}
+
+int om_table_find_soc(const opmap_table *t, const char *name, size_t len, size_t *family,
+                      const char **part)
+{
+    size_t i, j;
+    for (i = 0; i < t->n_socs; i++)
+        if (same_name(name, len, t->socs[i])) {
+            *family = i;
+            *part = NULL;
+            return 1;
+        }
+    for (i = 0; t->soc_parts && i < t->n_socs; i++)
+        for (j = 0; j < t->soc_parts[i].n_parts; j++)
+            if (same_name(name, len, t->soc_parts[i].parts[j])) {
+                *family = i;
+                *part = t->soc_parts[i].parts[j];
+                return 1;
+            }
+    return 0;
+}
 const char *opmap_table_torch_npu(const opmap_table *t) { return t->torch_npu; }
 const char *opmap_table_cann(const opmap_table *t) { return t->cann; }
 size_t opmap_table_source_count(const opmap_table *t) { return t->n_sources; }

@@ -30,6 +30,7 @@ int opmap_table_load_default(opmap_table **out, opmap_ctx *ctx, opmap_error *err
     t->socs = b->socs;
     t->n_socs = b->n_socs;
     t->default_soc = b->default_soc;
+    t->soc_parts = b->soc_parts;
     for (x = 0; x < OPMAP_OP_STATUS_COUNT; x++)
         t->weights[x] = b->weights[x];
     t->unpublished = b->unpublished;

@@ -146,6 +146,13 @@ typedef struct om_source {
     uint8_t grade;             /* OM_GRADE_* of what is taken from it */
 } om_source;
 
+/* about.soc_parts: the exact parts of one chip family (ATC's --soc_version, npu-smi's name). */
+typedef struct om_soc_parts {
+    const char **parts;        /* "Ascend910B1", ... as the sources spell them */
+    size_t n_parts;            /* 0: the table names no part of this family */
+    om_evidence ev;
+} om_soc_parts;
+
 /* (domain, op) -> its rows, sorted by since */
 typedef struct om_key_slot {
     const char *domain, *op;
@@ -163,6 +170,7 @@ struct opmap_table {
     const char **socs;
     size_t n_socs;
     int default_soc;
+    om_soc_parts *soc_parts;   /* per about.socs entry, or NULL when the table names none */
     opmap_effort weights[OPMAP_OP_STATUS_COUNT];
     opmap_effort unpublished;  /* weights.unpublished: verifying one operator on a chip whose
                                   answer nobody published (counted apart from the estimate) */
@@ -195,6 +203,7 @@ typedef struct om_builtin {
     int default_soc;
     opmap_effort weights[OPMAP_OP_STATUS_COUNT];
     opmap_effort unpublished;
+    om_soc_parts *soc_parts;
     om_source *sources;
     size_t n_sources;
     opmap_row *rows;
@@ -210,6 +219,15 @@ extern const om_builtin om_builtin_table;
  * and unversioned rows for one operator, returns OPMAP_ETABLE with the two rows' indexes.
  */
 int om_table_index(opmap_table *t, size_t *row_a, size_t *row_b);
+
+/*
+ * The chip `name` (its first `len` bytes) names: a family id of about.socs or one of a
+ * family's parts (about.soc_parts), compared case-insensitively, family ids first. Sets
+ * *family to its index in about.socs and *part to the part as the table spells it (NULL when
+ * a family was named). @return 1 when found, 0 when not.
+ */
+int om_table_find_soc(const opmap_table *t, const char *name, size_t len, size_t *family,
+                      const char **part);
 
 /* Flag bit for a table flag name, or 0. */
 unsigned om_flag_from_name(const char *name);

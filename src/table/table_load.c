@@ -360,7 +360,7 @@ static int soc_id_ok(const char *s)
 static int parse_about(ld *l, const yt_node *about)
 {
     static const char *const keys[] = { "name", "version", "onnx_opset_max", "torch_npu",
-                                        "cann", "socs", "default_soc", NULL };
+                                        "cann", "socs", "default_soc", "soc_parts", NULL };
     opmap_table *t = l->t;
     const yt_node *n;
     int rc;
@@ -399,6 +399,55 @@ static int parse_about(ld *l, const yt_node *about)
         if ((rc = yr_str(&l->y, n, "about.default_soc", &s)) || (rc = soc_index(l, n, s, &idx)))
             return rc;
         t->default_soc = (int)idx;
+    }
+    return OPMAP_OK;
+}
+
+/*
+ * about.soc_parts: per family of about.socs, {parts: [...], grade, sources}. Read after
+ * sources: (the evidence names them). A part is a chip id too, and names one chip only:
+ * no part may spell a family id or another part, case aside (--soc matches either).
+ */
+static int parse_soc_parts(ld *l, const yt_node *map)
+{
+    static const char *const keys[] = { "parts", "grade", "sources", NULL };
+    opmap_table *t = l->t;
+    size_t i, j, fam;
+    const char *other;
+    int rc;
+    if ((rc = yr_kind(&l->y, map, YT_MAP, "about.soc_parts")))
+        return rc;
+    if (!(t->soc_parts = om_arena_array(l->y.A, t->n_socs, sizeof(om_soc_parts))))
+        return yr_oom(&l->y);
+    for (i = 0; i < map->n; i++) {
+        const yt_node *k = map->items[2 * i], *e = map->items[2 * i + 1], *n;
+        uint32_t idx = 0;
+        om_soc_parts *sp;
+        if (k->kind != YT_SCALAR || !k->str)
+            return yr_bad(&l->y, k, "about.soc_parts: keys are chip ids");
+        if ((rc = soc_index(l, k, k->str, &idx)) ||
+            (rc = yr_kind(&l->y, e, YT_MAP, "a chip's parts")) ||
+            (rc = yr_keys(&l->y, e, keys, "a chip's parts")) ||
+            (rc = yr_require(&l->y, e, "sources", "a chip's parts", &n)) ||
+            (rc = yr_require(&l->y, e, "parts", "a chip's parts", &n)))
+            return rc;
+        sp = &t->soc_parts[idx];
+        if (sp->n_parts)
+            return yr_bad(&l->y, k, "about.soc_parts: '%s' listed twice", k->str);
+        if ((rc = yr_str_list(&l->y, n, "parts", &sp->parts, &sp->n_parts)) ||
+            (rc = parse_evidence_keys(l, e, &sp->ev)))
+            return rc;
+        if (!sp->n_parts || sp->n_parts > 64)
+            return yr_bad(&l->y, n, "a chip's parts: between 1 and 64");
+        for (j = 0; j < sp->n_parts; j++) {
+            if (!soc_id_ok(sp->parts[j]))
+                return yr_bad(&l->y, n->items[j], "part '%.64s': use letters, digits, '_', '-'"
+                              " and '.' (at most 64)", sp->parts[j]);
+            if (om_table_find_soc(t, sp->parts[j], strlen(sp->parts[j]), &fam, &other) &&
+                (fam != idx || other != sp->parts[j] || !other))
+                return yr_bad(&l->y, n->items[j], "part '%s' spells another chip or part "
+                              "(case aside)", sp->parts[j]);
+        }
     }
     return OPMAP_OK;
 }
@@ -1092,6 +1141,9 @@ int om_table_parse(opmap_table *t, const unsigned char *data, size_t size,
         (rc = yr_weights(&l.y, n, t->weights, &weights_set, &t->unpublished)))
         return rc;
     if ((n = yt_get(root, "sources")) && (rc = parse_sources(&l, n)))
+        return rc;
+    if ((n = yt_get(root, "about")) && (n = yt_get(n, "soc_parts")) &&
+        (rc = parse_soc_parts(&l, n)))
         return rc;
     if ((n = yt_get(root, "advice")) && (rc = parse_advice(&l, n)))
         return rc;

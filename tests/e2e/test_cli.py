@@ -330,13 +330,13 @@ class Cli(unittest.TestCase):
         proc = run("scan", "--soc", "ascend999", model("test_relu"))
         self.assertEqual(proc.returncode, 2)
         self.assertIn("unknown chip 'ascend999'", proc.stderr)
-        self.assertIn("(the table has: ascend910b, ascend910_93, ascend310p", proc.stderr)
+        self.assertIn("the table has: ascend910b, ascend910_93, ascend310p", proc.stderr)
         # a table of many chips: the list is cut with "..." and the message still ends whole
         chips = ", ".join("chip%02d_abcdefghij" % i for i in range(40))
         t = self.write("t.yaml", "schema: 1\nabout: {socs: [%s]}\nops: []\n" % chips)
         proc = run("scan", "--table", t, "--soc", "x", model("test_relu"))
         self.assertEqual(proc.returncode, 2)
-        self.assertIn("(the table has: chip00_abcdefghij, chip01_abcdefghij", proc.stderr)
+        self.assertIn("the table has: chip00_abcdefghij, chip01_abcdefghij", proc.stderr)
         self.assertTrue(proc.stderr.rstrip().endswith(", ...; or use all)"), proc.stderr)
 
     def test_a_chip_named_twice_is_answered_once(self):
@@ -642,6 +642,87 @@ def current_umask():
     os.umask(mask)
     return mask
 
+
+
+class NextCommands(unittest.TestCase):
+    """--soc with a part, the ATC command (text, JSON), dynamic dims, torch_npu, next steps."""
+
+    CONV = model("test_conv_with_strides_padding")
+    TS = os.path.join(HERE, "..", "fixtures", "torchscript", "controlflow.scripted.pt")
+
+    def test_part_name_any_case(self):
+        for name in ("Ascend910B3", "ascend910b3", "ASCEND910B3"):
+            proc, rep = scan_json("--soc", name, self.CONV)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertEqual(rep["chips"], ["ascend910b"])
+            self.assertEqual(rep["socs"][0]["family"], "ascend910b")
+            self.assertEqual(rep["socs"][0]["part"], "Ascend910B3")
+            atc = rep["models"][0]["next"]["atc"][0]
+            self.assertEqual(atc["flags"]["soc_version"], "Ascend910B3")
+            self.assertIn("--soc_version=Ascend910B3", atc["command"])
+            self.assertEqual(atc["flags"]["framework"], "5")
+        text = run("scan", "--soc", "ascend910b3", self.CONV).stdout
+        self.assertIn("ascend910b (Ascend910B3)", text)
+        self.assertIn("--soc_version=Ascend910B3", text)
+
+    def test_family_gives_placeholder_and_parts(self):
+        proc, rep = scan_json("--soc", "ascend910b", self.CONV)
+        atc = rep["models"][0]["next"]["atc"][0]
+        self.assertIsNone(atc["soc_version"])
+        self.assertIn("--soc_version=$SOC_VERSION", atc["command"])
+        self.assertIn("Ascend910B3", atc["soc_versions"])
+        self.assertIn("Ascend910B3", atc["notes"])
+        self.assertIsNone(rep["socs"][0]["part"])
+
+    def test_unknown_part(self):
+        proc = run("scan", "--soc", "Ascend910B9", self.CONV)
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn("unknown chip 'Ascend910B9'", proc.stderr)
+
+    def test_dynamic_dims(self):
+        import onnx
+        from onnx import helper, TensorProto
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        cases = ((["N", 3, 8, 8], "--dynamic_batch_size", "x:-1,3,8,8"),
+                 ([1, 3, "H", "W"], "--dynamic_image_size", "x:1,3,-1,-1"),
+                 ([1, "T", 8, 8], "--dynamic_dims", "x:1,-1,8,8"))
+        for shape, flag, want in cases:
+            g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
+            path = os.path.join(d, "m.onnx")
+            onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+            proc, rep = scan_json("--soc", "Ascend310P3", path)
+            atc = rep["models"][0]["next"]["atc"][0]
+            self.assertEqual(atc["flags"]["input_shape"], want)
+            self.assertEqual(atc["profile_flag"], flag)
+            self.assertEqual(atc["dynamic_dims"], sum(1 for x in shape if isinstance(x, str)))
+            self.assertIn(flag, atc["notes"])
+
+    def test_torchscript_migration(self):
+        proc, rep = scan_json(self.TS)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        steps = rep["models"][0]["next"]["torch_npu"]
+        self.assertEqual(rep["models"][0]["next"]["atc"], [])
+        self.assertTrue(any("import torch_npu" in x for x in steps))
+        self.assertTrue(any("transfer_to_npu" in x for x in steps))
+        self.assertTrue(any(".npu()" in x and "torch.jit.load" in x for x in steps))
+        for fmt in ("text", "markdown", "html"):
+            out = run("scan", "--format", fmt, self.TS).stdout
+            self.assertIn("import torch_npu", out, fmt)
+            self.assertIn("transfer_to_npu", out, fmt)
+
+    def test_next_step_never_empty(self):
+        proc, rep = scan_json(self.TS, self.CONV, "--soc", "all")
+        for m in rep["models"]:
+            for op in m["operators"]:
+                if op["status"] in ("partial", "rewrite", "unmapped"):
+                    self.assertTrue(op.get("next_step"), op["op_type"])
+        md = run("scan", "--format", "markdown", self.TS, "--soc", "all").stdout
+        for line in md.splitlines():
+            if line.startswith("| ") and line.count("|") == 7 and "Status" not in line:
+                self.assertNotEqual(line.rsplit("|", 2)[1].strip(), "", line)
 
 if __name__ == "__main__":
     OPMAP = os.path.abspath(sys.argv.pop(1))

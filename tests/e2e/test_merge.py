@@ -101,19 +101,25 @@ class Shards(unittest.TestCase):
                 self.assert_same(*self.both(*options))
 
     def test_scan_time_answers_kept(self):
-        """What the scans answered for (--torch-npu) is in the reports: the merge keeps it,
-        and refuses reports answered for another target."""
+        """What the scans answered for (--torch-npu, --soc with a part) is in the reports:
+        the merge keeps it, and refuses reports answered for another target or part."""
         shards = []
+        answer = ("--torch-npu", "2.1", "--soc", "Ascend910B3,ascend310p")
         for i, dirs in enumerate(SHARDS[1:3]):
             out = os.path.join(self.tmp, "tnpu-%d.json" % i)
-            run("scan", "-q", "--torch-npu", "2.1", "--format", "json", "-o", out, *dirs)
+            run("scan", "-q", *answer, "--format", "json", "-o", out, *dirs)
             shards.append(out)
-        for fmt in ("json", "text", "sarif"):
-            one = run("scan", "-q", "--torch-npu", "2.1", "--format", fmt,
-                      *(SHARDS[1] + SHARDS[2]))
+        other = os.path.join(self.tmp, "b1.json")
+        run("scan", "-q", "--torch-npu", "2.1", "--soc", "ascend910b1,ascend310p", "--format",
+            "json", "-o", other, *SHARDS[0])
+        self.refused(shards[0], other, why="where the first report has 'Ascend910B3' (--soc)")
+        for fmt in FORMATS:
+            one = run("scan", "-q", *answer, "--format", fmt, *(SHARDS[1] + SHARDS[2]))
             merged = run("merge", "--format", fmt, *shards)
             self.assertEqual(one.stdout, merged.stdout, fmt)
             self.assertEqual(one.returncode, merged.returncode)
+        merged = run("merge", "--format", "json", *shards)
+        self.assertTrue("--soc_version=Ascend910B3" in merged.stdout, "the part's ATC command")
         self.refused(shards[0], self.shard_reports[2], why="--torch-npu")
 
     def test_one_report_merges_to_itself(self):

@@ -155,6 +155,32 @@ static void evidence_init(const om_evidence *ev, size_t row, const char *what, s
         fprintf(out, "{%u, 0, 0}", ev->grade);
 }
 
+/* about.soc_parts: one entry per chip of about.socs (Pp_0 parts, Ep_0 evidence). */
+static void soc_parts(const opmap_table *t)
+{
+    char name[64];
+    size_t i;
+    if (!t->soc_parts)
+        return;
+    for (i = 0; i < t->n_socs; i++) {
+        name_of(name, sizeof(name), "Pp", i, 0);
+        str_array(name, t->soc_parts[i].parts, t->soc_parts[i].n_parts);
+        evidence_prepare(&t->soc_parts[i].ev, i, "Ep", 0);
+    }
+    fprintf(out, "static const om_soc_parts SOC_PARTS[] = {");
+    for (i = 0; i < t->n_socs; i++) {
+        const om_soc_parts *sp = &t->soc_parts[i];
+        name_of(name, sizeof(name), "Pp", i, 0);
+        if (sp->n_parts)
+            fprintf(out, "%s{(const char **)%s, %zu, ", i ? ", " : "", name, sp->n_parts);
+        else
+            fprintf(out, "%s{0, 0, ", i ? ", " : "");
+        evidence_init(&sp->ev, i, "Ep", 0);
+        fprintf(out, "}");
+    }
+    fprintf(out, "};\n\n");
+}
+
 /* The further conditions of a constraint whose `when` is a list (condition fields only). */
 static void also_prepare(const om_constraint *c, size_t row, size_t part)
 {
@@ -412,7 +438,9 @@ int main(int argc, char **argv)
         fprintf(out, i ? ", " : "");
         str(t->socs[i]);
     }
-    fprintf(out, "};\n\nconst om_builtin om_builtin_table = {\n  ");
+    fprintf(out, "};\n\n");
+    soc_parts(t);
+    fprintf(out, "const om_builtin om_builtin_table = {\n  ");
     str(t->name); fprintf(out, ", ");
     str(t->version); fprintf(out, ", ");
     str(t->torch_npu); fprintf(out, ", ");
@@ -423,10 +451,11 @@ int main(int argc, char **argv)
         fprintf(out, "%s{%llu, %llu, %llu}", i ? ", " : "",
                 (unsigned long long)t->weights[i].min, (unsigned long long)t->weights[i].expected,
                 (unsigned long long)t->weights[i].max);
-    fprintf(out, "},\n  {%llu, %llu, %llu},\n  (om_source *)SOURCES, %zu, (opmap_row *)ROWS, %zu,\n"
+    fprintf(out, "},\n  {%llu, %llu, %llu},\n  %s, (om_source *)SOURCES, %zu, (opmap_row *)ROWS, %zu,\n"
                  "  %s, %zu\n};\n",
             (unsigned long long)t->unpublished.min, (unsigned long long)t->unpublished.expected,
-            (unsigned long long)t->unpublished.max, t->n_sources, t->n_rows,
+            (unsigned long long)t->unpublished.max,
+            t->soc_parts ? "(om_soc_parts *)SOC_PARTS" : "0", t->n_sources, t->n_rows,
             t->n_advice ? "(om_advice_rule *)ADVICE" : "0", t->n_advice);
     fclose(body);
 
