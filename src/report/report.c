@@ -142,6 +142,8 @@ static int headlines(om_report_in *in, const opmap_report_options *opts, om_mem 
         blocked = opts->blocked_on;
         work = opts->needs_work_on;
     }
+    in->blocked_on = blocked ? blocked : OPMAP_HEADLINE_BLOCKED_ON;
+    in->needs_work_on = work ? work : OPMAP_HEADLINE_NEEDS_WORK_ON;
     *out = NULL;
     if (in->count && !(*out = om_calloc(mem, in->count, sizeof(**out))))
         return OPMAP_ENOMEM;

@@ -27,6 +27,7 @@ typedef struct om_report_in {
      * files not read (one model: its own, with the files) */
     const opmap_headline *headlines;
     opmap_headline overall;
+    unsigned blocked_on, needs_work_on;   /* the rule, defaults resolved */
 } om_report_in;
 
 /* "ready", "needs work", "blocked": the headline's verdict as a person reads it. */
