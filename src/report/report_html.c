@@ -44,7 +44,8 @@ static const char style[] =
     "ul{margin:4px 0;padding-left:18px}.muted{color:#666}.flag{background:#fde68a;"
     "border-radius:3px;padding:0 4px;margin-right:3px;font-size:12px}.wide{overflow-x:auto}"
     "th.chip{font-size:11px;font-weight:500}td.d{min-width:220px;max-width:560px}"
-    "td.d details div,td.d details li,td.d details code{overflow-wrap:anywhere}"
+    "#ops td{overflow-wrap:anywhere}#ops .st,#ops td.n,#ops .flag{overflow-wrap:normal;"
+    "white-space:nowrap}td.op{min-width:170px}"
     ".headline{display:flex;flex-wrap:wrap;align-items:center;gap:14px 28px;background:#fff;"
     "border-radius:8px;margin-top:14px;box-shadow:0 1px 3px rgba(0,0,0,.12)}.verdict{"
     "font-size:24px;font-weight:700;color:#fff;border-radius:8px;padding:6px 16px}"
@@ -449,7 +450,7 @@ static void single_model_rows(om_out *o, const opmap_result *r)
         om_out_printf(o, "<tr data-status=\"%s\"><td data-v=\"%d\">",
                       opmap_op_status_name(op->status), op->status);
         status_badge(o, op->status);
-        om_out_str(o, "</td><td><code>");
+        om_out_str(o, "</td><td class=\"op\"><code>");
         om_out_html(o, op->domain);
         om_out_str(o, "::");
         om_out_html(o, op->name);
@@ -516,7 +517,7 @@ static void portfolio_rows(om_out *o, const om_report_in *in)
         om_out_printf(o, "<tr data-status=\"%s\"><td data-v=\"%d\">",
                       opmap_op_status_name(op->status), op->status);
         status_badge(o, op->status);
-        om_out_str(o, "</td><td><code>");
+        om_out_str(o, "</td><td class=\"op\"><code>");
         om_out_html(o, op->domain);
         om_out_str(o, "::");
         om_out_html(o, op->name);
