@@ -52,6 +52,76 @@ OPMAP_API const char *opmap_fail_kind_name(unsigned index);
  */
 OPMAP_API int opmap_fail_on_parse(const char *list, unsigned *out, opmap_error *err);
 
+/** The headline's default rule (docs/reports.md, "The headline"): what makes a model
+ *  blocked: an unmapped or rewrite operator, a file that could not be read. */
+#define OPMAP_HEADLINE_BLOCKED_ON \
+    (OPMAP_FAIL_UNMAPPED | OPMAP_FAIL_REWRITE | OPMAP_FAIL_UNREADABLE)
+/** ... and what makes it need work: a partial operator, a risk flag, a warning-level risk
+ *  (dynamic dimensions, float64 values, side files, graphs not inlined). */
+#define OPMAP_HEADLINE_NEEDS_WORK_ON                                                       \
+    (OPMAP_FAIL_PARTIAL | OPMAP_FAIL_PRECISION | OPMAP_FAIL_PERFORMANCE |                  \
+     OPMAP_FAIL_DYNAMIC_SHAPE | OPMAP_FAIL_RNG | OPMAP_FAIL_INF_NAN |                      \
+     OPMAP_FAIL_NONDETERMINISTIC | OPMAP_FAIL_DEPRECATED | OPMAP_FAIL_DTYPE |              \
+     OPMAP_FAIL_EXTERNAL_DATA | OPMAP_FAIL_NOT_INLINED)
+
+/** The headline's verdict: how ready the models are for Ascend. */
+typedef enum opmap_readiness {
+    OPMAP_READY = 0,      /**< nothing the rule counts, every counted instance on the NPU */
+    OPMAP_NEEDS_WORK = 1, /**< a needs-work kind found, or coverage below 100 % */
+    OPMAP_BLOCKED = 2     /**< a blocked kind found */
+} opmap_readiness;
+
+/** @return "ready", "needs-work" or "blocked", or NULL for another value. */
+OPMAP_API const char *opmap_readiness_name(int readiness);
+
+/**
+ * The headline of one model or of several (docs/reports.md, "The headline"): what runs
+ * as-is, how much of the model runs on the NPU, and the verdict. Filled by the library:
+ * set `size` (docs/api.md).
+ *
+ * Coverage counts the instances that are placed: those that run on the NPU, and those that
+ * split the graph (rewrite, unmapped, AI CPU / host / CPU fallback on real data; the
+ * segments' breakers). Structural nodes and the shape plumbing the segments treat as
+ * neutral (opmap_segments) are not counted.
+ */
+typedef struct opmap_headline {
+    size_t size;               /**< sizeof(opmap_headline), set by the caller */
+    int readiness;             /**< an opmap_readiness */
+    unsigned found;            /**< OPMAP_FAIL_* kinds found (waivers ignored; never effort) */
+    unsigned blocking;         /**< found kinds that make it blocked */
+    unsigned needing_work;     /**< found kinds that make it need work */
+    uint64_t models;           /**< results it covers */
+    uint64_t operators;        /**< distinct operators, structural ones excluded (over several
+                                    models: each shared operator once) */
+    uint64_t operators_full;   /**< ... of them supported as-is (status full) */
+    uint64_t instances;        /**< instances, structural ones excluded */
+    uint64_t instances_full;   /**< ... of them of an operator supported as-is */
+    uint64_t placed;           /**< instances counted for coverage */
+    uint64_t on_npu;           /**< ... of them on the NPU */
+    unsigned coverage;         /**< on_npu / placed in thousandths, rounded down; 1000 when
+                                    nothing is placed */
+    uint64_t largest;          /**< NPU instances in the largest segment (several models:
+                                    of the model whose share is lowest) */
+    unsigned largest_share;    /**< largest / on_npu in thousandths, rounded down (several
+                                    models: the lowest); 1000 when nothing is on the NPU */
+    uint64_t files_not_read;   /**< files the report lists as not read (unreadable or
+                                    skipped) */
+} opmap_headline;
+
+/**
+ * Computes the headline of `count` results taken together (one result: that model's) and
+ * of the files not read that opts lists, by the rule opts gives (blocked_on,
+ * needs_work_on; version 3, else the defaults). The reports show each model's (with no
+ * files) and, for several models or files, the overall one, computed this way.
+ *
+ * @param opts  NULL: the default rule, no files not read.
+ * @return OPMAP_OK, OPMAP_ENOMEM, OPMAP_ELIMIT, OPMAP_EINVAL (NULL argument, out->size too
+ *         small, options version unknown).
+ */
+OPMAP_API int opmap_headline_compute(opmap_ctx *ctx, const opmap_result *const *results,
+                                     size_t count, const opmap_report_options *opts,
+                                     opmap_headline *out, opmap_error *err);
+
 /** Accepted findings, loaded from a YAML waiver file (docs/ci.md). */
 typedef struct opmap_waivers opmap_waivers;
 

@@ -58,11 +58,12 @@ typedef struct opmap_file_problem {
     const opmap_error *error;    /**< code, source, location and message */
 } opmap_file_problem;
 
-/** The current layout of opmap_report_options (2 added `problems`). */
-#define OPMAP_REPORT_OPTIONS_VERSION 2
+/** The current layout of opmap_report_options (2 added `problems`, 3 the headline's
+ *  rule). */
+#define OPMAP_REPORT_OPTIONS_VERSION 3
 
-/** Options for opmap_report_write(); initialise with OPMAP_REPORT_OPTIONS_INIT. Version 1
- *  (without `problems`) is still accepted. */
+/** Options for opmap_report_write(); initialise with OPMAP_REPORT_OPTIONS_INIT. Versions 1
+ *  (without `problems`) and 2 (without the headline's rule) are still accepted. */
 typedef struct opmap_report_options {
     unsigned version;          /**< OPMAP_REPORT_OPTIONS_VERSION */
     unsigned flags;            /**< OPMAP_REPORT_* flags */
@@ -76,10 +77,17 @@ typedef struct opmap_report_options {
      *  report's gate (they replace the policy's own `problems`). */
     const opmap_file_problem *problems;
     size_t problem_count;
+    /** Version 3: the headline's rule (docs/reports.md, "The headline"), OPMAP_FAIL_* bits
+     *  (policy.h). A model is blocked when it has a kind in blocked_on (0: the default,
+     *  OPMAP_HEADLINE_BLOCKED_ON); else it needs work when it has a kind in needs_work_on
+     *  (0: OPMAP_HEADLINE_NEEDS_WORK_ON) or its coverage is below 100 %. */
+    unsigned blocked_on;
+    unsigned needs_work_on;
 } opmap_report_options;
 
 /** Initialiser of an opmap_report_options: the current version, every field zero. */
-#define OPMAP_REPORT_OPTIONS_INIT { OPMAP_REPORT_OPTIONS_VERSION, 0, 0.0, NULL, NULL, 0, NULL, 0 }
+#define OPMAP_REPORT_OPTIONS_INIT \
+    { OPMAP_REPORT_OPTIONS_VERSION, 0, 0.0, NULL, NULL, 0, NULL, 0, 0, 0 }
 
 /**
  * Writes a report over `count` results (one per scanned model).

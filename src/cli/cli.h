@@ -41,6 +41,7 @@ typedef struct scan_opts {
     uint64_t max_effort;          /* thousandths of a person-day, 0: none */
     opmap_weights weights;        /* from --weight */
     double day_rate;
+    unsigned blocked_on, needs_work_on;   /* the headline's rule; 0: the library's default */
     int jobs, quiet;
     const char *owner, *expires, *reason;   /* baseline */
     const char *files_from;       /* --files-from: a list of paths, one per line ("-": stdin) */

@@ -12,7 +12,7 @@
 enum {
     OPT_TABLE = 256, OPT_SOC, OPT_FORMAT, OPT_FAIL_ON, OPT_MAX_EFFORT, OPT_WAIVERS, OPT_WEIGHTS,
     OPT_WEIGHT, OPT_DAY_RATE, OPT_CURRENCY, OPT_JOBS, OPT_OWNER, OPT_EXPIRES, OPT_REASON,
-    OPT_FILES_FROM, OPT_TORCH_NPU, OPT_CANN
+    OPT_FILES_FROM, OPT_TORCH_NPU, OPT_CANN, OPT_BLOCKED_ON, OPT_NEEDS_WORK_ON
 };
 
 static int parse_double(const char *s, double *out)
@@ -86,6 +86,23 @@ static int parse_formats(const char *list, scan_opts *o)
     return o->n_formats > 0;
 }
 
+/* The headline's rule (--blocked-on, --needs-work-on): kinds as --fail-on takes them; the
+ * effort kind means nothing without a budget and is refused. */
+static int parse_rule(const char *option, const char *arg, unsigned *out)
+{
+    opmap_error err;
+    if (opmap_fail_on_parse(arg, out, &err) != OPMAP_OK) {
+        cli_fail("%s: %s", option, err.message);
+        return 0;
+    }
+    *out &= ~(unsigned)OPMAP_FAIL_EFFORT;
+    if (!*out) {
+        cli_fail("%s: give at least one kind (effort has no budget in the headline)", option);
+        return 0;
+    }
+    return 1;
+}
+
 /*
  * scan, baseline and merge share one option table; an option that means nothing to the
  * command given is refused rather than silently ignored (a --waivers on baseline would
@@ -98,7 +115,8 @@ static int belongs_elsewhere(int c, int cmd)
     int scan_only = c == OPT_SOC || c == OPT_WEIGHTS || c == OPT_WEIGHT || c == OPT_JOBS ||
                     c == 'j' || c == OPT_FILES_FROM || c == OPT_TORCH_NPU || c == OPT_CANN;
     if (cmd == CLI_BASELINE && (c == OPT_FORMAT || c == OPT_WAIVERS || c == OPT_DAY_RATE ||
-                                c == OPT_CURRENCY))
+                                c == OPT_CURRENCY || c == OPT_BLOCKED_ON ||
+                                c == OPT_NEEDS_WORK_ON))
         return CLI_SCAN;
     if (cmd != CLI_BASELINE && baseline_only)
         return CLI_BASELINE;
@@ -147,6 +165,8 @@ int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const char *usa
         { "weight", required_argument, NULL, OPT_WEIGHT },
         { "day-rate", required_argument, NULL, OPT_DAY_RATE },
         { "currency", required_argument, NULL, OPT_CURRENCY },
+        { "blocked-on", required_argument, NULL, OPT_BLOCKED_ON },
+        { "needs-work-on", required_argument, NULL, OPT_NEEDS_WORK_ON },
         { "jobs", required_argument, NULL, OPT_JOBS },
         { "owner", required_argument, NULL, OPT_OWNER },
         { "expires", required_argument, NULL, OPT_EXPIRES },
@@ -204,6 +224,12 @@ int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const char *usa
                 return EXIT_USAGE;
             }
             o->fail_on_given = 1;
+            break;
+        case OPT_BLOCKED_ON:
+        case OPT_NEEDS_WORK_ON:
+            if (!parse_rule(c == OPT_BLOCKED_ON ? "--blocked-on" : "--needs-work-on", optarg,
+                            c == OPT_BLOCKED_ON ? &o->blocked_on : &o->needs_work_on))
+                return EXIT_USAGE;
             break;
         case OPT_MAX_EFFORT:
             if (!parse_days(optarg, &o->max_effort) || !o->max_effort) {

@@ -36,6 +36,12 @@ static const char scan_usage[] =
     "  --weight S=MIN:EXP:MAX person-days for status S (full, partial, rewrite, unmapped)\n"
     "  --day-rate N           cost of a person-day; adds costs (all but sarif, junit)\n"
     "  --currency C           shown beside costs\n"
+    "headline (the verdict every report starts with, docs/reports.md):\n"
+    "  --blocked-on KINDS     what makes a model blocked (default: unmapped, rewrite,\n"
+    "                         unreadable); kinds as --fail-on takes them\n"
+    "  --needs-work-on KINDS  what makes it need work (default: partial, the risk flags,\n"
+    "                         dynamic-shape, dtype, external-data, not-inlined); coverage\n"
+    "                         below 100% always does\n"
     "CI gate:\n"
     "  --fail-on KINDS        what fails the gate (default: unmapped): unmapped, rewrite,\n"
     "                         partial, precision, performance, dynamic-shape, rng, inf-nan,\n"
@@ -141,6 +147,8 @@ int cli_finish(const scan_opts *o, scan_run *run)
     ropts.policy = &policy;
     ropts.problems = run->problems;
     ropts.problem_count = run->n_problems;
+    ropts.blocked_on = o->blocked_on;
+    ropts.needs_work_on = o->needs_work_on;
     /* reports are written whatever failed: each lists the files it could not read */
     if ((code = write_reports(o, run, &ropts)))
         return code;

@@ -19,6 +19,7 @@
 #include "core/info.h"
 #include "scan/result_estimate.h"
 #include "scan/result_internal.h"
+#include "kinds.h"
 #include "policy_internal.h"
 
 static const char *const kind_names[OPMAP_FAIL_KIND_COUNT] = {
@@ -240,18 +241,6 @@ static int problem_findings(builder *b, const opmap_file_problem *p, size_t n)
     return OPMAP_OK;
 }
 
-static const struct {
-    unsigned flag, kind;
-} flag_kinds[] = {
-    { OPMAP_FLAG_PRECISION, OPMAP_FAIL_PRECISION },
-    { OPMAP_FLAG_PERFORMANCE, OPMAP_FAIL_PERFORMANCE },
-    { OPMAP_FLAG_DYNAMIC_SHAPE, OPMAP_FAIL_DYNAMIC_SHAPE },
-    { OPMAP_FLAG_RNG, OPMAP_FAIL_RNG },
-    { OPMAP_FLAG_INF_NAN, OPMAP_FAIL_INF_NAN },
-    { OPMAP_FLAG_NONDETERMINISTIC, OPMAP_FAIL_NONDETERMINISTIC },
-    { OPMAP_FLAG_DEPRECATED, OPMAP_FAIL_DEPRECATED },
-};
-
 static int model_findings(builder *b, const opmap_result *r)
 {
     size_t i, k;
@@ -260,9 +249,7 @@ static int model_findings(builder *b, const opmap_result *r)
     for (i = 0; i < r->n_ops; i++) {
         const opmap_op *op = r->ops[i];
         const char *first = op->n_paths ? op->paths[0] : "";
-        unsigned kind = op->status == OPMAP_OP_UNMAPPED ? OPMAP_FAIL_UNMAPPED
-                      : op->status == OPMAP_OP_REWRITE ? OPMAP_FAIL_REWRITE
-                      : op->status == OPMAP_OP_PARTIAL ? OPMAP_FAIL_PARTIAL : 0;
+        unsigned kind = om_status_kind(op->status), flag_kinds = om_flag_kinds(op->flags);
         if (kind) {
             snprintf(msg, sizeof(msg), "%s::%s (opset %" PRId64 ") is %s on Ascend%s%s",
                      op->domain, op->name, op->opset, opmap_op_status_name(op->status),
@@ -270,23 +257,20 @@ static int model_findings(builder *b, const opmap_result *r)
             if ((rc = add(b, kind, r->model_name, op, first, msg, op->instances)))
                 return rc;
         }
-        for (k = 0; k < sizeof(flag_kinds) / sizeof(flag_kinds[0]); k++) {
-            if (!(op->flags & flag_kinds[k].flag))
+        /* in flag order: precision, performance, dynamic-shape, rng, ... */
+        for (k = 0; k < OPMAP_FAIL_KIND_COUNT; k++) {
+            if (!(flag_kinds & (1u << k)))
                 continue;
             snprintf(msg, sizeof(msg), "%s::%s is flagged %s", op->domain, op->name,
-                     kind_names[__builtin_ctz(flag_kinds[k].kind)]);
-            if ((rc = add(b, flag_kinds[k].kind, r->model_name, op, first, msg, op->instances)))
+                     kind_names[k]);
+            if ((rc = add(b, 1u << k, r->model_name, op, first, msg, op->instances)))
                 return rc;
         }
     }
     for (i = 0; i < r->risks.len; i++) {
         const om_risk *k2 = &OM_VEC_AT(&r->risks, om_risk, i);
-        unsigned kind = strcmp(k2->kind, "dynamic_shape") == 0 ? OPMAP_FAIL_DYNAMIC_SHAPE
-                      : strcmp(k2->kind, "dtype") == 0 ? OPMAP_FAIL_DTYPE
-                      : strcmp(k2->kind, "external_data") == 0 ? OPMAP_FAIL_EXTERNAL_DATA
-                      : strcmp(k2->kind, "not_inlined") == 0 ? OPMAP_FAIL_NOT_INLINED : 0;
-        /* flag-based risks repeat the operator findings above; info-level ones inform */
-        if (!kind || k2->level != OPMAP_DIAG_WARNING || k2->from_flag)
+        unsigned kind = om_risk_kind(k2);
+        if (!kind)
             continue;
         if ((rc = add(b, kind, r->model_name, NULL, k2->where, k2->message, 1)))
             return rc;

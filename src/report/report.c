@@ -10,6 +10,7 @@
 #include "core/context.h"
 #include "core/err.h"
 #include "scan/result_estimate.h"
+#include "policy/headline.h"
 #include "scan/result_internal.h"
 #include "report_internal.h"
 
@@ -104,6 +105,60 @@ double om_cost(const om_report_in *in, uint64_t milli)
     return (double)(long long)(c * 100.0 + 0.5) / 100.0;
 }
 
+const char *om_readiness_label(int readiness)
+{
+    return readiness == OPMAP_BLOCKED ? "blocked"
+         : readiness == OPMAP_NEEDS_WORK ? "needs work" : "ready";
+}
+
+void om_format_permille(unsigned permille, char *buf, size_t size)
+{
+    if (permille % 10)
+        snprintf(buf, size, "%u.%u%%", permille / 10, permille % 10);
+    else
+        snprintf(buf, size, "%u%%", permille / 10);
+}
+
+void om_kind_list(unsigned bits, char *buf, size_t size)
+{
+    size_t used = 0;
+    unsigned k;
+    if (!size)
+        return;
+    buf[0] = '\0';
+    for (k = 0; k < OPMAP_FAIL_KIND_COUNT && used < size; k++)
+        if (bits & (1u << k))
+            used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? ", " : "",
+                                     opmap_fail_kind_name(k));
+}
+
+/* Each model's headline and the overall one (with the files not read). */
+static int headlines(om_report_in *in, const opmap_report_options *opts, om_mem *mem,
+                     opmap_headline **out)
+{
+    unsigned blocked = 0, work = 0;
+    size_t i;
+    if (opts && opts->version >= 3) {
+        blocked = opts->blocked_on;
+        work = opts->needs_work_on;
+    }
+    in->blocked_on = blocked ? blocked : OPMAP_HEADLINE_BLOCKED_ON;
+    in->needs_work_on = work ? work : OPMAP_HEADLINE_NEEDS_WORK_ON;
+    *out = NULL;
+    if (in->count && !(*out = om_calloc(mem, in->count, sizeof(**out))))
+        return OPMAP_ENOMEM;
+    for (i = 0; i < in->count; i++)
+        om_headline_of(in->results + i, 1, &in->results[i]->summary, NULL, 0, blocked, work,
+                       &(*out)[i]);
+    /* one model: its own totals (the portfolio unites operators across opsets) */
+    om_headline_of(in->results, in->count,
+                   in->count == 1 ? &in->results[0]->summary : &in->portfolio->summary,
+                   in->problems,
+                   in->n_problems, blocked, work, &in->overall);
+    in->headlines = *out;
+    return OPMAP_OK;
+}
+
 void om_problem_message(const opmap_file_problem *p, char *buf, size_t size)
 {
     const opmap_error *e = p->error;
@@ -132,6 +187,7 @@ int opmap_report_write(opmap_ctx *ctx, const opmap_result *const *results, size_
     om_portfolio portfolio;
     om_report_in in;
     opmap_verdict *verdict = NULL;
+    opmap_headline *heads = NULL;
     opmap_policy policy = OPMAP_POLICY_INIT;
     const opmap_file_problem *problems = NULL;
     size_t n_problems = 0, k;
@@ -141,7 +197,7 @@ int opmap_report_write(opmap_ctx *ctx, const opmap_result *const *results, size_
         return om_fail(err, OPMAP_EINVAL, NULL, "opmap_report_write: NULL argument");
     if (!opmap_report_format_name(format))
         return om_fail(err, OPMAP_EINVAL, NULL, "unknown report format %d", (int)format);
-    if (opts && opts->version != 1 && opts->version != OPMAP_REPORT_OPTIONS_VERSION)
+    if (opts && (opts->version < 1 || opts->version > OPMAP_REPORT_OPTIONS_VERSION))
         return om_fail(err, OPMAP_EINVAL, NULL, "report options version %u, expected %u",
                        opts->version, OPMAP_REPORT_OPTIONS_VERSION);
     if (opts && !(opts->day_rate >= 0.0 && opts->day_rate < 1e12))
@@ -182,10 +238,17 @@ int opmap_report_write(opmap_ctx *ctx, const opmap_result *const *results, size_
     in.n_unreadable = 0;
     for (k = 0; k < n_problems; k++)
         in.n_unreadable += !problems[k].skipped;
+    if (headlines(&in, opts, &mem, &heads) != OPMAP_OK) {
+        om_portfolio_free(&portfolio, &mem);
+        opmap_verdict_free(verdict);
+        return om_fail_mem(err, &mem, NULL);
+    }
     om_out_init(&out, write, payload);
     rc = formats[format].write(&in, &out);
     if (rc == OPMAP_OK)
         rc = om_out_finish(&out);
+    if (heads)
+        om_dealloc(&mem, heads, count * sizeof(*heads));
     om_portfolio_free(&portfolio, &mem);
     opmap_verdict_free(verdict);
     if (rc == OPMAP_EWRITE)

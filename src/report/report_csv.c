@@ -22,7 +22,8 @@ int om_report_csv(const om_report_in *in, om_out *o)
     size_t i, j, c;
     char step[1024];
     const opmap_result *r0 = in->count ? in->results[0] : NULL;
-    om_out_str(o, "model,domain,op_type,opset,since_version,status");
+    size_t cells = 6 + (r0 ? r0->n_chips : 0) + 4 + (in->day_rate > 0) + 8 + 2;
+    om_out_str(o, "verdict,coverage,model,domain,op_type,opset,since_version,status");
     for (c = 0; r0 && c < r0->n_chips; c++) {
         om_out_str(o, ",");
         om_out_csv(o, r0->chips[c]);
@@ -32,6 +33,12 @@ int om_report_csv(const om_report_in *in, om_out *o)
         om_out_str(o, ",cost_expected");
     om_out_str(o, ",flags,unpublished,ascend_op,becomes,engine,reasons,hint,first_node,"
                   "torch_npu_target,model_torch_npu_min\r\n");
+    /* the overall headline first (docs/reports.md): verdict and coverage, no other cell */
+    om_out_printf(o, "%s,", om_readiness_label(in->overall.readiness));
+    days(o, in->overall.coverage);
+    for (c = 0; c < cells; c++)
+        om_out_str(o, ",");
+    om_out_str(o, "\r\n");
     for (i = 0; i < in->count; i++) {
         const opmap_result *r = in->results[i];
         for (j = 0; j < r->n_ops; j++) {
@@ -39,6 +46,9 @@ int om_report_csv(const om_report_in *in, om_out *o)
             unsigned f;
             size_t k;
             int first = 1;
+            om_out_printf(o, "%s,", om_readiness_label(in->headlines[i].readiness));
+            days(o, in->headlines[i].coverage);
+            om_out_str(o, ",");
             om_out_csv(o, r->model_name);
             om_out_str(o, ",");
             om_out_csv(o, op->domain);
@@ -106,6 +116,7 @@ int om_report_csv(const om_report_in *in, om_out *o)
         char msg[1200];
         size_t empty = (r0 ? r0->n_chips : 0) + 4 + (in->day_rate > 0) + 5;
         om_problem_message(p, msg, sizeof(msg));
+        om_out_str(o, ",,"); /* a file not read has no verdict of its own */
         om_out_csv(o, p->file ? p->file : "");
         om_out_printf(o, ",,,,,%s", p->skipped ? "skipped" : "unreadable");
         for (c = 0; c < empty; c++)

@@ -44,7 +44,14 @@ static const char style[] =
     ".controls input{flex:1;padding:6px}details summary{cursor:pointer;color:#1d4ed8}"
     "ul{margin:4px 0;padding-left:18px}.muted{color:#666}.flag{background:#fde68a;"
     "border-radius:3px;padding:0 4px;margin-right:3px;font-size:12px}.wide{overflow-x:auto}"
-    "th.chip{font-size:11px;font-weight:500}td.d{min-width:140px}";
+    "th.chip{font-size:11px;font-weight:500}td.d{min-width:220px;max-width:560px}"
+    "#ops td{overflow-wrap:anywhere}#ops .st,#ops td.n,#ops .flag{overflow-wrap:normal;"
+    "white-space:nowrap}td.op{min-width:170px}"
+    ".headline{display:flex;flex-wrap:wrap;align-items:center;gap:14px 28px;background:#fff;"
+    "border-radius:8px;margin-top:14px;box-shadow:0 1px 3px rgba(0,0,0,.12)}.verdict{"
+    "font-size:24px;font-weight:700;color:#fff;border-radius:8px;padding:6px 16px}"
+    ".v-ready{background:#2e7d32}.v-work{background:#ef6c00}.v-blocked{background:#c62828}"
+    ".hl .big{font-size:22px;font-weight:600}.hl .k{color:#555;font-size:12px}";
 
 /* Sorting by the cell's data-v (or text), filtering by text and status. */
 static const char script[] =
@@ -136,6 +143,35 @@ static void cards(om_out *o, const om_report_in *in)
     }
 }
 
+/* The headline first (docs/reports.md): the verdict, the coverage, what runs as-is. */
+static void headline_section(om_out *o, const om_report_in *in)
+{
+    const opmap_headline *h = &in->overall;
+    char cov[16], share[16], kinds[400];
+    om_format_permille(h->coverage, cov, sizeof(cov));
+    om_format_permille(h->largest_share, share, sizeof(share));
+    om_kind_list(h->blocking ? h->blocking : h->needing_work, kinds, sizeof(kinds));
+    om_out_printf(o, "<section class=\"headline\" id=\"headline\"><div class=\"verdict %s\" "
+                  "data-verdict=\"%s\">%s%s</div>",
+                  h->readiness == OPMAP_BLOCKED ? "v-blocked"
+                  : h->readiness == OPMAP_NEEDS_WORK ? "v-work" : "v-ready",
+                  opmap_readiness_name(h->readiness), in->count > 1 ? "All models: " : "",
+                  om_readiness_label(h->readiness));
+    om_out_printf(o, "<div class=\"hl\"><div class=\"big\" id=\"coverage\">%s</div><div "
+                  "class=\"k\">of the placed instances on the NPU (%" PRIu64 " of %" PRIu64
+                  ")</div></div>", cov, h->on_npu, h->placed);
+    om_out_printf(o, "<div class=\"hl\"><div class=\"big\">%s</div><div class=\"k\">of them "
+                  "in the largest NPU segment (%" PRIu64 ")</div></div>", share, h->largest);
+    om_out_printf(o, "<div class=\"hl\"><div class=\"big\">%" PRIu64 " of %" PRIu64 "</div>"
+                  "<div class=\"k\">operators supported as-is (%" PRIu64 " of %" PRIu64
+                  " instances)</div></div>", h->operators_full, h->operators, h->instances_full,
+                  h->instances);
+    if (kinds[0])
+        om_out_printf(o, "<div class=\"hl\"><div class=\"k\">because of</div><div>%s</div>"
+                      "</div>", kinds);
+    om_out_str(o, "</section>");
+}
+
 /* A stacked bar of distinct operators per status, with a legend. */
 static void status_chart(om_out *o, const opmap_summary *s)
 {
@@ -160,37 +196,133 @@ static void status_chart(om_out *o, const opmap_summary *s)
     om_out_str(o, "</svg></figure>");
 }
 
-/* Horizontal bars of the costliest operators (expected person-days). */
-static void effort_chart(om_out *o, const om_portfolio *p)
+/* One labelled horizontal bar per entry, scaled to the largest (expected person-days). */
+typedef struct bar {
+    const char *label;
+    uint64_t days;
+    int status;
+} bar;
+
+static void bar_chart(om_out *o, const char *caption, const bar *bars, size_t n)
 {
-    size_t i, n = 0, idx[15];
+    size_t i;
     uint64_t top = 1;
-    const int w = 520, label = 220, row = 20;
-    for (i = 0; i < p->n && n < 15; i++)
-        if (p->ops[i].status != OPMAP_OP_STRUCTURAL && p->ops[i].effort.expected)
-            idx[n++] = i;
+    const int w = 600, label = 300, row = 20;
     for (i = 0; i < n; i++)
-        if (p->ops[idx[i]].effort.expected > top)
-            top = p->ops[idx[i]].effort.expected;
-    om_out_printf(o, "<figure><figcaption>Effort by operator (person-days, costliest %zu)"
-                     "</figcaption><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-                     "height=\"%d\" role=\"img\" aria-label=\"effort by operator\">",
-                  n, w, (int)n * row + 10);
+        if (bars[i].days > top)
+            top = bars[i].days;
+    om_out_str(o, "<figure class=\"effort\"><figcaption>");
+    om_out_str(o, caption);
+    om_out_printf(o, "</figcaption><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+                     "height=\"%d\" role=\"img\">", w, (int)n * row + 10);
     for (i = 0; i < n; i++) {
-        const om_port_op *op = &p->ops[idx[i]];
         int y = (int)i * row + 4;
-        int len = (int)((uint64_t)(w - label - 50) * op->effort.expected / top);
+        int len = (int)((uint64_t)(w - label - 50) * bars[i].days / top);
+        char text[48];
+        size_t k = strlen(bars[i].label);
         om_out_printf(o, "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"end\">",
                       label - 6, y + 13);
-        om_out_xml(o, op->name);
-        om_out_printf(o, "</text><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"14\" "
-                         "fill=\"%s\"/><text x=\"%d\" y=\"%d\" font-size=\"12\">",
-                      label, y + 2, len > 0 ? len : 1, status_colour[op->status],
+        if (k > 42) { /* the whole of it is in the bar's title */
+            snprintf(text, sizeof(text), "%.39s...", bars[i].label);
+            om_out_xml(o, text);
+        } else {
+            om_out_xml(o, bars[i].label);
+        }
+        om_out_printf(o, "</text><rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%d\" "
+                         "height=\"14\" fill=\"%s\"><title>", label, y + 2, len > 0 ? len : 1,
+                      status_colour[bars[i].status]);
+        om_out_xml(o, bars[i].label);
+        om_out_printf(o, "</title></rect><text x=\"%d\" y=\"%d\" font-size=\"12\">",
                       label + len + 4, y + 13);
-        days(o, op->effort.expected);
+        days(o, bars[i].days);
         om_out_str(o, "</text>");
     }
     om_out_str(o, "</svg></figure>");
+}
+
+/* Where the days go by status: each status's share of the estimate. */
+static void effort_status_chart(om_out *o, const opmap_summary *s)
+{
+    bar bars[OPMAP_OP_STATUS_COUNT];
+    size_t n = 0;
+    int st;
+    for (st = OPMAP_OP_STATUS_COUNT - 1; st > OPMAP_OP_STRUCTURAL; st--)
+        if (s->effort[st].expected) {
+            bars[n].label = opmap_op_status_name(st);
+            bars[n].days = s->effort[st].expected;
+            bars[n++].status = st;
+        }
+    bar_chart(o, "Where the days go: by status (person-days)", bars, n);
+}
+
+/* Why an operator costs what it does, in a phrase shared by the operators it applies to:
+ * its first reason that leads to its status, else what its status means. */
+static const char *why_label(const om_report_in *in, const om_port_op *p)
+{
+    size_t k, j, x;
+    for (k = 0; k < in->count; k++) {
+        const opmap_result *r = in->results[k];
+        for (j = 0; j < r->n_ops; j++) {
+            const opmap_op *op = r->ops[j];
+            if (op->status != p->status || !op->n_reasons || strcmp(op->name, p->name) != 0 ||
+                strcmp(op->domain, p->domain) != 0)
+                continue;
+            for (x = 0; x < op->n_reasons; x++)
+                if (op->reasons[x].status == op->status)
+                    return op->reasons[x].message;
+        }
+    }
+    switch (p->status) {
+    case OPMAP_OP_UNMAPPED: return "no row in the table";
+    case OPMAP_OP_REWRITE: return "no Ascend implementation";
+    case OPMAP_OP_PARTIAL: return "runs with the limits its row lists";
+    default: return "supported as-is: verification";
+    }
+}
+
+#define OM_REASON_BARS 12
+
+/* Where the days go by reason: operators grouped by why they cost (the costliest groups,
+ * the rest as "other"). */
+static void effort_reason_chart(om_out *o, const om_report_in *in)
+{
+    const om_portfolio *p = in->portfolio;
+    bar groups[64], other = { "other reasons", 0, OPMAP_OP_STRUCTURAL };
+    size_t i, k, n = 0;
+    for (i = 0; i < p->n; i++) {
+        const om_port_op *op = &p->ops[i];
+        const char *why;
+        if (op->status == OPMAP_OP_STRUCTURAL || !op->effort.expected)
+            continue;
+        why = why_label(in, op);
+        for (k = 0; k < n && strcmp(groups[k].label, why) != 0; k++)
+            ;
+        if (k == n && n == sizeof(groups) / sizeof(groups[0])) {
+            other.days += op->effort.expected;
+            continue;
+        }
+        if (k == n) {
+            groups[n].label = why;
+            groups[n].days = 0;
+            groups[n++].status = op->status;
+        }
+        groups[k].days += op->effort.expected;
+        if (op->status > groups[k].status)
+            groups[k].status = op->status;
+    }
+    for (i = 1; i < n; i++) { /* costliest first; ties keep the table's order */
+        bar b = groups[i];
+        for (k = i; k > 0 && groups[k - 1].days < b.days; k--)
+            groups[k] = groups[k - 1];
+        groups[k] = b;
+    }
+    if (n > OM_REASON_BARS) { /* (operators past 64 groups are in `other` already) */
+        for (i = OM_REASON_BARS - 1; i < n; i++)
+            other.days += groups[i].days;
+        n = OM_REASON_BARS - 1;
+        groups[n++] = other;
+    }
+    bar_chart(o, "Where the days go: by reason (person-days)", groups, n);
 }
 
 static void flag_spans(om_out *o, unsigned flags)
@@ -287,7 +419,7 @@ static void table_head(om_out *o, const om_report_in *in)
     else
         om_out_str(o, "<th data-sort=\"num\">Opset</th>");
     om_out_str(o, "<th data-sort=\"num\">Instances</th>");
-    if (in->count == 1 && r0->n_chips > 1)
+    if (r0->n_chips > 1)
         for (c = 0; c < r0->n_chips; c++) {
             om_out_str(o, "<th class=\"chip\">");
             om_out_html(o, r0->chips[c]);
@@ -320,7 +452,7 @@ static void single_model_rows(om_out *o, const opmap_result *r)
         om_out_printf(o, "<tr data-status=\"%s\"><td data-v=\"%d\">",
                       opmap_op_status_name(op->status), op->status);
         status_badge(o, op->status);
-        om_out_str(o, "</td><td><code>");
+        om_out_str(o, "</td><td class=\"op\"><code>");
         om_out_html(o, op->domain);
         om_out_str(o, "::");
         om_out_html(o, op->name);
@@ -353,6 +485,31 @@ static void single_model_rows(om_out *o, const opmap_result *r)
     }
 }
 
+/* A portfolio operator on chip c: the worst answer of the models that have it
+ * ("unpublished" when none of them has a published one). */
+static void portfolio_chip_cell(om_out *o, const om_report_in *in, const om_port_op *op,
+                                size_t c)
+{
+    size_t k, j;
+    int worst = -1;
+    for (k = 0; k < in->count; k++) {
+        const opmap_result *r = in->results[k];
+        for (j = 0; c < r->n_chips && j < r->n_ops; j++) {
+            const opmap_op *x = r->ops[j];
+            if (!x->chip_unknown[c] && x->chip_status[c] > worst &&
+                strcmp(x->name, op->name) == 0 && strcmp(x->domain, op->domain) == 0)
+                worst = x->chip_status[c];
+        }
+    }
+    om_out_str(o, "<td>");
+    if (worst < 0)
+        om_out_str(o, "<span class=\"muted\" title=\"nobody has published an answer for this "
+                      "chip: counted apart, not estimated\">unpublished</span>");
+    else
+        status_badge(o, worst);
+    om_out_str(o, "</td>");
+}
+
 static void portfolio_rows(om_out *o, const om_report_in *in)
 {
     const om_portfolio *p = in->portfolio;
@@ -362,15 +519,17 @@ static void portfolio_rows(om_out *o, const om_report_in *in)
         om_out_printf(o, "<tr data-status=\"%s\"><td data-v=\"%d\">",
                       opmap_op_status_name(op->status), op->status);
         status_badge(o, op->status);
-        om_out_str(o, "</td><td><code>");
+        om_out_str(o, "</td><td class=\"op\"><code>");
         om_out_html(o, op->domain);
         om_out_str(o, "::");
         om_out_html(o, op->name);
         om_out_str(o, "</code> ");
         flag_spans(o, op->flags);
         om_out_printf(o, "</td><td class=\"n\">%" PRIu32 "</td><td class=\"n\">%" PRIu64
-                         "</td><td class=\"n\" data-v=\"%.3f\">", op->models, op->instances,
-                      (double)op->effort.expected / 1000);
+                         "</td>", op->models, op->instances);
+        for (k = 0; in->results[0]->n_chips > 1 && k < in->results[0]->n_chips; k++)
+            portfolio_chip_cell(o, in, op, k);
+        om_out_printf(o, "<td class=\"n\" data-v=\"%.3f\">", (double)op->effort.expected / 1000);
         days(o, op->effort.expected);
         om_out_str(o, "</td>");
         ascend_cell(o, op->ascend_op, op->engine, op->status);
@@ -598,23 +757,34 @@ int om_report_html(const om_report_in *in, om_out *o)
         }
         tnpu_header(o, in);
     }
-    om_out_printf(o, " &middot; opmap %s</p></header><section class=\"cards\">",
-                  opmap_version_string());
+    om_out_printf(o, " &middot; opmap %s</p></header><section>", opmap_version_string());
+    headline_section(o, in);
+    om_out_str(o, "</section><section class=\"cards\">");
     cards(o, in);
     om_out_str(o, "</section><section class=\"charts\">");
     status_chart(o, &in->portfolio->summary);
-    effort_chart(o, in->portfolio);
+    effort_status_chart(o, &in->portfolio->summary);
+    effort_reason_chart(o, in);
     om_out_str(o, "</section><section>");
     if (in->count > 1) {
         char sep[32], saved[32];
         om_out_str(o, "<h2 id=\"portfolio\">Portfolio</h2><table><thead><tr><th>Model</th>"
-                      "<th>Operators</th><th>Unmapped</th><th>Rewrite</th><th>Partial</th>"
-                      "<th>Effort (d)</th></tr></thead><tbody>");
+                      "<th>Verdict</th><th>Coverage</th><th>Operators</th><th>Unmapped</th>"
+                      "<th>Rewrite</th><th>Partial</th><th>Effort (d)</th></tr></thead><tbody>");
         for (i = 0; i < in->count; i++) {
             const opmap_summary *s = &in->results[i]->summary;
+            const opmap_headline *h = &in->headlines[i];
+            char cov[16];
+            om_format_permille(h->coverage, cov, sizeof(cov));
             om_out_str(o, "<tr><td>");
             om_out_html(o, in->results[i]->model_name);
-            om_out_printf(o, "</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRIu64
+            om_out_printf(o, "</td><td><span class=\"st %s\" data-verdict=\"%s\">%s</span></td>"
+                          "<td class=\"n\">%s</td>",
+                          h->readiness == OPMAP_BLOCKED ? "v-blocked"
+                          : h->readiness == OPMAP_NEEDS_WORK ? "v-work" : "v-ready",
+                          opmap_readiness_name(h->readiness), om_readiness_label(h->readiness),
+                          cov);
+            om_out_printf(o, "<td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRIu64
                              "</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRIu64
                              "</td><td class=\"n\">", s->operators_total,
                           s->operators[OPMAP_OP_UNMAPPED], s->operators[OPMAP_OP_REWRITE],

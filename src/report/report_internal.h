@@ -23,7 +23,21 @@ typedef struct om_report_in {
     const opmap_verdict *verdict;
     const opmap_file_problem *problems;  /* files not read: n_unreadable errors, the rest skipped */
     size_t n_problems, n_unreadable;
+    /* the headline (docs/reports.md): each model's (no files), and over them all with the
+     * files not read (one model: its own, with the files) */
+    const opmap_headline *headlines;
+    opmap_headline overall;
+    unsigned blocked_on, needs_work_on;   /* the rule, defaults resolved */
 } om_report_in;
+
+/* "ready", "needs work", "blocked": the headline's verdict as a person reads it. */
+const char *om_readiness_label(int readiness);
+
+/* "97.5%" for 975 thousandths (rounded down to a tenth: 99.96 % is not shown as 100 %). */
+void om_format_permille(unsigned permille, char *buf, size_t size);
+
+/* "unmapped, rewrite": the kinds of `bits`, comma-separated ("" for none). */
+void om_kind_list(unsigned bits, char *buf, size_t size);
 
 /* A problem's message without its file ("line 3:4: bad varint"): the file is shown beside it. */
 void om_problem_message(const opmap_file_problem *p, char *buf, size_t size);

@@ -246,6 +246,47 @@ static void estimate(jsonw *w, const char *key, const opmap_summary *sum)
     jw_end_object(w);
 }
 
+static void kinds(jsonw *w, const char *key, unsigned bits)
+{
+    unsigned k;
+    jw_key(w, key);
+    jw_array(w);
+    for (k = 0; k < OPMAP_FAIL_KIND_COUNT; k++)
+        if (bits & (1u << k))
+            jw_string(w, opmap_fail_kind_name(k));
+    jw_end_array(w);
+}
+
+/* The headline (docs/report-json.md, "headline"); `in` adds the rule and the files not read
+ * (the report's own, at the top). */
+static void headline(jsonw *w, const opmap_headline *h, const om_report_in *in)
+{
+    jw_key(w, "headline");
+    jw_object(w);
+    jw_kstring(w, "verdict", opmap_readiness_name(h->readiness));
+    kinds(w, "blocking", h->blocking);
+    kinds(w, "needs_work", h->needing_work);
+    jw_kdays(w, "coverage", h->coverage);
+    jw_kuint(w, "placed", h->placed);
+    jw_kuint(w, "on_npu", h->on_npu);
+    jw_kuint(w, "largest_segment", h->largest);
+    jw_kdays(w, "largest_share", h->largest_share);
+    jw_kuint(w, "operators", h->operators);
+    jw_kuint(w, "operators_full", h->operators_full);
+    jw_kuint(w, "instances", h->instances);
+    jw_kuint(w, "instances_full", h->instances_full);
+    if (in) {
+        jw_kuint(w, "models", h->models);
+        jw_kuint(w, "files_not_read", h->files_not_read);
+        jw_key(w, "rule");
+        jw_object(w);
+        kinds(w, "blocked_on", in->blocked_on);
+        kinds(w, "needs_work_on", in->needs_work_on);
+        jw_end_object(w);
+    }
+    jw_end_object(w);
+}
+
 static void segments(jsonw *w, const opmap_result *r)
 {
     opmap_segments t = { .size = sizeof(t) };
@@ -368,11 +409,12 @@ static void next_json(jsonw *w, const opmap_result *r)
     jw_end_object(w);
 }
 
-static void model_json(jsonw *w, const opmap_result *r)
+static void model_json(jsonw *w, const opmap_result *r, const opmap_headline *h)
 {
     size_t i;
     jw_object(w);
     jw_kstring(w, "file", r->model_name);
+    headline(w, h, NULL);
     jw_kstring(w, "format", opmap_format_name(r->format));
     jw_kint(w, "ir_version", r->ir_version);
     jw_key(w, "producer");
@@ -653,6 +695,7 @@ int om_report_json(const om_report_in *in, om_out *out)
     jw_init(&w, out, (in->flags & OPMAP_REPORT_COMPACT) != 0);
     jw_object(&w);
     jw_kstring(&w, "schema", OPMAP_REPORT_JSON_SCHEMA);
+    headline(&w, &in->overall, in);
     jw_key(&w, "tool");
     jw_object(&w);
     jw_kstring(&w, "name", "opmap");
@@ -679,7 +722,7 @@ int om_report_json(const om_report_in *in, om_out *out)
     jw_key(&w, "models");
     jw_array(&w);
     for (i = 0; i < in->count; i++)
-        model_json(&w, in->results[i]);
+        model_json(&w, in->results[i], &in->headlines[i]);
     jw_end_array(&w);
     problems(&w, in);
     jw_key(&w, "totals");

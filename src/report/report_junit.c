@@ -135,9 +135,41 @@ static void tnpu_properties(om_out *o, const opmap_result *r)
     om_out_str(o, "\"/>");
 }
 
+/* "verdict=needs work; coverage=97.5%; ...": the headline (docs/reports.md), as the
+ * comment before the suites and each suite's properties say it. */
+static void headline_words(const opmap_headline *h, char *buf, size_t size)
+{
+    char cov[16], share[16], kinds[400];
+    om_format_permille(h->coverage, cov, sizeof(cov));
+    om_format_permille(h->largest_share, share, sizeof(share));
+    om_kind_list(h->blocking ? h->blocking : h->needing_work, kinds, sizeof(kinds));
+    snprintf(buf, size, "verdict: %s%s%s%s; coverage: %s of the placed instances on the NPU (%"
+             PRIu64 " of %" PRIu64 "); largest NPU segment: %s; supported as-is: %" PRIu64
+             " of %" PRIu64 " operators, %" PRIu64 " of %" PRIu64 " instances",
+             om_readiness_label(h->readiness), kinds[0] ? " (" : "", kinds, kinds[0] ? ")" : "",
+             cov, h->on_npu, h->placed, share, h->operators_full, h->operators,
+             h->instances_full, h->instances);
+}
+
+static void headline_properties(om_out *o, const opmap_headline *h)
+{
+    char cov[16], kinds[400];
+    om_format_days(h->coverage, cov, sizeof(cov));
+    om_kind_list(h->blocking ? h->blocking : h->needing_work, kinds, sizeof(kinds));
+    om_out_printf(o, "<property name=\"verdict\" value=\"%s\"/><property name=\"because\" "
+                  "value=\"%s\"/><property name=\"coverage\" value=\"%s\"/>",
+                  opmap_readiness_name(h->readiness), kinds, cov);
+    om_format_days(h->largest_share, cov, sizeof(cov));
+    om_out_printf(o, "<property name=\"largest_segment_share\" value=\"%s\"/><property "
+                  "name=\"operators_full\" value=\"%" PRIu64 " of %" PRIu64 "\"/><property "
+                  "name=\"instances_full\" value=\"%" PRIu64 " of %" PRIu64 "\"/>", cov,
+                  h->operators_full, h->operators, h->instances_full, h->instances);
+}
+
 int om_report_junit(const om_report_in *in, om_out *o)
 {
     size_t i, j, tests = 0, failures = 0, skipped = 0, failing_skips = 0, at = 0;
+    char words[800];
     /* totals first: the root element carries them */
     for (i = 0; i < in->count; i++) {
         const opmap_result *r = in->results[i];
@@ -156,8 +188,10 @@ int om_report_junit(const om_report_in *in, om_out *o)
     tests += in->n_problems;
     failures += failing_skips;
     skipped += in->n_problems - in->n_unreadable - failing_skips;
-    om_out_printf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"opmap\" "
-                     "tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\">\n", tests,
+    headline_words(&in->overall, words, sizeof(words));
+    om_out_printf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- opmap %s%s -->\n"
+                     "<testsuites name=\"opmap\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+                     "skipped=\"%zu\">\n", in->count > 1 ? "overall " : "", words, tests,
                   failures, in->n_unreadable, skipped);
     for (i = 0; i < in->count; i++) {
         const opmap_result *r = in->results[i];
@@ -173,7 +207,9 @@ int om_report_junit(const om_report_in *in, om_out *o)
         om_out_str(o, "  <testsuite name=\"");
         om_out_xml(o, r->model_name);
         om_out_printf(o, "\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\">\n", t, fl, sk);
-        om_out_printf(o, "    <properties><property name=\"unpublished_operators\" "
+        om_out_str(o, "    <properties>");
+        headline_properties(o, &in->headlines[i]);
+        om_out_printf(o, "<property name=\"unpublished_operators\" "
                          "value=\"%" PRIu64 "\"/>", r->unpublished_ops);
         tnpu_properties(o, r);
         om_out_str(o, "</properties>\n");

@@ -113,12 +113,32 @@ static void next_commands(om_out *o, const om_report_in *in)
     }
 }
 
+/* The headline first (docs/reports.md): verdict, coverage, what runs as-is. */
+static void headline(om_out *o, const om_report_in *in)
+{
+    const opmap_headline *h = &in->overall;
+    char cov[16], share[16], kinds[400];
+    om_format_permille(h->coverage, cov, sizeof(cov));
+    om_format_permille(h->largest_share, share, sizeof(share));
+    om_kind_list(h->blocking ? h->blocking : h->needing_work, kinds, sizeof(kinds));
+    om_out_printf(o, "**Verdict: %s**", om_readiness_label(h->readiness));
+    if (kinds[0])
+        om_out_printf(o, " (%s)", kinds);
+    om_out_printf(o, " · coverage **%s** of the placed instances on the NPU (%" PRIu64 " of %"
+                  PRIu64 ") · largest NPU segment %s of them · supported as-is: %" PRIu64 " of %"
+                  PRIu64 " operators, %" PRIu64 " of %" PRIu64 " instances%s\n\n", cov,
+                  h->on_npu, h->placed, share, h->operators_full, h->operators,
+                  h->instances_full, h->instances, in->count > 1 ? " (all models)" : "");
+}
+
 int om_report_markdown(const om_report_in *in, om_out *o)
 {
     const om_portfolio *p = in->portfolio;
     size_t i, j, c, listed = 0;
     char step[1024];
-    om_out_printf(o, "## opmap: Ascend migration report\n\n**CI gate: %s**",
+    om_out_str(o, "## opmap: Ascend migration report\n\n");
+    headline(o, in);
+    om_out_printf(o, "**CI gate: %s**",
                   opmap_verdict_incomplete(in->verdict) ? "FAIL (incomplete)"
                   : opmap_verdict_passed(in->verdict) ? "PASS" : "FAIL");
     if (in->count) {
@@ -137,12 +157,15 @@ int om_report_markdown(const om_report_in *in, om_out *o)
             om_out_md(o, om_report_tnpu_target(in));
         }
     }
-    om_out_str(o, "\n\n| Model | Operators | Unmapped | Rewrite | Partial | Effort, person-days "
-                  "| Unpublished |\n|---|---:|---:|---:|---:|---|---:|\n");
+    om_out_str(o, "\n\n| Model | Verdict | Coverage | Operators | Unmapped | Rewrite | Partial "
+                  "| Effort, person-days | Unpublished |\n|---|---|---:|---:|---:|---:|---:|---|---:|\n");
     for (i = 0; i < in->count; i++) {
         const opmap_summary *s = &in->results[i]->summary;
+        char cov[16];
+        om_format_permille(in->headlines[i].coverage, cov, sizeof(cov));
         om_out_str(o, "| ");
         om_out_md(o, in->results[i]->model_name);
+        om_out_printf(o, " | %s | %s", om_readiness_label(in->headlines[i].readiness), cov);
         om_out_printf(o, " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | ",
                       s->operators_total, s->operators[OPMAP_OP_UNMAPPED],
                       s->operators[OPMAP_OP_REWRITE], s->operators[OPMAP_OP_PARTIAL]);

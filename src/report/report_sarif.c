@@ -5,6 +5,7 @@
  * with the streaming writer (jsonw.c), like the JSON report.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "scan/result_internal.h"
@@ -38,6 +39,101 @@ static char *uri(const char *path, char *buf, size_t size)
     else
         snprintf(buf, size, "%s", path);
     return buf;
+}
+
+/* The headline (docs/reports.md) as SARIF property bag members: read before the results. */
+static void headline(jsonw *w, const char *key, const opmap_headline *h, const char *model)
+{
+    char kinds[400];
+    jw_key(w, key);
+    jw_object(w);
+    if (model)
+        jw_kstring(w, "model", model);
+    jw_kstring(w, "verdict", opmap_readiness_name(h->readiness));
+    om_kind_list(h->blocking ? h->blocking : h->needing_work, kinds, sizeof(kinds));
+    jw_kstring(w, "because", kinds);
+    jw_kdays(w, "coverage", h->coverage);
+    jw_kuint(w, "placed", h->placed);
+    jw_kuint(w, "onNpu", h->on_npu);
+    jw_kdays(w, "largestSegmentShare", h->largest_share);
+    jw_kuint(w, "operators", h->operators);
+    jw_kuint(w, "operatorsFull", h->operators_full);
+    jw_kuint(w, "instances", h->instances);
+    jw_kuint(w, "instancesFull", h->instances_full);
+    jw_end_object(w);
+}
+
+static void run_properties(jsonw *w, const om_report_in *in)
+{
+    /* not findings of the gate: counted apart (docs/reports.md) */
+    uint64_t unpublished = 0;
+    size_t i;
+    for (i = 0; i < in->count; i++)
+        unpublished += in->results[i]->unpublished_ops;
+    jw_key(w, "properties");
+    jw_object(w);
+    headline(w, "headline", &in->overall, NULL);
+    jw_key(w, "models");
+    jw_array(w);
+    for (i = 0; i < in->count; i++) {
+        jw_object(w);
+        headline(w, "headline", &in->headlines[i], in->results[i]->model_name);
+        jw_end_object(w);
+    }
+    jw_end_array(w);
+    jw_kuint(w, "unpublishedOperators", unpublished);
+    jw_end_object(w);
+}
+
+/*
+ * The Python source line of a finding's node ("model.py:12", TorchScript debug info), or
+ * NULL. Findings come in the results' order, operators in each result's order: the cursor
+ * (*ri, *oi) keeps the search linear.
+ */
+static const char *source_line(const om_report_in *in, const opmap_finding *f, size_t *ri,
+                               size_t *oi)
+{
+    size_t tries, n;
+    const opmap_result *r;
+    if (!f->op[0] || !f->node[0])
+        return NULL;
+    for (tries = 0; tries < in->count && strcmp(in->results[*ri]->model_name, f->model) != 0;
+         tries++) {
+        *ri = (*ri + 1) % in->count;
+        *oi = 0;
+    }
+    if (tries == in->count)
+        return NULL;
+    r = in->results[*ri];
+    for (n = 0; n < r->n_ops; n++, *oi = (*oi + 1) % r->n_ops) {
+        const opmap_op *op = r->ops[*oi];
+        if (strcmp(op->name, f->op) == 0 && strcmp(op->domain, f->domain) == 0 &&
+            op->n_paths && strcmp(op->paths[0], f->node) == 0)
+            return op->locations ? op->locations[0] : NULL;
+    }
+    return NULL;
+}
+
+/* "dir/model.py:12" as an artifact and a line; a location without a line is the file. */
+static void source_location(jsonw *w, const char *loc, char *buf, size_t size)
+{
+    const char *colon = strrchr(loc, ':');
+    unsigned long line = 0;
+    char file[4096];
+    if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1) &&
+        strlen(colon + 1) < 10)
+        line = strtoul(colon + 1, NULL, 10);
+    snprintf(file, sizeof(file), "%.*s", line ? (int)(colon - loc) : (int)strlen(loc), loc);
+    jw_key(w, "artifactLocation");
+    jw_object(w);
+    jw_kstring(w, "uri", uri(file, buf, size));
+    jw_end_object(w);
+    if (line) {
+        jw_key(w, "region");
+        jw_object(w);
+        jw_kuint(w, "startLine", line);
+        jw_end_object(w);
+    }
 }
 
 /* Files not read, as the run's tool notifications: a dashboard shows the run failed. */
@@ -128,7 +224,8 @@ static void invocation(jsonw *w, const om_report_in *in)
 
 int om_report_sarif(const om_report_in *in, om_out *out)
 {
-    size_t i, n = opmap_verdict_finding_count(in->verdict);
+    size_t i, n = opmap_verdict_finding_count(in->verdict), ri = 0, oi = 0;
+    const char *loc;
     char buf[4200];
     unsigned k;
     jsonw w;
@@ -139,6 +236,7 @@ int om_report_sarif(const om_report_in *in, om_out *out)
     jw_key(&w, "runs");
     jw_array(&w);
     jw_object(&w);
+    run_properties(&w, in);
     jw_key(&w, "tool");
     jw_object(&w);
     jw_key(&w, "driver");
@@ -177,15 +275,20 @@ int om_report_sarif(const om_report_in *in, om_out *out)
         jw_object(&w);
         jw_kstring(&w, "text", f.message);
         jw_end_object(&w);
+        loc = source_line(in, &f, &ri, &oi);
         jw_key(&w, "locations");
         jw_array(&w);
         jw_object(&w);
         jw_key(&w, "physicalLocation");
         jw_object(&w);
-        jw_key(&w, "artifactLocation");
-        jw_object(&w);
-        jw_kstring(&w, "uri", uri(f.model[0] ? f.model : ".", buf, sizeof(buf)));
-        jw_end_object(&w);
+        if (loc) { /* the Python line that made the node; the model is a related location */
+            source_location(&w, loc, buf, sizeof(buf));
+        } else {
+            jw_key(&w, "artifactLocation");
+            jw_object(&w);
+            jw_kstring(&w, "uri", uri(f.model[0] ? f.model : ".", buf, sizeof(buf)));
+            jw_end_object(&w);
+        }
         jw_end_object(&w);
         if (f.node[0]) {
             jw_key(&w, "logicalLocations");
@@ -198,6 +301,25 @@ int om_report_sarif(const om_report_in *in, om_out *out)
         }
         jw_end_object(&w);
         jw_end_array(&w); /* locations */
+        if (loc) {
+            jw_key(&w, "relatedLocations");
+            jw_array(&w);
+            jw_object(&w);
+            jw_kuint(&w, "id", 1);
+            jw_key(&w, "physicalLocation");
+            jw_object(&w);
+            jw_key(&w, "artifactLocation");
+            jw_object(&w);
+            jw_kstring(&w, "uri", uri(f.model[0] ? f.model : ".", buf, sizeof(buf)));
+            jw_end_object(&w);
+            jw_end_object(&w);
+            jw_key(&w, "message");
+            jw_object(&w);
+            jw_kstring(&w, "text", "the model");
+            jw_end_object(&w);
+            jw_end_object(&w);
+            jw_end_array(&w);
+        }
         if (f.waived) {
             jw_key(&w, "suppressions");
             jw_array(&w);
@@ -221,16 +343,6 @@ int om_report_sarif(const om_report_in *in, om_out *out)
         jw_end_object(&w);
     }
     jw_end_array(&w); /* results */
-    {
-        /* not findings of the gate: counted apart (docs/reports.md) */
-        uint64_t unpublished = 0;
-        for (i = 0; i < in->count; i++)
-            unpublished += in->results[i]->unpublished_ops;
-        jw_key(&w, "properties");
-        jw_object(&w);
-        jw_kuint(&w, "unpublishedOperators", unpublished);
-        jw_end_object(&w);
-    }
     jw_end_object(&w); /* run */
     jw_end_array(&w);  /* runs */
     jw_end_object(&w);

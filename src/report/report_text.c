@@ -58,6 +58,30 @@ static void effort_line(om_out *o, const om_report_in *in, const char *label, op
     om_out_str(o, "\n");
 }
 
+/* The headline first (docs/reports.md): the verdict, the coverage, what runs as-is. */
+static void headline_lines(om_out *o, const opmap_headline *h, const char *label, int colour)
+{
+    char cov[16], share[16], kinds[400];
+    om_format_permille(h->coverage, cov, sizeof(cov));
+    om_format_permille(h->largest_share, share, sizeof(share));
+    om_kind_list(h->blocking ? h->blocking : h->needing_work, kinds, sizeof(kinds));
+    om_out_printf(o, "%s%s%s%s", label,
+                  colour ? (h->readiness == OPMAP_BLOCKED ? "\033[1;31m"
+                            : h->readiness == OPMAP_NEEDS_WORK ? "\033[33m" : "\033[32m")
+                         : "",
+                  om_readiness_label(h->readiness), colour ? C_RESET : "");
+    if (kinds[0])
+        om_out_printf(o, " (%s)", kinds);
+    else if (h->readiness == OPMAP_NEEDS_WORK)
+        om_out_str(o, " (coverage below 100%)");
+    om_out_printf(o, "\n  coverage: %s of the placed instances on the NPU (%" PRIu64 " of %" PRIu64
+                  "); largest NPU segment: %s of them (%" PRIu64 ")\n", cov, h->on_npu,
+                  h->placed, share, h->largest);
+    om_out_printf(o, "  supported as-is: %" PRIu64 " of %" PRIu64 " operators, %" PRIu64 " of %"
+                  PRIu64 " instances\n", h->operators_full, h->operators, h->instances_full,
+                  h->instances);
+}
+
 static void segments_lines(om_out *o, const opmap_result *r)
 {
     opmap_segments t = { .size = sizeof(t) };
@@ -199,6 +223,10 @@ static void reason_lines(om_out *o, const opmap_result *r, const opmap_op *op)
         }
         om_out_printf(o, "; %llu instance%s", (unsigned long long)x->instances,
                       x->instances == 1 ? "" : "s");
+        if (x->example && x->example[0]) {
+            om_out_str(o, x->instances > 1 ? ", e.g. " : ": ");
+            om_out_term(o, x->example);
+        }
         if (x->grade)
             om_out_printf(o, "; %s grade", om_grade_name(x->grade));
         om_out_str(o, "]\n");
@@ -267,6 +295,7 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
     size_t i;
     int st;
 
+    headline_lines(o, &in->overall, "verdict: ", colour);
     om_out_term(o, r->model_name);
     om_out_printf(o, "  [%s", opmap_format_name(r->format));
     if (r->ir_version)
@@ -403,12 +432,14 @@ static void portfolio_block(om_out *o, const om_report_in *in, int colour)
 {
     const om_portfolio *p = in->portfolio;
     const opmap_summary *s = &p->summary;
-    char ex[32];
+    char ex[32], cov[16];
     size_t i;
     int st;
 
-    om_out_printf(o, "%-52s %5s %8s %7s %7s  %s\n", "MODEL", "OPS", "UNMAPPED", "REWRITE",
-                  "PARTIAL", "EFFORT (person-days)");
+    headline_lines(o, &in->overall, "overall verdict: ", colour);
+    om_out_str(o, "\n");
+    om_out_printf(o, "%-52s %5s %8s %7s %7s  %-10s %-8s %s\n", "MODEL", "OPS", "UNMAPPED",
+                  "REWRITE", "PARTIAL", "VERDICT", "COVERAGE", "EFFORT (person-days)");
     for (i = 0; i < in->count; i++) {
         const opmap_result *r = in->results[i];
         const char *name = r->model_name;
@@ -421,10 +452,11 @@ static void portfolio_block(om_out *o, const om_report_in *in, int colour)
         for (; len < 52; len++)
             om_out_str(o, " ");
         om_format_days(r->summary.effort_total.expected, ex, sizeof(ex));
-        om_out_printf(o, " %5" PRIu64 " %8" PRIu64 " %7" PRIu64 " %7" PRIu64 "  %s\n",
+        om_format_permille(in->headlines[i].coverage, cov, sizeof(cov));
+        om_out_printf(o, " %5" PRIu64 " %8" PRIu64 " %7" PRIu64 " %7" PRIu64 "  %-10s %-8s %s\n",
                       r->summary.operators_total, r->summary.operators[OPMAP_OP_UNMAPPED],
                       r->summary.operators[OPMAP_OP_REWRITE], r->summary.operators[OPMAP_OP_PARTIAL],
-                      ex);
+                      om_readiness_label(in->headlines[i].readiness), cov, ex);
     }
     om_out_printf(o, "\n%zu models, %" PRIu64 " operator instances, %" PRIu64
                   " distinct operators in all:", in->count, s->instances_total, s->operators_total);
@@ -489,6 +521,8 @@ static void problem_block(om_out *o, const om_report_in *in, int colour)
 int om_report_text(const om_report_in *in, om_out *out)
 {
     int colour = (in->flags & OPMAP_REPORT_COLOR) != 0;
+    if (!in->count) /* no model, only files not read */
+        headline_lines(out, &in->overall, "verdict: ", colour);
     if (in->count == 1)
         model_block(out, in, in->results[0], colour);
     else if (in->count > 1)

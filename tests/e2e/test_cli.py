@@ -454,6 +454,150 @@ class Cli(unittest.TestCase):
         self.assertIn("aclnnLayerNorm", proc.stdout)
         self.assertNotIn("on Ascend:   aclnnFastLayerNorm", proc.stdout)
 
+    def scan_formats(self, out, *args):
+        proc = run("scan", "--format", "text,json,html,markdown,csv,sarif,junit", "-o", out,
+                   *args)
+        self.assertIn(proc.returncode, (0, 1), proc.stderr)
+
+        def read(ext):
+            with open(os.path.join(out, "opmap-report." + ext), encoding="utf-8") as f:
+                return f.read()
+        return read
+
+    def test_every_format_starts_with_the_headline(self):
+        out = tempfile.mkdtemp(prefix="opmap-headline-")
+        self.addCleanup(shutil.rmtree, out)
+        read = self.scan_formats(out, model("test_resize_upsample_scales_cubic"))
+        rep = validate(json.loads(read("json")))
+        h = rep["headline"]
+        self.assertEqual(list(rep)[:2], ["schema", "headline"])
+        self.assertEqual(h["verdict"], "blocked")
+        self.assertIn("rewrite", h["blocking"])
+        # coverage is the segments' NPU nodes over the nodes placed (NPU or breaking)
+        seg = rep["models"][0]["segments"]
+        self.assertEqual(h["placed"], seg["npu_nodes"] + seg["breakers_total"])
+        self.assertEqual(h["on_npu"], seg["npu_nodes"])
+        self.assertAlmostEqual(h["coverage"], int(1000 * h["on_npu"] / h["placed"]) / 1000)
+        self.assertLess(h["coverage"], 1)
+        totals = rep["models"][0]["totals"]
+        self.assertEqual(h["instances"], totals["instances"] -
+                         totals["by_status"]["structural"]["instances"])
+        self.assertEqual(h["operators_full"], totals["by_status"]["full"]["operators"])
+        self.assertEqual(rep["models"][0]["headline"]["verdict"], "blocked")
+        cov = "%g%%" % (h["coverage"] * 100)
+        self.assertTrue(read("txt").startswith("verdict: blocked (rewrite)\n  coverage: " + cov),
+                        read("txt")[:200])
+        md = [l for l in read("md").splitlines() if l.strip()]
+        self.assertTrue(md[1].startswith("**Verdict: blocked** (rewrite) · coverage **%s**" % cov),
+                        md[1])
+        csv_lines = read("csv").splitlines()
+        self.assertTrue(csv_lines[0].startswith("verdict,coverage,model,"))
+        self.assertTrue(csv_lines[1].startswith("blocked,%g," % h["coverage"]), csv_lines[1])
+        self.assertTrue(all(l.startswith("blocked,") for l in csv_lines[2:]))
+        run0 = json.loads(read("sarif"))["runs"][0]
+        self.assertEqual(list(run0)[0], "properties")
+        self.assertEqual(run0["properties"]["headline"]["verdict"], "blocked")
+        self.assertEqual(run0["properties"]["headline"]["coverage"], h["coverage"])
+        self.assertEqual(run0["properties"]["models"][0]["headline"]["verdict"], "blocked")
+        xml = read("xml").splitlines()
+        self.assertTrue(xml[1].startswith("<!-- opmap verdict: blocked (rewrite); coverage: " +
+                                          cov), xml[1])
+        self.assertIn('<property name="verdict" value="blocked"/>', read("xml"))
+        page = read("html")
+        self.assertLess(page.index('data-verdict="blocked"'), page.index('class="cards"'))
+        self.assertIn('id="coverage">%s<' % cov, page)
+
+    def test_the_headline_rule_is_configurable(self):
+        m = model("test_cast_DOUBLE_to_FLOAT")
+
+        def verdict(*args):
+            proc, rep = scan_json(*args, m)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            return rep["headline"]
+
+        h = verdict()
+        self.assertEqual((h["verdict"], h["needs_work"]), ("needs-work", ["dtype"]))
+        self.assertEqual(h["rule"]["blocked_on"], ["unmapped", "rewrite", "unreadable"])
+        h = verdict("--blocked-on", "dtype")
+        self.assertEqual((h["verdict"], h["blocking"]), ("blocked", ["dtype"]))
+        self.assertEqual(h["rule"]["blocked_on"], ["dtype"])
+        h = verdict("--needs-work-on", "precision")
+        self.assertEqual(h["verdict"], "ready" if h["coverage"] == 1 else "needs-work")
+        self.assertEqual(h["needs_work"], [])
+        self.assertTrue(run("scan", "--needs-work-on", "precision", m).stdout.startswith(
+            "verdict: %s" % h["verdict"].replace("-", " ")))
+        for bad in (["--blocked-on", "nonsense"], ["--needs-work-on", "effort"]):
+            proc = run("scan", *bad, m)
+            self.assertEqual(proc.returncode, 2, proc.stderr)
+            self.assertIn(bad[0], proc.stderr)
+        proc = run("baseline", "--blocked-on", "dtype", m)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("is an option of `opmap scan`", proc.stderr)
+
+    def test_a_portfolio_has_a_headline_per_model_and_one_overall(self):
+        out = tempfile.mkdtemp(prefix="opmap-headline-")
+        self.addCleanup(shutil.rmtree, out)
+        ready, blocked = model("test_relu"), model("test_loop11")
+        read = self.scan_formats(out, ready, blocked)
+        rep = validate(json.loads(read("json")))
+        per = {m["file"]: m["headline"] for m in rep["models"]}
+        self.assertEqual(per[ready]["verdict"], "ready")
+        self.assertEqual(per[blocked]["verdict"], "blocked")
+        h = rep["headline"]
+        self.assertEqual((h["verdict"], h["models"]), ("blocked", 2))
+        self.assertEqual(h["placed"], sum(p["placed"] for p in per.values()))
+        self.assertEqual(h["on_npu"], sum(p["on_npu"] for p in per.values()))
+        self.assertEqual(h["largest_share"], min(p["largest_share"] for p in per.values()))
+        self.assertEqual(h["operators"], len([o for o in rep["portfolio"]["operators"]
+                                              if o["status"] != "structural"]))
+        text = read("txt")
+        self.assertTrue(text.startswith("overall verdict: blocked"), text[:100])
+        for path, p in per.items():
+            tail = "/".join(path.split("/")[-2:])  # long paths keep their end
+            line = [l for l in text.splitlines() if tail + " " in l][0]
+            self.assertIn(" %s " % p["verdict"], line)
+        md = read("md").replace("\\_", "_")  # Markdown escapes the paths' underscores
+        self.assertIn("| %s | ready | 100%% |" % ready, md)
+        self.assertIn("| %s | blocked |" % blocked, md)
+        sarif = json.loads(read("sarif"))["runs"][0]["properties"]
+        self.assertEqual([m["headline"]["verdict"] for m in sarif["models"]],
+                         [per[m["file"]]["verdict"] for m in rep["models"]])
+        self.assertTrue(read("xml").splitlines()[1].startswith("<!-- opmap overall verdict: "
+                                                               "blocked"))
+        self.assertIn("All models: blocked", read("html"))
+
+    def test_text_why_lines_name_an_example_node(self):
+        proc = run("scan", model("test_resize_upsample_scales_cubic"))
+        why = [l for l in proc.stdout.splitlines() if l.strip().startswith("why:")]
+        self.assertTrue(why)
+        _, rep = scan_json(model("test_resize_upsample_scales_cubic"))
+        examples = [r["example"] for o in rep["models"][0]["operators"]
+                    for r in o.get("reasons", [])]
+        self.assertTrue(examples)
+        self.assertTrue(any(e in l for l in why for e in examples), why)
+
+    def test_sarif_places_torchscript_findings_at_their_python_line(self):
+        pt = os.path.join(HERE, "..", "fixtures", "torchscript", "listops.scripted.pt")
+        proc = run("scan", "--format", "sarif", "--fail-on", "all", pt)
+        self.assertIn(proc.returncode, (0, 1), proc.stderr)
+        _, rep = scan_json(pt)
+        first_line = {"%s::%s" % (o["domain"], o["op_type"]): o["locations"][0]
+                      for o in rep["models"][0]["operators"] if o.get("locations")}
+        placed = 0
+        for res in json.loads(proc.stdout)["runs"][0]["results"]:
+            loc = res["locations"][0]["physicalLocation"]
+            if "relatedLocations" not in res:
+                self.assertTrue(loc["artifactLocation"]["uri"].endswith(".pt"), res)
+                continue
+            placed += 1
+            where = first_line[res["properties"]["operator"]]  # "file.py:12", as JSON says
+            self.assertTrue(loc["artifactLocation"]["uri"].endswith(where.rsplit(":", 1)[0]))
+            self.assertEqual(str(loc["region"]["startLine"]), where.rsplit(":", 1)[1])
+            self.assertTrue(res["relatedLocations"][0]["physicalLocation"]["artifactLocation"]
+                            ["uri"].endswith("listops.scripted.pt"))
+            self.assertTrue(res["locations"][0]["logicalLocations"][0]["fullyQualifiedName"])
+        self.assertGreater(placed, 0)
+
     def test_unpublished_apart_in_every_format(self):
         m = model("test_slice")
         proc, one = scan_json("--soc", "ascend950", m)
@@ -491,7 +635,7 @@ class Cli(unittest.TestCase):
         self.assertIn("Unpublished chip answers", read("html"))
         self.assertIn("| Unpublished |", read("md"))
         self.assertIn(",unpublished,", read("csv").splitlines()[0])
-        self.assertIn("unpublished", read("csv").splitlines()[1])
+        self.assertIn("unpublished", read("csv").splitlines()[2])  # after the headline row
         self.assertIn('"unpublishedOperators": %d' % n, read("sarif"))
         self.assertIn('name="unpublished_operators" value="%d"' % n, read("xml"))
 
@@ -597,7 +741,8 @@ class TorchNpu(unittest.TestCase):
         self.assertEqual(props["needed"], self.first)
         csv_lines = run("scan", "--format", "csv", self.graph).stdout.splitlines()
         self.assertTrue(csv_lines[0].endswith(",torch_npu_target,model_torch_npu_min"))
-        self.assertTrue(all(l.endswith(',"","%s"' % self.first) for l in csv_lines[1:]))
+        # csv_lines[1] is the overall headline row: verdict and coverage, no other cell
+        self.assertTrue(all(l.endswith(',"","%s"' % self.first) for l in csv_lines[2:]))
 
     def test_portfolio_minimum_per_model_and_overall(self):
         proc, rep = scan_json(self.graph, model("test_relu"))

@@ -4,6 +4,8 @@ changes while it is read, and model paths spelled several ways (baselines, waive
 
 Usage: test_fs.py OPMAP_BINARY   (run by ctest)
 """
+import csv
+import io
 import os
 import random
 import shutil
@@ -25,8 +27,9 @@ def run(*args, cwd=None, timeout=300):
 
 
 def csv_models(out):
-    """The model column of a CSV report, one entry per operator row."""
-    return [line.split(",")[0].strip('"') for line in out.splitlines()[1:]]
+    """The model column of a CSV report, one entry per operator row (the headline row, the
+    first, has none)."""
+    return [row["model"] for row in csv.DictReader(io.StringIO(out)) if row["model"]]
 
 
 class Walk(unittest.TestCase):

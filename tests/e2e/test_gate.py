@@ -481,6 +481,9 @@ class Gate(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         with open(os.path.join(out, "opmap-report.csv"), newline="") as f:
             rows = list(csv.DictReader(f))
+        self.assertEqual(rows[0]["verdict"], "blocked")  # the headline row: nothing else
+        self.assertEqual(rows[0]["model"], "")
+        rows = rows[1:]
         self.assertEqual(len(rows), 2)
         self.assertEqual({r["op_type"] for r in rows}, {"Relu", "Tanh"})
         for r in rows:

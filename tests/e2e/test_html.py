@@ -10,10 +10,12 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
 import unittest
+import zlib
 
 import onnx
 from onnx import TensorProto, helper
@@ -49,6 +51,56 @@ class Browser:
     def screenshot(self, path, png):
         proc, console = self.run("file://" + path, "--screenshot=" + png, "--window-size=1300,1400")
         return console
+
+
+def png_pixels(path):
+    """(width, height, rows of RGB tuples) of an 8-bit RGB or RGBA PNG, with zlib alone."""
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, width = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and colour in (2, 6), (depth, colour)
+            bpp = 3 if colour == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw, stride, rows, prev = zlib.decompress(idat), width * bpp, [], bytearray(width * bpp)
+    for y in range(height):
+        line = raw[y * (stride + 1):(y + 1) * (stride + 1)]
+        kind, cur = line[0], bytearray(line[1:])
+        for i in range(stride):
+            a = cur[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if kind == 1:
+                cur[i] = (cur[i] + a) & 255
+            elif kind == 2:
+                cur[i] = (cur[i] + b) & 255
+            elif kind == 3:
+                cur[i] = (cur[i] + (a + b) // 2) & 255
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                cur[i] = (cur[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append([tuple(cur[i:i + 3]) for i in range(0, stride, bpp)])
+        prev = cur
+    return width, height, rows
+
+
+# Appended to a copy of a page with every <details> open: measures, after layout, whether
+# anything inside a details cell reaches past it or the table past its scroll box, and
+# writes the count into the DOM for --dump-dom (the page's CSP allows inline scripts).
+MEASURE = """<script>window.addEventListener('load',function(){var bad=0,cells=
+document.querySelectorAll('td.d');cells.forEach(function(td){var r=td.getBoundingClientRect();
+td.querySelectorAll('*').forEach(function(e){var q=e.getBoundingClientRect();if(q.width&&
+(q.right>r.right+1||q.left<r.left-1))bad++;});});document.querySelectorAll('.wide').forEach(
+function(w){if(w.scrollWidth>w.clientWidth+1)bad++;});document.body.setAttribute(
+'data-cut',String(bad));document.body.setAttribute('data-cells',String(cells.length));});
+</script>"""
 
 
 def hostile_model(path):
@@ -121,6 +173,66 @@ class Html(unittest.TestCase):
         self.assertIn('id="portfolio"', dom)
         for m in rep["models"]:
             self.assertIn(os.path.basename(m["file"]), dom)
+
+    def test_the_headline_comes_first_and_shows_its_colour(self):
+        rep, html = self.scan(os.path.join(self.tmp, "h"), model("test_loop11"))
+        dom = self.check_page(html, len(rep["models"][0]["operators"]))
+        self.assertEqual(rep["headline"]["verdict"], "blocked")
+        self.assertLess(dom.index('id="headline"'), dom.index('class="cards"'))
+        self.assertIn('data-verdict="blocked"', dom)
+        # the screenshot: the red verdict badge (#c62828) is drawn near the top of the page
+        w, h, rows = png_pixels(html + ".png")
+        red = sum(1 for y in range(min(h, 260)) for px in rows[y]
+                  if abs(px[0] - 0xc6) < 12 and abs(px[1] - 0x28) < 12 and abs(px[2] - 0x28) < 12)
+        self.assertGreater(red, 500, "no verdict badge drawn at the top")
+
+    def test_portfolio_keeps_the_chip_columns_and_the_days_are_split(self):
+        d = os.path.join(self.tmp, "models")
+        os.makedirs(d)
+        for name in ("test_loop11", "test_resize_upsample_scales_cubic", "test_relu",
+                     "test_cast_DOUBLE_to_FLOAT"):
+            shutil.copy(model(name), os.path.join(d, name + ".onnx"))
+        rep, html = self.scan(os.path.join(self.tmp, "chips"), "--soc", "all", d)
+        dom = self.check_page(html, len(rep["portfolio"]["operators"]))
+        table = re.search(r'<table id="ops">(.*?)</table>', dom, re.S).group(1)
+        head = re.search(r"<thead>(.*?)</thead>", table, re.S).group(1)
+        self.assertEqual(head.count('class="chip"'), len(rep["chips"]))
+        for chip in rep["chips"]:
+            self.assertIn(">%s<" % chip, head)
+        body = re.search(r"<tbody>(.*?)</tbody>", table, re.S).group(1)
+        for row in re.findall(r"<tr .*?</tr>", body, re.S):
+            cells = re.findall(r"<td[ >]", re.sub(r"<details>.*?</details>", "", row, flags=re.S))
+            self.assertEqual(len(cells), 4 + len(rep["chips"]) + 3)
+        # where the days go: by status and by reason, bars of different lengths
+        for caption in ("by status", "by reason"):
+            fig = re.search(r"<figure class=\"effort\"><figcaption>Where the days go: %s"
+                            r".*?</figure>" % caption, dom, re.S)
+            self.assertIsNotNone(fig, caption)
+            widths = re.findall(r'<rect class="bar"[^>]* width="(\d+)"', fig.group(0))
+            self.assertGreater(len(widths), 1, caption)
+            self.assertGreater(len(set(widths)), 1, "%s: identical bars %s" % (caption, widths))
+        by_status = re.search(r"Where the days go: by status.*?</figure>", dom, re.S).group(0)
+        self.assertIn(">rewrite<", by_status)
+
+    def test_opened_details_are_never_cut_off(self):
+        pt = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures",
+                          "torchscript", "fasterrcnn_mobilenet_v3_large_320_fpn.scripted.pt")
+        rep, html = self.scan(os.path.join(self.tmp, "details"), pt)
+        with open(html) as f:
+            page = f.read()
+        opened = html.replace(".html", ".open.html")
+        with open(opened, "w") as f:
+            f.write(page.replace("<details>", "<details open>").replace("</body>",
+                                                                        MEASURE + "</body>"))
+        for width in (1300, 900):
+            proc, console = self.browser.run("file://" + opened, "--dump-dom",
+                                             "--window-size=%d,1400" % width)
+            self.assertEqual(console, [])
+            cut = re.search(r'data-cut="(\d+)"', proc.stdout)
+            cells = re.search(r'data-cells="(\d+)"', proc.stdout)
+            self.assertIsNotNone(cut, "the measuring script did not run")
+            self.assertEqual(int(cells.group(1)), len(rep["models"][0]["operators"]))
+            self.assertEqual(cut.group(1), "0", "content cut off at width %d" % width)
 
     def test_hostile_names_are_shown_as_text(self):
         path = os.path.join(self.tmp, "evil.onnx")

@@ -89,14 +89,15 @@ class Shards(unittest.TestCase):
         self.assertEqual(a.returncode, 3)  # files not read outrank the gate, as in the scan
         self.assertIn("portfolio", rep)
 
-    def test_gate_options_apply_to_the_merge(self):
+    def test_gate_and_headline_options_apply_to_the_merge(self):
         waivers = os.path.join(self.tmp, "waivers.yaml")
         proc = run("baseline", "-q", "--fail-on", "unmapped,rewrite", "-o", waivers,
                    *SHARDS[1])
         self.assertEqual(proc.returncode, 0, proc.stderr)
         for options in (("--fail-on", "all"), ("--max-effort", "5"),
                         ("--fail-on", "unmapped,rewrite", "--waivers", waivers),
-                        ("--day-rate", "800", "--currency", "EUR")):
+                        ("--day-rate", "800", "--currency", "EUR"),
+                        ("--blocked-on", "unmapped", "--needs-work-on", "partial,precision")):
             with self.subTest(options=options):
                 self.assert_same(*self.both(*options))
 

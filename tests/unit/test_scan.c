@@ -163,6 +163,119 @@ static void test_scan__groups_per_distinct_operator(void **state)
     mb_free(&b);
 }
 
+/* A model of the nodes named by `ops` in order ("Conv", "Relu", "NoSuchOp"). */
+static opmap_result *scan_ops(fixture *f, const char *const *ops, size_t n)
+{
+    mb b;
+    Onnx__GraphProto *g;
+    Onnx__ModelProto *m;
+    const uint8_t *buf;
+    size_t len, i;
+    opmap_model *model;
+    opmap_result *res;
+    opmap_error err;
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    for (i = 0; i < n; i++)
+        mb_node(&b, g, ops[i], strcmp(ops[i], "NoSuchOp") == 0 ? "com.example" : NULL, NULL,
+                NULL, NULL);
+    m = mb_model(&b, g, 8);
+    mb_opset(&b, m, "", 17);
+    mb_opset(&b, m, "com.example", 1);
+    buf = mb_pack(&b, m, &len);
+    assert_int_equal(opmap_model_open_memory(&model, f->ctx, buf, len, "h.onnx", &err), OPMAP_OK);
+    assert_int_equal(opmap_scan(&res, f->ctx, model, f->table, NULL, &err), OPMAP_OK);
+    opmap_model_free(model);
+    mb_free(&b);
+    return res;
+}
+
+static void test_headline__verdict_coverage_and_rule(void **state)
+{
+    fixture *f = *state;
+    static const char *const ready_ops[] = { "Conv", "Conv" };
+    static const char *const blocked_ops[] = { "Conv", "Relu", "NoSuchOp", "Conv" };
+    const opmap_result *both[2];
+    opmap_result *a = scan_ops(f, ready_ops, 2), *b = scan_ops(f, blocked_ops, 4);
+    opmap_headline h = { .size = sizeof(h) };
+    opmap_report_options opts = OPMAP_REPORT_OPTIONS_INIT;
+    opmap_file_problem problem = { "gone.onnx", 0, NULL };
+    opmap_error err;
+    both[0] = a;
+    both[1] = b;
+
+    /* every instance full and on the NPU: ready */
+    assert_int_equal(opmap_headline_compute(f->ctx, both, 1, NULL, &h, &err), OPMAP_OK);
+    assert_int_equal(h.readiness, OPMAP_READY);
+    assert_int_equal(h.found, 0);
+    assert_int_equal(h.coverage, 1000);
+    assert_int_equal(h.operators, 1);
+    assert_int_equal(h.operators_full, 1);
+    assert_int_equal(h.instances_full, 2);
+    assert_int_equal(h.placed, 2);
+    assert_string_equal(opmap_readiness_name(h.readiness), "ready");
+
+    /* an unmapped operator splits the graph: Conv Relu | NoSuchOp | Conv */
+    assert_int_equal(opmap_headline_compute(f->ctx, both + 1, 1, &opts, &h, &err), OPMAP_OK);
+    assert_int_equal(h.readiness, OPMAP_BLOCKED);
+    assert_int_equal(h.blocking, OPMAP_FAIL_UNMAPPED);
+    assert_int_equal(h.needing_work, OPMAP_FAIL_PARTIAL);
+    assert_int_equal(h.placed, 4);
+    assert_int_equal(h.on_npu, 3);
+    assert_int_equal(h.coverage, 750);
+    assert_int_equal(h.largest, 2);
+    assert_int_equal(h.largest_share, 666); /* rounded down */
+    assert_int_equal(h.operators, 3);
+    assert_int_equal(h.operators_full, 1);
+    assert_int_equal(h.instances, 4);
+    assert_int_equal(h.instances_full, 2);
+
+    /* the rule is the caller's: unmapped no longer blocks, the coverage still needs work */
+    opts.blocked_on = OPMAP_FAIL_REWRITE;
+    opts.needs_work_on = OPMAP_FAIL_PRECISION;
+    assert_int_equal(opmap_headline_compute(f->ctx, both + 1, 1, &opts, &h, &err), OPMAP_OK);
+    assert_int_equal(h.readiness, OPMAP_NEEDS_WORK);
+    assert_int_equal(h.blocking, 0);
+    assert_int_equal(h.needing_work, 0);
+    opts.blocked_on = OPMAP_FAIL_PARTIAL;
+    assert_int_equal(opmap_headline_compute(f->ctx, both + 1, 1, &opts, &h, &err), OPMAP_OK);
+    assert_int_equal(h.readiness, OPMAP_BLOCKED);
+    assert_int_equal(h.blocking, OPMAP_FAIL_PARTIAL);
+
+    /* both models: shared operators once, instances and coverage summed, the lowest share */
+    opts.blocked_on = opts.needs_work_on = 0;
+    assert_int_equal(opmap_headline_compute(f->ctx, both, 2, &opts, &h, &err), OPMAP_OK);
+    assert_int_equal(h.readiness, OPMAP_BLOCKED);
+    assert_int_equal(h.models, 2);
+    assert_int_equal(h.operators, 3);
+    assert_int_equal(h.operators_full, 1);
+    assert_int_equal(h.instances, 6);
+    assert_int_equal(h.instances_full, 4);
+    assert_int_equal(h.placed, 6);
+    assert_int_equal(h.on_npu, 5);
+    assert_int_equal(h.coverage, 833);
+    assert_int_equal(h.largest_share, 666);
+
+    /* a file that could not be read blocks even a ready model */
+    opts.problems = &problem;
+    opts.problem_count = 1;
+    assert_int_equal(opmap_headline_compute(f->ctx, both, 1, &opts, &h, &err), OPMAP_OK);
+    assert_int_equal(h.readiness, OPMAP_BLOCKED);
+    assert_int_equal(h.blocking, OPMAP_FAIL_UNREADABLE);
+    assert_int_equal(h.files_not_read, 1);
+
+    /* hostile calls */
+    h.size = 4;
+    assert_int_equal(opmap_headline_compute(f->ctx, both, 1, NULL, &h, &err), OPMAP_EINVAL);
+    h.size = sizeof(h);
+    opts.version = 99;
+    assert_int_equal(opmap_headline_compute(f->ctx, both, 1, &opts, &h, &err), OPMAP_EINVAL);
+    assert_int_equal(opmap_headline_compute(f->ctx, NULL, 1, NULL, &h, &err), OPMAP_EINVAL);
+    assert_null(opmap_readiness_name(7));
+    opmap_result_free(a);
+    opmap_result_free(b);
+}
+
 static void test_estimate__weights_override_the_table(void **state)
 {
     fixture *f = *state;
@@ -357,6 +470,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_report__days_and_amounts_are_written_exactly),
         cmocka_unit_test(test_scan__groups_per_distinct_operator),
+        cmocka_unit_test(test_headline__verdict_coverage_and_rule),
         cmocka_unit_test(test_estimate__weights_override_the_table),
         cmocka_unit_test(test_scan__torch_npu_target),
         cmocka_unit_test(test_estimate__seed_guide_example_is_112_8_days),

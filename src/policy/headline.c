@@ -1,0 +1,121 @@
+/*
+ * policy/headline.c - the headline (docs/reports.md, "The headline"): operators and
+ * instances supported as-is, the share of the placed instances on the NPU, the largest
+ * NPU segment's share, and the verdict the rule gives (ready / needs work / blocked).
+ *
+ * Coverage uses the NPU segments: an instance is placed when it runs on the NPU
+ * (npu_nodes) or splits the graph (a breaker); structural nodes and shape plumbing are
+ * neutral and not counted. Waivers are not applied: a waived finding still needs the work.
+ */
+#include <string.h>
+
+#include "core/context.h"
+#include "core/err.h"
+#include "core/info.h"
+#include "scan/result_estimate.h"
+#include "headline.h"
+#include "kinds.h"
+
+static const char *const readiness_names[] = { "ready", "needs-work", "blocked" };
+
+const char *opmap_readiness_name(int readiness)
+{
+    return readiness >= OPMAP_READY && readiness <= OPMAP_BLOCKED ? readiness_names[readiness]
+                                                                  : NULL;
+}
+
+static unsigned permille(uint64_t part, uint64_t whole)
+{
+    if (!whole)
+        return 1000;
+    /* part <= whole; the division first keeps it from overflowing */
+    return (unsigned)(part / whole * 1000 + part % whole * 1000 / whole);
+}
+
+void om_headline_of(const opmap_result *const *results, size_t count,
+                    const opmap_summary *distinct, const opmap_file_problem *problems,
+                    size_t n_problems, unsigned blocked_on, unsigned needs_work_on,
+                    opmap_headline *out)
+{
+    size_t i;
+    unsigned share = 1001;
+    memset(out, 0, sizeof(*out));
+    out->size = sizeof(*out);
+    blocked_on = blocked_on ? blocked_on : OPMAP_HEADLINE_BLOCKED_ON;
+    needs_work_on = needs_work_on ? needs_work_on : OPMAP_HEADLINE_NEEDS_WORK_ON;
+    out->models = count;
+    out->operators = distinct->operators_total - distinct->operators[OPMAP_OP_STRUCTURAL];
+    out->operators_full = distinct->operators[OPMAP_OP_FULL];
+    for (i = 0; i < count; i++) {
+        const opmap_result *r = results[i];
+        opmap_segments seg = { .size = sizeof(seg) };
+        unsigned s;
+        opmap_result_segments(r, &seg);
+        out->found |= om_result_kinds(r);
+        out->instances += r->summary.instances_total - r->summary.instances[OPMAP_OP_STRUCTURAL];
+        out->instances_full += r->summary.instances[OPMAP_OP_FULL];
+        out->placed += seg.npu_nodes + seg.breakers;
+        out->on_npu += seg.npu_nodes;
+        s = permille(seg.largest, seg.npu_nodes);
+        if (seg.npu_nodes + seg.breakers && s < share) {  /* the most fragmented model */
+            share = s;
+            out->largest = seg.largest;
+        }
+    }
+    for (i = 0; i < n_problems; i++)
+        out->found |= problems[i].skipped ? OPMAP_FAIL_SKIPPED : OPMAP_FAIL_UNREADABLE;
+    out->files_not_read = n_problems;
+    out->coverage = permille(out->on_npu, out->placed);
+    out->largest_share = share > 1000 ? 1000 : share;
+    out->blocking = out->found & blocked_on;
+    out->needing_work = out->found & needs_work_on;
+    out->readiness = out->blocking ? OPMAP_BLOCKED
+                   : out->needing_work || out->coverage < 1000 ? OPMAP_NEEDS_WORK
+                   : OPMAP_READY;
+}
+
+int opmap_headline_compute(opmap_ctx *ctx, const opmap_result *const *results, size_t count,
+                           const opmap_report_options *opts, opmap_headline *out,
+                           opmap_error *err)
+{
+    opmap_headline h;
+    const opmap_file_problem *problems = NULL;
+    size_t i, n_problems = 0;
+    unsigned blocked_on = 0, needs_work_on = 0;
+    om_err_clear(err);
+    if (!ctx || !out || (count && !results))
+        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_headline_compute: NULL argument");
+    if (out->size < OM_INFO_V1(opmap_headline, files_not_read))
+        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_headline_compute: out->size too small");
+    for (i = 0; i < count; i++)
+        if (!results[i])
+            return om_fail(err, OPMAP_EINVAL, NULL, "opmap_headline_compute: result %zu is NULL",
+                           i);
+    if (opts && (opts->version < 1 || opts->version > OPMAP_REPORT_OPTIONS_VERSION))
+        return om_fail(err, OPMAP_EINVAL, NULL, "report options version %u, expected %u",
+                       opts->version, OPMAP_REPORT_OPTIONS_VERSION);
+    if (opts && opts->version >= 2) {
+        problems = opts->problems;
+        n_problems = opts->problem_count;
+        if (n_problems && !problems)
+            return om_fail(err, OPMAP_EINVAL, NULL, "opmap_headline_compute: NULL problems");
+    }
+    if (opts && opts->version >= 3) {
+        blocked_on = opts->blocked_on;
+        needs_work_on = opts->needs_work_on;
+    }
+    if (count == 1) {
+        om_headline_of(results, 1, &results[0]->summary, problems, n_problems, blocked_on,
+                       needs_work_on, &h);
+    } else {
+        om_mem mem;
+        om_portfolio p;
+        om_mem_init(&mem, &ctx->al, ctx->limits.max_heap_bytes);
+        if (om_result_portfolio(results, count, &mem, &p) != OPMAP_OK)
+            return om_fail_mem(err, &mem, NULL);
+        om_headline_of(results, count, &p.summary, problems, n_problems, blocked_on,
+                       needs_work_on, &h);
+        om_portfolio_free(&p, &mem);
+    }
+    return OM_INFO_FILL(out, &h, opmap_headline, files_not_read);
+}

@@ -1,0 +1,21 @@
+/*
+ * policy/headline.h - the headline of one model or several (headline.c; public:
+ * opmap_headline_compute, docs/reports.md "The headline").
+ */
+#ifndef OM_POLICY_HEADLINE_H
+#define OM_POLICY_HEADLINE_H
+
+#include <opmap/policy.h>
+
+/*
+ * Fills `out` (its size field included) for `count` results whose distinct operators,
+ * each shared one counted once, `distinct` totals (one result: its own summary; several:
+ * the portfolio's), and the files not read. blocked_on / needs_work_on: OPMAP_FAIL_* bits,
+ * 0 for the defaults.
+ */
+void om_headline_of(const opmap_result *const *results, size_t count,
+                    const opmap_summary *distinct, const opmap_file_problem *problems,
+                    size_t n_problems, unsigned blocked_on, unsigned needs_work_on,
+                    opmap_headline *out);
+
+#endif /* OM_POLICY_HEADLINE_H */

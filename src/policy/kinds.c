@@ -1,0 +1,57 @@
+/*
+ * policy/kinds.c - the finding kinds a result has (see kinds.h).
+ */
+#include <string.h>
+
+#include "kinds.h"
+
+static const struct {
+    unsigned flag, kind;
+} flag_kinds[] = {
+    { OPMAP_FLAG_PRECISION, OPMAP_FAIL_PRECISION },
+    { OPMAP_FLAG_PERFORMANCE, OPMAP_FAIL_PERFORMANCE },
+    { OPMAP_FLAG_DYNAMIC_SHAPE, OPMAP_FAIL_DYNAMIC_SHAPE },
+    { OPMAP_FLAG_RNG, OPMAP_FAIL_RNG },
+    { OPMAP_FLAG_INF_NAN, OPMAP_FAIL_INF_NAN },
+    { OPMAP_FLAG_NONDETERMINISTIC, OPMAP_FAIL_NONDETERMINISTIC },
+    { OPMAP_FLAG_DEPRECATED, OPMAP_FAIL_DEPRECATED },
+};
+
+unsigned om_status_kind(int status)
+{
+    return status == OPMAP_OP_UNMAPPED ? OPMAP_FAIL_UNMAPPED
+         : status == OPMAP_OP_REWRITE ? OPMAP_FAIL_REWRITE
+         : status == OPMAP_OP_PARTIAL ? OPMAP_FAIL_PARTIAL : 0;
+}
+
+unsigned om_flag_kinds(unsigned flags)
+{
+    unsigned kinds = 0;
+    size_t k;
+    for (k = 0; k < sizeof(flag_kinds) / sizeof(flag_kinds[0]); k++)
+        if (flags & flag_kinds[k].flag)
+            kinds |= flag_kinds[k].kind;
+    return kinds;
+}
+
+unsigned om_risk_kind(const om_risk *k)
+{
+    /* flag-based risks repeat the operator findings; info-level ones inform */
+    if (k->level != OPMAP_DIAG_WARNING || k->from_flag)
+        return 0;
+    return strcmp(k->kind, "dynamic_shape") == 0 ? OPMAP_FAIL_DYNAMIC_SHAPE
+         : strcmp(k->kind, "dtype") == 0 ? OPMAP_FAIL_DTYPE
+         : strcmp(k->kind, "external_data") == 0 ? OPMAP_FAIL_EXTERNAL_DATA
+         : strcmp(k->kind, "not_inlined") == 0 ? OPMAP_FAIL_NOT_INLINED : 0;
+}
+
+unsigned om_result_kinds(const opmap_result *r)
+{
+    unsigned kinds = 0;
+    size_t i;
+    for (i = 0; i < r->n_ops; i++)
+        kinds |= om_status_kind(r->ops[i]->status) | om_flag_kinds(r->ops[i]->flags);
+    for (i = 0; i < r->risks.len; i++)
+        kinds |= om_risk_kind(&OM_VEC_AT(&r->risks, om_risk, i));
+    return kinds;
+}
