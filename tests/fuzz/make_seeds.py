@@ -6,7 +6,7 @@ every crash the fuzzers found, kept as regression inputs); tools/fuzz adds the b
 corpora at run time: libonnx-testdata's 1,072 models, the project's tables.
 
 Usage: make_seeds.py [CORPUS_DIR] [OPMAP]   (defaults: corpus/ next to this script; the
-       OPMAP binary, when given, writes the two JSON reports the diff seeds compare)
+       OPMAP binary, when given, writes the JSON reports of the diff and report seeds)
 
 Seeds are named seed-*; crash inputs keep libFuzzer's names (crash-<sha1>, timeout-..., or a
 name saying what they caught) and are never overwritten here.
@@ -181,6 +181,35 @@ def diff_seeds(opmap):
             "seed-same-report.json": reports[0] + b"\0" + reports[0]}
 
 
+def report_seeds(opmap):
+    """JSON reports for opmap merge to read back: an ONNX model with a subgraph, a printed
+    TorchScript graph (source lines), a .pt2 with an unmapped op and SymInts, a portfolio
+    with a file not read and one skipped, and the exact-part / torch_npu-target answers."""
+    if not opmap:
+        return {}
+    fix = os.path.join(ROOT, "tests", "fixtures")
+    cases = {
+        "seed-onnx-if.json": [os.path.join(h.TESTDATA, "node/test_if/model.onnx")],
+        "seed-graph-text.json": [os.path.join(fix, "torchscript", "controlflow.scripted.graph.txt")],
+        "seed-export-cond.json": [os.path.join(fix, "export", "cond.pt2")],
+        "seed-portfolio-problems.json": [
+            os.path.join(h.TESTDATA, "node/test_resize_upsample_scales_cubic/model.onnx"),
+            os.path.join(fix, "torchscript", "hostile", "debug_deep_marks.pt"),
+            os.path.join(fix, "torchscript", "hostile", "deep_code.pt"),
+            os.path.join(fix, "export", "aoti_package.pt2"),
+            os.path.join(fix, "export", "resnet18.pt2")],
+        "seed-part-target.json": ["--soc", "Ascend910B3,ascend310p", "--torch-npu", "2.1",
+                                  os.path.join(h.TESTDATA, "node/test_relu/model.onnx"),
+                                  os.path.join(fix, "export", "transformer_block.pt2")],
+    }
+    out = {}
+    for name, args in cases.items():
+        proc = subprocess.run([opmap, "scan", "-q", "--format", "json"] + args,
+                              capture_output=True)
+        out[name] = json.dumps(json.loads(proc.stdout), separators=(",", ":")).encode()
+    return out
+
+
 def ts_entries(suffixes, limit, max_size=6000):
     """Small entries of the TorchScript fixtures whose names end with one of `suffixes`."""
     import zipfile
@@ -254,7 +283,7 @@ def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "corpus")
     opmap = sys.argv[2] if len(sys.argv) > 2 else None
     sets = {"onnx": onnx_seeds(), "table": table_seeds(), "pipeline": pipeline_seeds(),
-            "waivers": waiver_seeds(), "diff": diff_seeds(opmap)}
+            "waivers": waiver_seeds(), "diff": diff_seeds(opmap), "report": report_seeds(opmap)}
     sets.update(ts_seeds())
     for target, seeds in sets.items():
         d = os.path.join(out, target)
