@@ -385,12 +385,14 @@ static int parse_about(ld *l, const yt_node *about)
             return yr_bad(&l->y, n, "about.socs must list between 1 and 64 chips");
         for (i = 0; i < t->n_socs; i++) {
             size_t j;
+            const char *part;
             if (!soc_id_ok(t->socs[i]))
                 return yr_bad(&l->y, n->items[i], "chip id '%.64s': use letters, digits, '_', "
                               "'-' and '.' (at most 64), and not 'all'", t->socs[i]);
-            for (j = 0; j < i; j++)
-                if (strcmp(t->socs[i], t->socs[j]) == 0)
-                    return yr_bad(&l->y, n->items[i], "SoC '%s' listed twice", t->socs[i]);
+            /* case aside, as --soc compares them (no parts are read yet) */
+            if (om_table_find_soc(t, t->socs[i], strlen(t->socs[i]), &j, &part) && j != i)
+                return yr_bad(&l->y, n->items[i], "SoC '%s' listed twice (as '%s'; case "
+                              "aside)", t->socs[i], t->socs[j]);
         }
     }
     if ((n = yt_get(about, "default_soc"))) {
@@ -404,16 +406,45 @@ static int parse_about(ld *l, const yt_node *about)
 }
 
 /*
+ * No part of about.soc_parts may spell a family id or another part, case aside (--soc
+ * matches either, so one of the two would be unreachable). Checked once every family's
+ * parts are read: om_table_find_soc must find each part as itself.
+ */
+static int check_soc_parts(ld *l, const yt_node *map)
+{
+    const opmap_table *t = l->t;
+    size_t i, j, fam;
+    const char *other;
+    for (i = 0; i < map->n; i++) {
+        const yt_node *k = map->items[2 * i], *parts = yt_get(map->items[2 * i + 1], "parts");
+        uint32_t idx = 0;
+        if (soc_index(l, k, k->str, &idx))
+            return OPMAP_ETABLE; /* read before: cannot happen */
+        for (j = 0; j < t->soc_parts[idx].n_parts; j++) {
+            const char *p = t->soc_parts[idx].parts[j];
+            if (!om_table_find_soc(t, p, strlen(p), &fam, &other) ||
+                (fam == idx && other == p))
+                continue;
+            if (!other)
+                return yr_bad(&l->y, parts->items[j], "part '%s' spells the chip id '%s' "
+                              "(case aside: --soc would match the chip)", p, t->socs[fam]);
+            return yr_bad(&l->y, parts->items[j], "part '%s' is listed twice (as %s's '%s'; "
+                          "case aside: --soc matches either)", p, t->socs[fam], other);
+        }
+    }
+    return OPMAP_OK;
+}
+
+/*
  * about.soc_parts: per family of about.socs, {parts: [...], grade, sources}. Read after
- * sources: (the evidence names them). A part is a chip id too, and names one chip only:
- * no part may spell a family id or another part, case aside (--soc matches either).
+ * sources: (the evidence names them). A part is a chip id too, and names one chip only
+ * (check_soc_parts).
  */
 static int parse_soc_parts(ld *l, const yt_node *map)
 {
     static const char *const keys[] = { "parts", "grade", "sources", NULL };
     opmap_table *t = l->t;
-    size_t i, j, fam;
-    const char *other;
+    size_t i, j;
     int rc;
     if ((rc = yr_kind(&l->y, map, YT_MAP, "about.soc_parts")))
         return rc;
@@ -439,17 +470,12 @@ static int parse_soc_parts(ld *l, const yt_node *map)
             return rc;
         if (!sp->n_parts || sp->n_parts > 64)
             return yr_bad(&l->y, n, "a chip's parts: between 1 and 64");
-        for (j = 0; j < sp->n_parts; j++) {
+        for (j = 0; j < sp->n_parts; j++)
             if (!soc_id_ok(sp->parts[j]))
                 return yr_bad(&l->y, n->items[j], "part '%.64s': use letters, digits, '_', '-'"
                               " and '.' (at most 64)", sp->parts[j]);
-            if (om_table_find_soc(t, sp->parts[j], strlen(sp->parts[j]), &fam, &other) &&
-                (fam != idx || other != sp->parts[j] || !other))
-                return yr_bad(&l->y, n->items[j], "part '%s' spells another chip or part "
-                              "(case aside)", sp->parts[j]);
-        }
     }
-    return OPMAP_OK;
+    return check_soc_parts(l, map);
 }
 
 static int parse_sources(ld *l, const yt_node *s)

@@ -415,6 +415,99 @@ static void test_scan__torch_npu_target(void **state)
     mb_free(&b);
 }
 
+/* Chip i of the result: its family and the part it was asked by ("" for the family). */
+static void expect_chip(const opmap_result *res, size_t i, const char *family, const char *part)
+{
+    const char *got;
+    assert_int_equal(opmap_result_chip(res, i, &got), OPMAP_OK);
+    assert_string_equal(got, family);
+    assert_int_equal(opmap_result_chip_part(res, i, &got), OPMAP_OK);
+    assert_string_equal(got, part);
+}
+
+/*
+ * --soc names a family id or one of its exact parts (about.soc_parts), case aside: a part
+ * is answered from its family's row and keeps the table's spelling; a name the table does
+ * not know fails with the family ids.
+ */
+static void test_scan__soc_names_a_family_or_a_part(void **state)
+{
+    static const char yaml[] =
+        "schema: 1\nsources:\n  - {id: s}\n"
+        "about:\n  socs: [ascend910b, ascend310p]\n  default_soc: ascend910b\n"
+        "  soc_parts:\n"
+        "    ascend910b: {parts: [Ascend910B3, Ascend910B4], sources: [s]}\n"
+        "    ascend310p: {parts: [Ascend310P3], sources: [s]}\n"
+        "ops:\n"
+        "  - {domain: ai.onnx, op: Relu, since: 14, status: full, sources: [s],\n"
+        "     socs: {ascend310p: {status: rewrite}}}\n";
+    static const struct { const char *soc; size_t n; const char *family[2], *part[2]; int relu; }
+        cases[] = {
+            { "Ascend910B3", 1, { "ascend910b" }, { "Ascend910B3" }, OPMAP_OP_FULL },
+            { "ascend910b3", 1, { "ascend910b" }, { "Ascend910B3" }, OPMAP_OP_FULL },
+            { "ASCEND910B", 1, { "ascend910b" }, { "" }, OPMAP_OP_FULL },
+            { NULL, 1, { "ascend910b" }, { "" }, OPMAP_OP_FULL },
+            /* a part answers from its family's row: ascend310p's rewrite */
+            { "ascend910b4,Ascend310P3", 2, { "ascend910b", "ascend310p" },
+              { "Ascend910B4", "Ascend310P3" }, OPMAP_OP_REWRITE },
+            /* a family named twice is answered once, for its first name */
+            { "Ascend910B3,ascend910b,ascend910b4", 1, { "ascend910b" }, { "Ascend910B3" },
+              OPMAP_OP_FULL },
+            { "all", 2, { "ascend910b", "ascend310p" }, { "", "" }, OPMAP_OP_REWRITE },
+        };
+    fixture *f = *state;
+    opmap_table *t;
+    mb b;
+    Onnx__GraphProto *g;
+    Onnx__ModelProto *m;
+    const uint8_t *buf;
+    size_t len, i, k;
+    opmap_model *model;
+    opmap_result *res;
+    opmap_error err;
+
+    assert_int_equal(opmap_table_load_memory(&t, f->ctx, yaml, sizeof(yaml) - 1, "t", &err),
+                     OPMAP_OK);
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    mb_node(&b, g, "Relu", NULL, NULL, NULL, NULL);
+    m = mb_model(&b, g, 8);
+    mb_opset(&b, m, "", 17);
+    buf = mb_pack(&b, m, &len);
+    assert_int_equal(opmap_model_open_memory(&model, f->ctx, buf, len, "s.onnx", &err), OPMAP_OK);
+    for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+        opmap_scan_options opts = OPMAP_SCAN_OPTIONS_INIT;
+        const opmap_op *op;
+        const char *got;
+        opts.soc = cases[i].soc;
+        if (opmap_scan(&res, f->ctx, model, t, &opts, &err) != OPMAP_OK)
+            fail_msg("--soc %s: %s", cases[i].soc ? cases[i].soc : "-", err.message);
+        assert_int_equal(opmap_result_chip_count(res), cases[i].n);
+        for (k = 0; k < cases[i].n; k++)
+            expect_chip(res, k, cases[i].family[k], cases[i].part[k]);
+        assert_int_equal(opmap_result_chip_part(res, cases[i].n, &got), OPMAP_EINVAL);
+        assert_null(got);
+        assert_int_equal(opmap_result_op(res, 0, &op), OPMAP_OK);
+        assert_int_equal(opmap_op_status(op), cases[i].relu);
+        opmap_result_free(res);
+    }
+    /* unknown names: the error lists the family ids; a family id's prefix is no part */
+    {
+        static const char *const bad[] = { "Ascend910B9", "ascend910", "ascend910b3,nope", "," };
+        opmap_scan_options opts = OPMAP_SCAN_OPTIONS_INIT;
+        for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+            opts.soc = bad[i];
+            assert_int_equal(opmap_scan(&res, f->ctx, model, t, &opts, &err), OPMAP_EINVAL);
+            if (!strstr(err.message, "the table has: ascend910b, ascend310p; or use all"))
+                fail_msg("--soc %s: %s", bad[i], err.message);
+        }
+        assert_non_null(strstr(err.message, "unknown chip ''"));
+    }
+    opmap_model_free(model);
+    opmap_table_free(t);
+    mb_free(&b);
+}
+
 /*
  * The seed guide's worked example: 200 operators, 58% full, 32% partial, 10% rewrite, at
  * 0.1 / 0.8 / 2.5 person-days: 200 x (0.058 + 0.256 + 0.25) = 112.8 person-days.
@@ -473,6 +566,7 @@ int main(void)
         cmocka_unit_test(test_headline__verdict_coverage_and_rule),
         cmocka_unit_test(test_estimate__weights_override_the_table),
         cmocka_unit_test(test_scan__torch_npu_target),
+        cmocka_unit_test(test_scan__soc_names_a_family_or_a_part),
         cmocka_unit_test(test_estimate__seed_guide_example_is_112_8_days),
     };
     return cmocka_run_group_tests_name("scan", tests, setup, teardown);

@@ -202,6 +202,51 @@ static void test_table__builtin_table_loads(void **state)
     opmap_table_free(t);
 }
 
+/* A table of two chips whose about.soc_parts is `parts` (indented under soc_parts:). */
+#define SOC_TABLE(parts)                                                                   \
+    "schema: 1\nsources:\n  - {id: src1, grade: doc}\nabout:\n"                                   \
+    "  socs: [ascend910b, ascend310p]\n  soc_parts:\n" parts "ops: []\n"
+
+/*
+ * about.soc_parts: a part names one chip only, case aside (--soc compares that way), in
+ * whatever order the families are listed; every entry cites its sources.
+ */
+static void test_table__soc_parts_are_checked_at_load(void **state)
+{
+    opmap_table *t;
+    opmap_error err;
+    static const char ok[] = SOC_TABLE("    ascend310p: {parts: [Ascend310P3], sources: [src1]}\n"
+                                       "    ascend910b: {parts: [Ascend910B3, Ascend910B4], "
+                                       "sources: [src1], grade: doc}\n");
+    assert_int_equal(opmap_table_load_memory(&t, *state, ok, sizeof(ok) - 1, "t.yaml", &err),
+                     OPMAP_OK);
+    opmap_table_free(t);
+    /* a part spelling a family id, any case */
+    expect_error(*state, SOC_TABLE("    ascend310p: {parts: [Ascend310P3, ASCEND910B], "
+                                   "sources: [src1]}\n"),
+                 OPMAP_ETABLE, 7, 39, "part 'ASCEND910B' spells the chip id 'ascend910b'");
+    /* a part listed twice in one family, case aside */
+    expect_error(*state, SOC_TABLE("    ascend910b: {parts: [Ascend910B3, ascend910b3], "
+                                   "sources: [src1]}\n"),
+                 OPMAP_ETABLE, 7, 39, "part 'ascend910b3' is listed twice (as ascend910b's "
+                                      "'Ascend910B3'");
+    /* ... or in two families, the later chip of about.socs first */
+    expect_error(*state, SOC_TABLE("    ascend310p: {parts: [Ascend910B3], sources: [src1]}\n"
+                                   "    ascend910b: {parts: [ascend910b3], sources: [src1]}\n"),
+                 OPMAP_ETABLE, 7, 26, "part 'Ascend910B3' is listed twice (as ascend910b's "
+                                      "'ascend910b3'");
+    /* no sources (a grade alone is not evidence), an unknown family, an empty list */
+    expect_error(*state, SOC_TABLE("    ascend910b: {parts: [Ascend910B3], grade: doc}\n"),
+                 OPMAP_ETABLE, 7, 17, "a chip's parts: missing required key 'sources'");
+    expect_error(*state, SOC_TABLE("    ascend999: {parts: [Ascend999A], sources: [src1]}\n"),
+                 OPMAP_ETABLE, 7, 5, "unknown SoC 'ascend999' (not in about.socs)");
+    expect_error(*state, SOC_TABLE("    ascend910b: {parts: [], sources: [src1]}\n"),
+                 OPMAP_ETABLE, 7, 25, "between 1 and 64");
+    /* two family ids that differ only in case */
+    expect_error(*state, "schema: 1\nabout:\n  socs: [ascend910b, Ascend910B]\nops: []\n",
+                 OPMAP_ETABLE, 3, 22, "SoC 'Ascend910B' listed twice (as 'ascend910b'");
+}
+
 /* Compares two versions through the public API; the result's sign. */
 static int vcmp(const char *a, const char *b)
 {
@@ -287,6 +332,7 @@ int main(void)
         cmocka_unit_test(test_table__lookup_picks_largest_since_not_above_opset),
         cmocka_unit_test(test_table__weights_default_and_override),
         cmocka_unit_test(test_table__builtin_table_loads),
+        cmocka_unit_test(test_table__soc_parts_are_checked_at_load),
         cmocka_unit_test(test_version__compare_and_refuse),
         cmocka_unit_test(test_version__row_ranges),
     };
