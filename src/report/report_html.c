@@ -45,8 +45,12 @@ static const char style[] =
     "ul{margin:4px 0;padding-left:18px}.muted{color:#666}.flag{background:#fde68a;"
     "border-radius:3px;padding:0 4px;margin-right:3px;font-size:12px}.wide{overflow-x:auto}"
     "th.chip{font-size:11px;font-weight:500}td.d{min-width:220px;max-width:560px}"
-    "#ops td{overflow-wrap:anywhere}#ops .st,#ops td.n,#ops .flag{overflow-wrap:normal;"
-    "white-space:nowrap}td.op{min-width:170px}"
+    /* Only the columns holding identifiers and node paths (operator, what it becomes,
+     * details) may break anywhere, so that a long one never widens the page; the words
+     * elsewhere (the chip cells' "unpublished", badges, numbers) never break inside. */
+    "#ops td{overflow-wrap:normal;word-break:normal}#ops td.op,#ops td.asc,#ops td.d{"
+    "overflow-wrap:anywhere}#ops .st,#ops .flag,#ops td.n,#ops td.chip{overflow-wrap:normal;"
+    "white-space:nowrap}#ops td.chip{font-size:12px}td.op{min-width:170px}"
     ".headline{display:flex;flex-wrap:wrap;align-items:center;gap:14px 28px;background:#fff;"
     "border-radius:8px;margin-top:14px;box-shadow:0 1px 3px rgba(0,0,0,.12)}.verdict{"
     "font-size:24px;font-weight:700;color:#fff;border-radius:8px;padding:6px 16px}"
@@ -431,7 +435,7 @@ static void table_head(om_out *o, const om_report_in *in)
 
 static void ascend_cell(om_out *o, const char *op, const char *engine, int status)
 {
-    om_out_str(o, "<td>");
+    om_out_str(o, "<td class=\"asc\">");
     if (op && op[0])
         om_out_html(o, op);
     else
@@ -465,7 +469,7 @@ static void single_model_rows(om_out *o, const opmap_result *r)
         om_out_printf(o, "<td class=\"n\">%" PRIu64 "</td>", op->instances);
         if (r->n_chips > 1)
             for (c = 0; c < r->n_chips; c++) {
-                om_out_str(o, "<td>");
+                om_out_str(o, "<td class=\"chip\">");
                 if (op->chip_unknown[c])
                     om_out_str(o, "<span class=\"muted\" title=\"nobody has published an answer "
                                   "for this chip: counted apart, not estimated\">unpublished</span>");
@@ -501,7 +505,7 @@ static void portfolio_chip_cell(om_out *o, const om_report_in *in, const om_port
                 worst = x->chip_status[c];
         }
     }
-    om_out_str(o, "<td>");
+    om_out_str(o, "<td class=\"chip\">");
     if (worst < 0)
         om_out_str(o, "<span class=\"muted\" title=\"nobody has published an answer for this "
                       "chip: counted apart, not estimated\">unpublished</span>");

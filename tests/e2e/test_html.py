@@ -92,14 +92,31 @@ def png_pixels(path):
 
 
 # Appended to a copy of a page with every <details> open: measures, after layout, whether
-# anything inside a details cell reaches past it or the table past its scroll box, and
-# writes the count into the DOM for --dump-dom (the page's CSP allows inline scripts).
+# anything inside a details cell reaches past it (data-cut-in-cells) or, that too, the
+# table past its scroll box (data-cut), and writes the counts into the DOM for --dump-dom
+# (the page's CSP allows inline scripts).
 MEASURE = """<script>window.addEventListener('load',function(){var bad=0,cells=
 document.querySelectorAll('td.d');cells.forEach(function(td){var r=td.getBoundingClientRect();
 td.querySelectorAll('*').forEach(function(e){var q=e.getBoundingClientRect();if(q.width&&
-(q.right>r.right+1||q.left<r.left-1))bad++;});});document.querySelectorAll('.wide').forEach(
+(q.right>r.right+1||q.left<r.left-1))bad++;});});document.body.setAttribute(
+'data-cut-in-cells',String(bad));document.querySelectorAll('.wide').forEach(
 function(w){if(w.scrollWidth>w.clientWidth+1)bad++;});document.body.setAttribute(
 'data-cut',String(bad));document.body.setAttribute('data-cells',String(cells.length));});
+</script>"""
+
+
+# Appended to a page with per-chip columns: after layout, counts the chip cells and those
+# whose text takes more than one line (a word such as "unpublished" broken inside), from
+# the client rectangles of each text node (one per line it is laid out on).
+MEASURE_CHIPS = """<script>window.addEventListener('load',function(){var n=0,bad=0,words=0,ex=[];
+document.querySelectorAll('#ops td.chip').forEach(function(td){n++;var w=document.createTreeWalker(
+td,NodeFilter.SHOW_TEXT),t,lines=0;while((t=w.nextNode())){if(!t.data.trim())continue;words++;
+var g=document.createRange();g.selectNodeContents(t);var rs=g.getClientRects(),tops={};
+for(var i=0;i<rs.length;i++)if(rs[i].width)tops[Math.round(rs[i].top)]=1;
+lines+=Object.keys(tops).length;}if(lines!==1){bad++;if(ex.length<3)ex.push(td.textContent+
+' on '+lines+' lines');}});document.body.setAttribute('data-chip-cells',String(n));
+document.body.setAttribute('data-chip-words',String(words));document.body.setAttribute(
+'data-chip-broken',String(bad));document.body.setAttribute('data-chip-examples',ex.join('; '));});
 </script>"""
 
 
@@ -233,6 +250,36 @@ class Html(unittest.TestCase):
             self.assertIsNotNone(cut, "the measuring script did not run")
             self.assertEqual(int(cells.group(1)), len(rep["models"][0]["operators"]))
             self.assertEqual(cut.group(1), "0", "content cut off at width %d" % width)
+
+    def test_chip_cells_never_break_a_word(self):
+        # every chip: 6 columns of badges and "unpublished", beside node paths that wrap
+        pt = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures",
+                          "torchscript", "fasterrcnn_mobilenet_v3_large_320_fpn.scripted.pt")
+        rep, html = self.scan(os.path.join(self.tmp, "chipcells"), "--soc", "all", pt)
+        ops = rep["models"][0]["operators"]
+        unpublished = sum(1 for op in ops for c in op["chips"].values() if not c["published"])
+        self.assertGreater(unpublished, 0, "no unpublished chip answer to lay out")
+        with open(html) as f:
+            page = f.read()
+        measured = html.replace(".html", ".chips.html")
+        with open(measured, "w") as f:
+            f.write(page.replace("<details>", "<details open>").replace(
+                "</body>", MEASURE_CHIPS + MEASURE + "</body>"))
+        for width in (1300, 900):
+            proc, console = self.browser.run("file://" + measured, "--dump-dom",
+                                             "--window-size=%d,1400" % width)
+            self.assertEqual(console, [])
+            got = dict(re.findall(r'data-(chip-cells|chip-words|chip-broken|chip-examples|cells|'
+                                  r'cut-in-cells)="([^"]*)"', proc.stdout))
+            self.assertIn("chip-broken", got, "the measuring script did not run")
+            self.assertEqual(int(got["chip-cells"]), len(ops) * len(rep["chips"]))
+            self.assertEqual(int(got["chip-words"]), len(ops) * len(rep["chips"]))
+            self.assertEqual(got["chip-broken"], "0", "chip cells broken at width %d: %s" %
+                             (width, got["chip-examples"]))
+            # the node paths of the opened details still wrap inside their cells (the six
+            # chip columns may widen the table past the page: it scrolls in its box)
+            self.assertEqual(int(got["cells"]), len(ops))
+            self.assertEqual(got["cut-in-cells"], "0", "details cut off at width %d" % width)
 
     def test_hostile_names_are_shown_as_text(self):
         path = os.path.join(self.tmp, "evil.onnx")
