@@ -17,8 +17,8 @@
 static const char scan_usage[] =
     "usage: opmap scan FILE|DIR... [--files-from LIST] [options]\n"
     "\n"
-    "Scans models: ONNX (.onnx), TorchScript archives (.pt, .ptl) and printed TorchScript\n"
-    "graphs; a directory: every such file below it.\n"
+    "Scans models: ONNX (.onnx), TorchScript archives (.pt, .ptl), torch.export programs\n"
+    "(.pt2) and printed TorchScript graphs; a directory: every such file below it.\n"
     "\n"
     "what to answer for:\n"
     "  --table FILE           use this table instead of the built-in one\n"

@@ -303,7 +303,7 @@ static void fz_check_markup(const char *format, const char *out)
     }
 }
 
-/* No CSV cell may start like a formula (= + @, or - not followed by a digit or '.'). */
+/* No CSV cell may start like a formula (= + @ TAB CR, or - not followed by a digit or '.'). */
 static void fz_check_csv(const char *out)
 {
     const char *p = out;
@@ -313,7 +313,9 @@ static void fz_check_csv(const char *out)
             const char *c = p;
             if (*c == '"')
                 c++;
-            FZ_CHECK(!(*c == '=' || *c == '+' || *c == '@' || *c == '\t' || *c == '\r' ||
+            /* (an empty last cell is followed by the row's own CRLF: not content) */
+            FZ_CHECK(!(*c == '=' || *c == '+' || *c == '@' || *c == '\t' ||
+                       (*c == '\r' && !(c == p && c[1] == '\n')) ||
                        (*c == '-' && !((c[1] >= '0' && c[1] <= '9') || c[1] == '.'))),
                      "CSV cell starts a formula: %.40s", p);
             at_cell = 0;
