@@ -124,9 +124,11 @@ class _Err(ctypes.Structure):
 
 
 class _ScanOptions(ctypes.Structure):
-    """opmap_scan_options, version 1 (include/opmap/scan.h)."""
+    """opmap_scan_options, version 2 (include/opmap/scan.h): torch_npu is the version to
+    answer for (NULL: the table's general answer)."""
     _fields_ = [("version", ctypes.c_uint), ("soc", ctypes.c_char_p),
-                ("weights", ctypes.c_void_p), ("reserved", ctypes.c_uint)]
+                ("weights", ctypes.c_void_p), ("reserved", ctypes.c_uint),
+                ("torch_npu", ctypes.c_char_p)]
 
 
 class _Effort(ctypes.Structure):
@@ -559,7 +561,7 @@ def _days(e):
 class _Scan:
     """Results of scanning some models with one table, freed on close()."""
 
-    def __init__(self, paths, soc, table):
+    def __init__(self, paths, soc, table, torch_npu=None):
         if isinstance(paths, (str, bytes, os.PathLike)):
             paths = [paths]
         paths = list(paths)
@@ -574,7 +576,8 @@ class _Scan:
         try:
             if table is None or not isinstance(table, Table):
                 own_table = table = Table(table)
-            opts = _ScanOptions(1, soc.encode() if soc else None, None, 0)
+            opts = _ScanOptions(2, soc.encode() if soc else None, None, 0,
+                                torch_npu.encode() if torch_npu else None)
             for path in paths:
                 model, res, err = ctypes.c_void_p(), ctypes.c_void_p(), _Err()
                 rc = lib.opmap_model_open_file(ctypes.byref(model), self.ctx.ptr,
@@ -623,24 +626,26 @@ class _Scan:
         self.close()
 
 
-def scan(path_or_paths, soc=None, table=None):
+def scan(path_or_paths, soc=None, table=None, torch_npu=None):
     """Scans one model file or several, and returns the JSON report (docs/report-json.md)
     as Python objects: a dict with "schema", "table", "chips", "models" (one per file, in
     order, each with its "operators" and their "reasons", "estimate", ...), "totals" and,
     for several models, "portfolio".
 
-    soc: None (the table's default chip), "all", "ascend910b,ascend310p" or a list of chips.
+    soc: None (the table's default chip), "all", "ascend910b,ascend310p" (family ids or
+    exact parts, "Ascend910B3") or a list of them.
     table: None (the built-in table), a file path, or a Table.
+    torch_npu: None, or the torch_npu version to answer for ("2.1"; opmap scan --torch-npu).
     Raises an Error subclass on the first model or table that cannot be read.
     """
-    with _Scan(path_or_paths, soc, table) as s:
+    with _Scan(path_or_paths, soc, table, torch_npu) as s:
         return json.loads(s.write("json").decode("utf-8"))
 
 
-def report(path_or_paths, format="text", soc=None, table=None):
+def report(path_or_paths, format="text", soc=None, table=None, torch_npu=None):
     """Scans like scan() and returns the report in any format the library writes
     ("text", "json", and the others opmap --help lists) as a string."""
-    with _Scan(path_or_paths, soc, table) as s:
+    with _Scan(path_or_paths, soc, table, torch_npu) as s:
         return s.write(format).decode("utf-8")
 
 

@@ -83,6 +83,11 @@ class Scan(unittest.TestCase):
         self.assertEqual(got["chips"], two)
         self.assertEqual(opmap.scan(MODELS[0], soc="ascend310p"),
                          cli_json("--soc", "ascend310p", MODELS[0]))
+        # an exact part, and a torch_npu version to answer for, as the CLI takes them
+        got = opmap.scan(MODELS[0], soc="Ascend910B3", torch_npu="2.1")
+        self.assertEqual(got, cli_json("--soc", "Ascend910B3", "--torch-npu", "2.1", MODELS[0]))
+        self.assertEqual(got["socs"][0]["part"], "Ascend910B3")
+        self.assertEqual(got["torch_npu"]["target"], "2.1")
 
     def test_table_file_and_object(self):
         want = cli_json("--table", SMALL_TABLE, IF_MODEL)
@@ -360,7 +365,7 @@ class Library(unittest.TestCase):
                 self.assertEqual(int(want["%s.%s" % (cname, field)]), getattr(py, field).offset,
                                  "%s.%s" % (cname, field))
         self.assertEqual(opmap._ScanOptions().version, 0)
-        self.assertIn("OPMAP_SCAN_OPTIONS_VERSION 1",
+        self.assertIn("OPMAP_SCAN_OPTIONS_VERSION 2",
                       open(os.path.join(inc, "opmap", "scan.h")).read())
 
 

@@ -61,13 +61,23 @@ void om_out_xml(om_out *o, const char *s)
 
 void om_out_md(om_out *o, const char *s)
 {
+    unsigned char prev = 0;
     while (*s) {
         unsigned char c = (unsigned char)*s;
         if (c >= 0x80) {
             s += utf8_or_mark(o, (const unsigned char *)s);
+            prev = 0;
             continue;
         }
         s++;
+        /* "](" escaped on both sides: no renderer, however lax about the escaped ']', can
+         * read a link destination into it */
+        if (c == '(' && prev == ']') {
+            om_out_str(o, "\\(");
+            prev = c;
+            continue;
+        }
+        prev = c;
         switch (c) {
         case '|': case '`': case '*': case '_': case '[': case ']': case '\\': case '#':
         case '~':

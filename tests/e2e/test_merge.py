@@ -214,6 +214,44 @@ class Shards(unittest.TestCase):
         self.assertIn("give at least one JSON report", proc.stderr)
 
 
+class EveryModelAlone(unittest.TestCase):
+    """One model's report merged alone writes what its scan wrote, in every format (a single
+    model's text and HTML differ from a portfolio's): every fixture, every hostile case and
+    a spread of libonnx-testdata, one at a time; hostile names (escapes, formulas, markup,
+    bad UTF-8) included."""
+
+    def models(self):
+        out = []
+        for d in (os.path.join(FIX, "torchscript"), os.path.join(FIX, "torchscript", "hostile"),
+                  os.path.join(FIX, "torchscript", "memory"), os.path.join(FIX, "export"),
+                  os.path.join(ROOT, "tests", "hostile", "cases")):
+            if os.path.isdir(d):
+                out += [os.path.join(d, f) for f in sorted(os.listdir(d))
+                        if os.path.isfile(os.path.join(d, f)) and not f.endswith((".md", ".json"))]
+        for sub in ("pytorch-converted", "simple"):
+            d = os.path.join(TESTDATA, sub)
+            out += [os.path.join(d, m, "model.onnx") for m in sorted(os.listdir(d))[::5]]
+        return out
+
+    def test_each_model_merges_to_its_own_report(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            checked = 0
+            for i, m in enumerate(self.models()):
+                rep = os.path.join(tmp, "r%d.json" % i)
+                scan = run("scan", "-q", "--soc", "all", "--format", "json", "-o", rep, m)
+                if scan.returncode not in (0, 1, 3) or not os.path.exists(rep):
+                    continue  # a usage error (not a model at all) writes no report
+                for fmt in FORMATS:
+                    one = subprocess.run([OPMAP, "scan", "-q", "--soc", "all", "--format", fmt, m],
+                                         capture_output=True, env=ENV, timeout=600)
+                    merged = subprocess.run([OPMAP, "merge", "--format", fmt, rep],
+                                            capture_output=True, env=ENV, timeout=600)
+                    self.assertEqual(one.stdout, merged.stdout, "%s, %s" % (m, fmt))
+                    self.assertEqual(one.returncode, merged.returncode, m)
+                checked += 1
+            self.assertGreater(checked, 100)
+
+
 def recipe(name):
     """The shell block of docs/scale.md after <!-- recipe: NAME -->."""
     doc = open(os.path.join(ROOT, "docs", "scale.md")).read()
