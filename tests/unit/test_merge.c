@@ -237,6 +237,31 @@ static void test_merge__other_tables_edits_and_overlaps_are_refused(void **state
     opmap_report_set_free(set);
 }
 
+/* A scan's chips and parts are the table's: a report naming others was edited (and its
+ * names would reach every format unchecked). */
+static void test_merge__chips_and_parts_are_held_against_the_table(void **state)
+{
+    fixture *f = *state;
+    opmap_report_set *set;
+    size_t len;
+    char *t;
+    assert_int_equal(opmap_report_set_new(&set, f->ctx, f->table, NULL), OPMAP_OK);
+    t = edited(f, "\"chips\": [\n    \"ascend910b\"", "\"chips\": [\n    \"x\\u001b[31m\"",
+               &len);
+    refused(set, t, len, OPMAP_EFORMAT, "is not a chip of the table", 0);
+    free(t);
+    t = edited(f, "\"chips\": [\n    \"ascend910b\"\n  ]", "\"chips\": []", &len);
+    refused(set, t, len, OPMAP_EFORMAT, "0 chips", 0);
+    free(t);
+    t = edited(f, "\"part\": null", "\"part\": \"<b>Ascend910B3\"", &len);
+    refused(set, t, len, OPMAP_EFORMAT, "is not a part of 'ascend910b'", 0);
+    free(t);
+    t = edited(f, "\"parts\": []", "\"parts\": [\"Ascend910X\"]", &len);
+    refused(set, t, len, OPMAP_EFORMAT, "socs[0].parts", 0);
+    free(t);
+    opmap_report_set_free(set);
+}
+
 static void test_merge__limits_bound_a_report(void **state)
 {
     fixture *f = *state;
@@ -269,6 +294,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_merge__a_report_reads_back_as_it_was_written),
         cmocka_unit_test(test_merge__other_tables_edits_and_overlaps_are_refused),
+        cmocka_unit_test(test_merge__chips_and_parts_are_held_against_the_table),
         cmocka_unit_test(test_merge__limits_bound_a_report),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
