@@ -173,10 +173,32 @@ static int read_socs(opmap_report_set *s, rr *r, const oj_value *root, rr_header
     return OPMAP_OK;
 }
 
+/* The header of a report of no model: "table" {}, no chips, no socs, target "". */
+static int headerless(rr *r, const oj_value *root, rr_header *h)
+{
+    const oj_value *chips, *socs, *tnpu;
+    const char *target;
+    int rc;
+    rr_at(r, "", SIZE_MAX);
+    if ((rc = rr_arr(r, root, "chips", &chips)) || (rc = rr_arr(r, root, "socs", &socs)) ||
+        (rc = rr_obj(r, root, "torch_npu", &tnpu)))
+        return rc;
+    rr_at(r, "torch_npu", SIZE_MAX);
+    if ((rc = rr_str(r, tnpu, "target", NULL, &target)))
+        return rc;
+    rr_at(r, "", SIZE_MAX);
+    if (chips->n || socs->n || target[0])
+        return rr_fail(r, chips->n ? chips : socs->n ? socs : tnpu, NULL, "chips, socs or a "
+                       "torch_npu target in a report of no model, whose table is empty");
+    h->empty = 1;
+    h->tnpu_target = "";
+    return OPMAP_OK;
+}
+
 static int read_header(opmap_report_set *s, rr *r, const oj_value *root, rr_header *h)
 {
     const opmap_table *t = s->table;
-    const oj_value *tool, *table, *chips, *tnpu;
+    const oj_value *tool, *table, *chips, *tnpu, *models;
     size_t c;
     int rc;
     rr_at(r, "", SIZE_MAX);
@@ -188,6 +210,9 @@ static int read_header(opmap_report_set *s, rr *r, const oj_value *root, rr_head
     rr_at(r, "tool", SIZE_MAX);
     if ((rc = same(r, tool, "version", opmap_version_string(), "this opmap's version")))
         return rc;
+    /* every file of the shard unreadable: nothing to hold against the table */
+    if ((models = oj_arr(root, "models")) && !models->n && !table->n)
+        return headerless(r, root, h);
     rr_at(r, "table", SIZE_MAX);
     if ((rc = same(r, table, "origin", opmap_table_origin(t), "the table's origin (--table)")) ||
         (rc = same(r, table, "name", opmap_table_name(t), "the table's name")) ||
@@ -468,9 +493,10 @@ static int take(opmap_report_set *s, rr *r, const rr_header *h, opmap_result **r
         return om_fail_mem(r->err, &s->mem, r->source);
     }
     index_names(s, res, n, probs->data, probs->len);
-    if (!s->have_header)
+    if (!s->have_header && !h->empty) {
         s->h = *h;
-    s->have_header = 1;
+        s->have_header = 1;
+    }
     s->n_reports++;
     return OPMAP_OK;
 }
