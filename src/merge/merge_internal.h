@@ -54,6 +54,8 @@ typedef struct rr_header {
     const char **chips;
     om_chip *chip_info;       /* "socs": the part asked for and the family's parts, per chip */
     size_t n_chips;
+    int empty;                /* a report of no model: the writer leaves table, chips and
+                                 target out (report_json.c), so none of them is held */
 } rr_header;
 
 /* read_model.c: one element of "models" into a new result (the report's header fills the

@@ -16,6 +16,7 @@
 #include "core/err.h"
 #include "core/hash.h"
 #include "core/mapfile.h"
+#include "table/table_internal.h"
 #include "merge_internal.h"
 
 struct opmap_report_set {
@@ -91,6 +92,39 @@ static int same(rr *r, const oj_value *o, const char *key, const char *want, con
     return rc;
 }
 
+/* The table's index of the chip `name` (as the table spells it, as a scan writes it), or -1. */
+static long table_chip(const opmap_table *t, const char *name)
+{
+    size_t i;
+    for (i = 0; i < t->n_socs; i++)
+        if (strcmp(t->socs[i], name) == 0)
+            return (long)i;
+    return -1;
+}
+
+/* The family's parts as the report lists them must be the table's, and the part asked for
+ * one of them: a scan copies both from the table (scan.c, copy_chips). */
+static int check_parts(rr *r, const opmap_table *t, size_t fam, const oj_value *e,
+                       const om_chip *x)
+{
+    const om_soc_parts *sp = t->soc_parts ? &t->soc_parts[fam] : NULL;
+    size_t n = sp ? sp->n_parts : 0, k;
+    int found = !x->part;
+    if (x->n_parts != n)
+        return rr_fail(r, e, "parts", "%zu parts, where the table names %zu for '%.40s'",
+                       x->n_parts, n, t->socs[fam]);
+    for (k = 0; k < n; k++) {
+        if (strcmp(x->parts[k], sp->parts[k]) != 0)
+            return rr_fail(r, e, "parts", "'%.40s', where the table has '%.40s'", x->parts[k],
+                           sp->parts[k]);
+        found |= x->part && strcmp(x->part, sp->parts[k]) == 0;
+    }
+    if (!found)
+        return rr_fail(r, e, "part", "'%.40s' is not a part of '%.40s' in the table", x->part,
+                       t->socs[fam]);
+    return OPMAP_OK;
+}
+
 /* "socs": per chip, the part asked for (--soc Ascend910B3) and its family's parts; the
  * same in every report, since the ATC commands name the part. */
 static int read_socs(opmap_report_set *s, rr *r, const oj_value *root, rr_header *h)
@@ -132,15 +166,39 @@ static int read_socs(opmap_report_set *s, rr *r, const oj_value *root, rr_header
                 return om_fail_mem(r->err, &s->mem, r->source);
         }
         x->n_parts = parts->n;
+        if ((rc = check_parts(r, s->table, (size_t)table_chip(s->table, h->chips[c]), e, x)))
+            return rc;
     }
     rr_at(r, "", SIZE_MAX);
+    return OPMAP_OK;
+}
+
+/* The header of a report of no model: "table" {}, no chips, no socs, target "". */
+static int headerless(rr *r, const oj_value *root, rr_header *h)
+{
+    const oj_value *chips, *socs, *tnpu;
+    const char *target;
+    int rc;
+    rr_at(r, "", SIZE_MAX);
+    if ((rc = rr_arr(r, root, "chips", &chips)) || (rc = rr_arr(r, root, "socs", &socs)) ||
+        (rc = rr_obj(r, root, "torch_npu", &tnpu)))
+        return rc;
+    rr_at(r, "torch_npu", SIZE_MAX);
+    if ((rc = rr_str(r, tnpu, "target", NULL, &target)))
+        return rc;
+    rr_at(r, "", SIZE_MAX);
+    if (chips->n || socs->n || target[0])
+        return rr_fail(r, chips->n ? chips : socs->n ? socs : tnpu, NULL, "chips, socs or a "
+                       "torch_npu target in a report of no model, whose table is empty");
+    h->empty = 1;
+    h->tnpu_target = "";
     return OPMAP_OK;
 }
 
 static int read_header(opmap_report_set *s, rr *r, const oj_value *root, rr_header *h)
 {
     const opmap_table *t = s->table;
-    const oj_value *tool, *table, *chips, *tnpu;
+    const oj_value *tool, *table, *chips, *tnpu, *models;
     size_t c;
     int rc;
     rr_at(r, "", SIZE_MAX);
@@ -152,6 +210,9 @@ static int read_header(opmap_report_set *s, rr *r, const oj_value *root, rr_head
     rr_at(r, "tool", SIZE_MAX);
     if ((rc = same(r, tool, "version", opmap_version_string(), "this opmap's version")))
         return rc;
+    /* every file of the shard unreadable: nothing to hold against the table */
+    if ((models = oj_arr(root, "models")) && !models->n && !table->n)
+        return headerless(r, root, h);
     rr_at(r, "table", SIZE_MAX);
     if ((rc = same(r, table, "origin", opmap_table_origin(t), "the table's origin (--table)")) ||
         (rc = same(r, table, "name", opmap_table_name(t), "the table's name")) ||
@@ -178,15 +239,23 @@ static int read_header(opmap_report_set *s, rr *r, const oj_value *root, rr_head
     if (s->have_header && chips->n != s->h.n_chips)
         return rr_fail(r, chips, "chips", "%u chips, where the first report has %zu", chips->n,
                        s->h.n_chips);
-    if (chips->n > 64)
-        return rr_fail(r, chips, "chips", "more than 64");
+    if (!chips->n || chips->n > 64)
+        return rr_fail(r, chips, "chips", "%u chips: a scan answers for 1 to 64", chips->n);
     h->n_chips = chips->n;
     if (chips->n && !(h->chips = om_arena_array(&s->arena, chips->n, sizeof(char *))))
         return om_fail_mem(r->err, &s->mem, r->source);
     for (c = 0; c < chips->n; c++) {
         const oj_value *v = &chips->kids[c];
+        size_t k;
         if (v->type != OJ_STRING)
             return rr_fail(r, v, "chips", "not a list of chip names");
+        /* the table's chips, each once, as a scan picks them (scan.c, pick_chips) */
+        if (table_chip(t, v->s) < 0)
+            return rr_fail(r, v, "chips", "'%.40s' is not a chip of the table (about.socs)",
+                           v->s);
+        for (k = 0; k < c; k++)
+            if (strcmp(v->s, h->chips[k]) == 0)
+                return rr_fail(r, v, "chips", "'%.40s' listed twice", v->s);
         if (s->have_header && strcmp(v->s, s->h.chips[c]) != 0)
             return rr_fail(r, v, "chips", "'%.40s', where the first report has '%.40s'", v->s,
                            s->h.chips[c]);
@@ -424,9 +493,10 @@ static int take(opmap_report_set *s, rr *r, const rr_header *h, opmap_result **r
         return om_fail_mem(r->err, &s->mem, r->source);
     }
     index_names(s, res, n, probs->data, probs->len);
-    if (!s->have_header)
+    if (!s->have_header && !h->empty) {
         s->h = *h;
-    s->have_header = 1;
+        s->have_header = 1;
+    }
     s->n_reports++;
     return OPMAP_OK;
 }

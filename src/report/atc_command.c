@@ -88,16 +88,46 @@ void om_atc_build(const opmap_result *r, size_t chip, om_atc *a)
     a->profile_flag = profile_flag(r, &a->dynamic);
 }
 
+/*
+ * s as one shell word for the command a reader pastes: bare when it has only characters no
+ * shell treats specially (`quote` 0; `quote` '"': in double quotes, which the input shapes'
+ * ';' needs), else in single quotes, each ' as '\''. A model path or input name with a
+ * space, '$', '`' or '"' then stays one argument and runs nothing.
+ */
+static void shell_word(char *buf, size_t size, size_t *used, const char *s, char quote)
+{
+    static const char bare[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                               "_./:,+=@%-";
+    const char *p;
+    if (!quote && s[0] && s[strspn(s, bare)] == '\0') {
+        om_appendf(buf, size, used, "%s", s);
+        return;
+    }
+    if (quote == '"' && !strpbrk(s, "\"$`\\!")) {
+        om_appendf(buf, size, used, "\"%s\"", s);
+        return;
+    }
+    om_appendf(buf, size, used, "'");
+    for (p = s; *p; p++)
+        om_appendf(buf, size, used, *p == '\'' ? "'\\''" : "%c", *p);
+    om_appendf(buf, size, used, "'");
+}
+
 void om_atc_command(const opmap_result *r, size_t chip, char *buf, size_t size)
 {
     om_atc a;
     size_t used = 0;
     om_atc_build(r, chip, &a);
     buf[0] = '\0';
-    om_appendf(buf, size, &used, "atc --model=%s --framework=5 --output=%s --soc_version=%s",
-               a.model, a.output, a.part ? a.part : OM_SOC_PLACEHOLDER);
-    if (r->n_inputs)
-        om_appendf(buf, size, &used, " --input_shape=\"%s\"", a.input_shape);
+    om_appendf(buf, size, &used, "atc --model=");
+    shell_word(buf, size, &used, a.model, 0);
+    om_appendf(buf, size, &used, " --framework=5 --output=");
+    shell_word(buf, size, &used, a.output, 0);
+    om_appendf(buf, size, &used, " --soc_version=%s", a.part ? a.part : OM_SOC_PLACEHOLDER);
+    if (r->n_inputs) {
+        om_appendf(buf, size, &used, " --input_shape=");
+        shell_word(buf, size, &used, a.input_shape, '"');
+    }
 }
 
 void om_atc_notes(const opmap_result *r, size_t chip, char *buf, size_t size)

@@ -237,6 +237,68 @@ static void test_merge__other_tables_edits_and_overlaps_are_refused(void **state
     opmap_report_set_free(set);
 }
 
+/* A scan's chips and parts are the table's: a report naming others was edited (and its
+ * names would reach every format unchecked). */
+static void test_merge__chips_and_parts_are_held_against_the_table(void **state)
+{
+    fixture *f = *state;
+    opmap_report_set *set;
+    size_t len;
+    char *t;
+    assert_int_equal(opmap_report_set_new(&set, f->ctx, f->table, NULL), OPMAP_OK);
+    t = edited(f, "\"chips\": [\n    \"ascend910b\"", "\"chips\": [\n    \"x\\u001b[31m\"",
+               &len);
+    refused(set, t, len, OPMAP_EFORMAT, "is not a chip of the table", 0);
+    free(t);
+    t = edited(f, "\"chips\": [\n    \"ascend910b\"\n  ]", "\"chips\": []", &len);
+    refused(set, t, len, OPMAP_EFORMAT, "0 chips", 0);
+    free(t);
+    t = edited(f, "\"part\": null", "\"part\": \"<b>Ascend910B3\"", &len);
+    refused(set, t, len, OPMAP_EFORMAT, "is not a part of 'ascend910b'", 0);
+    free(t);
+    t = edited(f, "\"parts\": []", "\"parts\": [\"Ascend910X\"]", &len);
+    refused(set, t, len, OPMAP_EFORMAT, "socs[0].parts", 0);
+    free(t);
+    opmap_report_set_free(set);
+}
+
+/* A shard whose every file is unreadable has no table, chips or target in its report (the
+ * writer has no result to take them from): it merges, and the set writes what one scan
+ * would. */
+static void test_merge__a_report_of_no_model_merges(void **state)
+{
+    fixture *f = *state;
+    opmap_report_set *set;
+    opmap_error e = { .code = OPMAP_EFORMAT, .offset = OPMAP_NO_OFFSET };
+    opmap_file_problem all[3];
+    const opmap_file_problem *p;
+    opmap_report_format fmt;
+    size_t len, len2, n;
+    char *empty;
+    strcpy(e.source, "x.bin");
+    strcpy(e.message, "not a model");
+    all[0] = (opmap_file_problem){ "x.bin", 0, &e };
+    all[1] = f->problems[0];
+    all[2] = f->problems[1];
+    empty = write_report(f->ctx, NULL, 0, all, 1, OPMAP_REPORT_JSON, &len);
+    assert_int_equal(opmap_report_set_new(&set, f->ctx, f->table, NULL), OPMAP_OK);
+    assert_int_equal(opmap_report_set_add(set, "empty.json", empty, len, NULL), OPMAP_OK);
+    assert_int_equal(opmap_report_set_add(set, "r.json", f->json, f->len, NULL), OPMAP_OK);
+    assert_int_equal(opmap_report_set_count(set), 2);
+    p = opmap_report_set_problems(set, &n);
+    assert_int_equal(n, 3);
+    for (fmt = OPMAP_REPORT_TEXT; opmap_report_format_name(fmt); fmt = (opmap_report_format)(fmt + 1)) {
+        char *a = write_report(f->ctx, (const opmap_result *const *)f->res, 2, all, 3, fmt, &len);
+        char *b = write_report(f->ctx, opmap_report_set_results(set), 2, p, n, fmt, &len2);
+        assert_int_equal(len, len2);
+        assert_memory_equal(a, b, len);
+        opmap_free(f->ctx, a);
+        opmap_free(f->ctx, b);
+    }
+    opmap_report_set_free(set);
+    opmap_free(f->ctx, empty);
+}
+
 static void test_merge__limits_bound_a_report(void **state)
 {
     fixture *f = *state;
@@ -269,6 +331,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_merge__a_report_reads_back_as_it_was_written),
         cmocka_unit_test(test_merge__other_tables_edits_and_overlaps_are_refused),
+        cmocka_unit_test(test_merge__chips_and_parts_are_held_against_the_table),
+        cmocka_unit_test(test_merge__a_report_of_no_model_merges),
         cmocka_unit_test(test_merge__limits_bound_a_report),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

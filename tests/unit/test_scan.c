@@ -430,6 +430,52 @@ static void expect_chip(const opmap_result *res, size_t i, const char *family, c
  * is answered from its family's row and keeps the table's spelling; a name the table does
  * not know fails with the family ids.
  */
+/* The ATC command is pasted into a shell: a model path and input names (both the model's
+ * to choose) stay single words, and nothing in them runs. */
+static void test_report__atc_command_quotes_names(void **state)
+{
+    static const int64_t dims[] = { 1, 3 };
+    static const struct { const char *model, *input, *want; } cases[] = {
+        { "m.onnx", "x", "atc --model=m.onnx --framework=5 --output=m --soc_version=$SOC_VERSION "
+          "--input_shape=\"x:1,3\"" },
+        { "my dir/m$(id).onnx", "x\";touch pwned;\"", "atc --model='my dir/m$(id).onnx' "
+          "--framework=5 --output='m$(id)' --soc_version=$SOC_VERSION "
+          "--input_shape='x\";touch pwned;\":1,3'" },
+        { "m.onnx", "it's", "--input_shape=\"it's:1,3\"" },
+        { "m.onnx", "it's $HOME", "--input_shape='it'\\''s $HOME:1,3'" },
+    };
+    fixture *f = *state;
+    size_t i, len;
+    for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+        mb b;
+        Onnx__GraphProto *g;
+        Onnx__ModelProto *m;
+        const uint8_t *buf;
+        opmap_model *model;
+        opmap_result *res;
+        char *text = NULL;
+        mb_init(&b);
+        g = mb_graph(&b, "g");
+        mb_input(&b, g, cases[i].input, 1, dims, NULL, 2);
+        mb_node(&b, g, "Relu", NULL, NULL, NULL, NULL);
+        m = mb_model(&b, g, 8);
+        mb_opset(&b, m, "", 17);
+        buf = mb_pack(&b, m, &len);
+        assert_int_equal(opmap_model_open_memory(&model, f->ctx, buf, len, cases[i].model, NULL),
+                         OPMAP_OK);
+        assert_int_equal(opmap_scan(&res, f->ctx, model, f->table, NULL, NULL), OPMAP_OK);
+        assert_int_equal(opmap_report_write_memory(f->ctx, (const opmap_result *const *)&res, 1,
+                                                   OPMAP_REPORT_TEXT, NULL, &text, &len, NULL),
+                         OPMAP_OK);
+        if (!strstr(text, cases[i].want))
+            fail_msg("'%s' not in the report:\n%s", cases[i].want, text);
+        opmap_free(f->ctx, text);
+        opmap_result_free(res);
+        opmap_model_free(model);
+        mb_free(&b);
+    }
+}
+
 static void test_scan__soc_names_a_family_or_a_part(void **state)
 {
     static const char yaml[] =
@@ -567,6 +613,7 @@ int main(void)
         cmocka_unit_test(test_estimate__weights_override_the_table),
         cmocka_unit_test(test_scan__torch_npu_target),
         cmocka_unit_test(test_scan__soc_names_a_family_or_a_part),
+        cmocka_unit_test(test_report__atc_command_quotes_names),
         cmocka_unit_test(test_estimate__seed_guide_example_is_112_8_days),
     };
     return cmocka_run_group_tests_name("scan", tests, setup, teardown);
