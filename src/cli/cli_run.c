@@ -176,30 +176,58 @@ static int load_inputs(scan_run *run, const scan_opts *o)
     return 0;
 }
 
-/* --files-from: each line a path, as if given on the command line (empty lines skipped),
- * so a shard's list of a hundred thousand files needs no argument list. */
+/* --files-from: each line a path, as if given on the command line (empty lines skipped; a
+ * CRLF line end is one end), so a shard's list of a hundred thousand files needs no
+ * argument list. A line that cannot be a path (a NUL in it, over PATH_MAX) and a list
+ * naming nothing are errors: a shard silently scanning less would pass a gate it should not. */
+/* One line of the list, without its end; 1 when got, 0 at the end, -1 after saying why
+ * (a NUL byte, over 4096 bytes). */
+static int list_line(FILE *f, const char *list, size_t lineno, char *line, size_t size)
+{
+    size_t n = 0;
+    int c;
+    while ((c = getc(f)) != EOF && c != '\n') {
+        if (c == '\0') {
+            cli_fail("--files-from %s: line %zu: a NUL byte in a path", list, lineno);
+            return -1;
+        }
+        if (n + 1 == size) {
+            cli_fail("--files-from %s: line %zu: longer than a path can be (%zu bytes)", list,
+                     lineno, size - 1);
+            return -1;
+        }
+        line[n++] = (char)c;
+    }
+    if (n && line[n - 1] == '\r') /* a CRLF line end */
+        n--;
+    line[n] = '\0';
+    return c == EOF && !n ? 0 : 1;
+}
+
 static int add_files_from(cli_paths *paths, const char *list)
 {
     FILE *f = strcmp(list, "-") == 0 ? stdin : fopen(list, "r");
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    int rc = 0;
+    char line[4097];
+    size_t lineno = 0, named = 0;
+    int got = 1, rc = 0;
     if (!f) {
         cli_fail("--files-from %s: %s", list, strerror(errno));
         return EXIT_INPUT;
     }
-    while (rc == 0 && (n = getline(&line, &cap, f)) >= 0) {
-        if (n > 0 && line[n - 1] == '\n')
-            line[--n] = '\0';
-        if (n > 0)
+    while (rc == 0 && (got = list_line(f, list, ++lineno, line, sizeof(line))) > 0)
+        if (line[0]) {
+            named++;
             rc = cli_paths_add(paths, line);
-    }
-    if (rc == 0 && ferror(f)) {
+        }
+    if (got < 0)
+        rc = EXIT_INPUT;
+    else if (rc == 0 && ferror(f)) {
         cli_fail("--files-from %s: %s", list, strerror(errno));
         rc = EXIT_INPUT;
+    } else if (rc == 0 && !named) {
+        cli_fail("--files-from %s: names no file", list);
+        rc = EXIT_INPUT;
     }
-    free(line);
     if (f != stdin)
         fclose(f);
     return rc;

@@ -75,15 +75,28 @@ int rr_int(rr *r, const oj_value *o, const char *key, int64_t *out)
     return OPMAP_OK;
 }
 
+/* Counts are unsigned 64-bit (weight bytes past 2^63 exist in hostile models): read from the
+ * text, digit by digit, not through int64 or a double. */
 int rr_uint(rr *r, const oj_value *o, const char *key, uint64_t *out)
 {
-    int64_t i = 0;
-    int rc = rr_int(r, o, key, &i);
+    const oj_value *v;
+    uint64_t n = 0;
+    size_t p;
+    int rc = typed(r, o, key, OJ_NUMBER, "a number", &v);
     if (rc)
         return rc;
-    if (i < 0)
-        return rr_fail(r, oj_get(o, key), key, "negative");
-    *out = (uint64_t)i;
+    if (v->is_int && v->i < 0)
+        return rr_fail(r, v, key, "negative");
+    for (p = (size_t)v->offset; p < r->len && r->text[p] >= '0' && r->text[p] <= '9'; p++) {
+        unsigned d = (unsigned)(r->text[p] - '0');
+        if (n > (UINT64_MAX - d) / 10)
+            return rr_fail(r, v, key, "over 2^64");
+        n = n * 10 + d;
+    }
+    if (p == (size_t)v->offset || (p < r->len && (r->text[p] == '.' || r->text[p] == 'e' ||
+                                                  r->text[p] == 'E')))
+        return rr_fail(r, v, key, "not a whole number");
+    *out = n;
     return OPMAP_OK;
 }
 

@@ -80,6 +80,13 @@ static int read_graph(rr *r, opmap_result *res, const oj_value *g, uint32_t id)
         (rc = rr_uint(r, g, "largest_segment", &q->largest)) ||
         (rc = rr_uint(r, g, "transitions", &q->transitions)))
         return rc;
+    /* what a walk can produce: a report saying otherwise was edited */
+    if (q->npu_nodes > q->nodes || q->largest > q->npu_nodes || q->segments > q->npu_nodes ||
+        (q->npu_nodes && (!q->segments || !q->largest)) || q->transitions > q->nodes)
+        return rr_fail(r, g, NULL, "segment counts no walk gives (npu_nodes %llu of %llu nodes, "
+                       "largest %llu, %llu segments)", (unsigned long long)q->npu_nodes,
+                       (unsigned long long)q->nodes, (unsigned long long)q->largest,
+                       (unsigned long long)q->segments);
     return OPMAP_OK;
 }
 

@@ -28,8 +28,19 @@ static unsigned permille(uint64_t part, uint64_t whole)
 {
     if (!whole)
         return 1000;
-    /* part <= whole; the division first keeps it from overflowing */
-    return (unsigned)(part / whole * 1000 + part % whole * 1000 / whole);
+    if (part > whole) /* only a report edited by hand says so: read back, never trusted */
+        part = whole;
+    while (whole > UINT64_MAX / 1000) { /* the remainder times 1000 must fit */
+        part >>= 1;
+        whole >>= 1;
+    }
+    return (unsigned)(part * 1000 / whole);
+}
+
+/* a + b, held at UINT64_MAX: counts summed over models read back from reports */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
 void om_headline_of(const opmap_result *const *results, size_t count,
@@ -54,10 +65,11 @@ void om_headline_of(const opmap_result *const *results, size_t count,
         out->found |= om_result_kinds(r);
         out->instances += r->summary.instances_total - r->summary.instances[OPMAP_OP_STRUCTURAL];
         out->instances_full += r->summary.instances[OPMAP_OP_FULL];
-        out->placed += seg.npu_nodes + seg.breakers;
-        out->on_npu += seg.npu_nodes;
-        s = permille(seg.largest, seg.npu_nodes);
-        if (seg.npu_nodes + seg.breakers && s < share) {  /* the most fragmented model */
+        out->placed = sat_add(out->placed, sat_add(seg.npu_nodes, seg.breakers));
+        out->on_npu = sat_add(out->on_npu, seg.npu_nodes);
+        /* nothing on the NPU: no segment at all, not one that holds everything */
+        s = seg.npu_nodes ? permille(seg.largest, seg.npu_nodes) : 0;
+        if (sat_add(seg.npu_nodes, seg.breakers) && s < share) {  /* the most fragmented */
             share = s;
             out->largest = seg.largest;
         }

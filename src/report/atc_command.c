@@ -148,4 +148,10 @@ void om_atc_notes(const opmap_result *r, size_t chip, char *buf, size_t size)
                    " for fixed profiles add %s=\"...\"%s (2 to 100 profiles)",
                    used ? ". " : "", a.dynamic, a.dynamic == 1 ? "" : "s", a.profile_flag,
                    strcmp(a.profile_flag, "--dynamic_dims") == 0 ? " --input_format=ND" : "");
+    /* a shape the model does not give is written "name:", as a scalar would be: say so */
+    for (i = 0; i < r->n_inputs; i++)
+        if (r->inputs[i].type.rank < 0)
+            om_appendf(buf, size, &used, "%sinput %.100s: the model gives no shape; write it "
+                       "after \"%.100s:\" in --input_shape", used ? ". " : "",
+                       r->inputs[i].name, r->inputs[i].name);
 }

@@ -50,8 +50,32 @@ size_t om_torch_npu_step_count(const opmap_result *r)
                ? 4 : 0;
 }
 
+/* s as a Python string literal, "..." with \\, \" and control bytes escaped, so the step
+ * pastes as the code it says whatever the file is called; cut short (still closed) when
+ * it does not fit. */
+static const char *py_string(const char *s, char *lit, size_t size)
+{
+    size_t n = 0;
+    lit[n++] = '"';
+    for (; *s && n + 6 < size; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            lit[n++] = '\\';
+            lit[n++] = (char)c;
+        } else if (c < 0x20 || c == 0x7f) {
+            n += (size_t)snprintf(lit + n, size - n, "\\x%02x", c);
+        } else {
+            lit[n++] = (char)c;
+        }
+    }
+    lit[n++] = '"';
+    lit[n] = '\0';
+    return lit;
+}
+
 void om_torch_npu_step(const opmap_result *r, size_t i, char *buf, size_t size)
 {
+    char lit[1024];
     size_t used = 0;
     buf[0] = '\0';
     if (i == 0)
@@ -64,11 +88,11 @@ void om_torch_npu_step(const opmap_result *r, size_t i, char *buf, size_t size)
         om_appendf(buf, size, &used, "model = model.npu()  # the module the graph was printed "
                    "from; and every input .npu()");
     else if (i == 2 && r->format == OPMAP_FORMAT_TORCH_EXPORT)
-        om_appendf(buf, size, &used, "model = torch.export.load(\"%s\").module().to(\"npu\")  "
-                   "# and every input .to(\"npu\")", r->model_name);
+        om_appendf(buf, size, &used, "model = torch.export.load(%s).module().to(\"npu\")  "
+                   "# and every input .to(\"npu\")", py_string(r->model_name, lit, sizeof(lit)));
     else if (i == 2)
-        om_appendf(buf, size, &used, "model = torch.jit.load(\"%s\").npu()  # and every input "
-                   ".npu()", r->model_name);
+        om_appendf(buf, size, &used, "model = torch.jit.load(%s).npu()  # and every input "
+                   ".npu()", py_string(r->model_name, lit, sizeof(lit)));
     else if (i == 3)
         om_appendf(buf, size, &used, "or, in the code that builds it: from torch_npu.contrib "
                    "import transfer_to_npu  # routes its cuda calls to the NPU");

@@ -981,6 +981,15 @@ static int parse_row(ld *l, const yt_node *e, opmap_row *row)
         if ((v = yt_get(n, "max")) && ((rc = yr_str(&l->y, v, "torch_npu.max", &row->tnpu_max)) ||
                                        (rc = check_version(l, v, "torch_npu.max"))))
             return rc;
+        if (row->tnpu_min && row->tnpu_max) { /* both parse: checked just above */
+            om_npu_version lo, hi;
+            char why[8];
+            om_npu_version_parse(row->tnpu_min, &lo, why, sizeof(why));
+            om_npu_version_parse(row->tnpu_max, &hi, why, sizeof(why));
+            if (om_npu_line_cmp(&lo, &hi) > 0)
+                return yr_bad(&l->y, n, "torch_npu.min %s is newer than torch_npu.max %s: no "
+                              "version has the kernel", row->tnpu_min, row->tnpu_max);
+        }
     }
     if ((n = yt_get(e, "ascend")) && (rc = parse_ascend(l, n, row)))
         return rc;

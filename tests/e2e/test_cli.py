@@ -3,7 +3,9 @@
 
 Usage: test_cli.py OPMAP_BINARY   (run by ctest)
 """
+import ast
 import json
+import shlex
 import os
 import shutil
 import stat
@@ -857,6 +859,22 @@ class NextCommands(unittest.TestCase):
             out = run("scan", "--format", fmt, self.TS).stdout
             self.assertIn("import torch_npu", out, fmt)
             self.assertIn("transfer_to_npu", out, fmt)
+
+    def test_pasted_steps_keep_a_strange_file_name(self):
+        """A file name with a quote, a backslash and a space stays one Python string in the
+        torch_npu step and one shell word in the ATC command (both are pasted)."""
+        with tempfile.TemporaryDirectory() as d:
+            ts = os.path.join(d, 'we"ird \\name.pt')
+            os.symlink(os.path.abspath(self.TS), ts)
+            onnx = os.path.join(d, "it's here.onnx")
+            os.symlink(model("test_relu"), onnx)
+            proc, rep = scan_json(ts, onnx)
+            steps = rep["models"][0]["next"]["torch_npu"]
+            load = [x for x in steps if "torch.jit.load" in x][0]
+            literal = load[load.index("torch.jit.load(") + len("torch.jit.load("):load.index(").npu()")]
+            self.assertEqual(ast.literal_eval(literal), ts)
+            cmd = rep["models"][1]["next"]["atc"][0]["command"]
+            self.assertEqual(shlex.split(cmd)[1], "--model=" + onnx)
 
     def test_next_step_never_empty(self):
         proc, rep = scan_json(self.TS, self.CONV, "--soc", "all")
