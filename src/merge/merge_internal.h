@@ -39,6 +39,10 @@ int rr_arr(rr *r, const oj_value *o, const char *key, const oj_value **out);
 /* Person-days as the writer puts them ("12.5"): thousandths, exactly. */
 int rr_days(rr *r, const oj_value *o, const char *key, uint64_t *out);
 int rr_effort(rr *r, const oj_value *o, const char *key, opmap_effort *out);
+/* An array of strings, joined by sep into one string in A ("" for none): source ids as
+ * the scan joins them. */
+int rr_joined(rr *r, const oj_value *o, const char *key, const char *sep, om_arena *A,
+              const char **out);
 /* A string member equal to name(i) for one i in [0, n); *out is that i. */
 typedef const char *rr_namer(int i);
 int rr_name(rr *r, const oj_value *o, const char *key, rr_namer *name, int n, int *out);

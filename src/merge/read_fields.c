@@ -175,3 +175,33 @@ int rr_name(rr *r, const oj_value *o, const char *key, rr_namer *name, int n, in
         }
     return rr_fail(r, oj_get(o, key), key, "unknown value '%.60s'", s);
 }
+
+/* An array of strings joined by sep into one arena string ("" for none). */
+int rr_joined(rr *r, const oj_value *o, const char *key, const char *sep, om_arena *A,
+              const char **out)
+{
+    const oj_value *a;
+    size_t i, len = 0;
+    char *s;
+    int rc = rr_arr(r, o, key, &a);
+    if (rc)
+        return rc;
+    for (i = 0; i < a->n; i++) {
+        if (a->kids[i].type != OJ_STRING)
+            return rr_fail(r, &a->kids[i], key, "not a list of strings");
+        len += a->kids[i].len + strlen(sep);
+    }
+    if (!(s = om_arena_alloc(A, len + 1)))
+        return om_fail_mem(r->err, A->mem, r->source);
+    for (i = 0, len = 0; i < a->n; i++) {
+        if (i) {
+            memcpy(s + len, sep, strlen(sep));
+            len += strlen(sep);
+        }
+        memcpy(s + len, a->kids[i].s, a->kids[i].len);
+        len += a->kids[i].len;
+    }
+    s[len] = '\0';
+    *out = s;
+    return OPMAP_OK;
+}

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/context.h"
 #include "core/err.h"
 #include "estimate/estimate.h"
 #include "ir/ir.h"
@@ -143,21 +142,6 @@ static int check_totals(rr *r, opmap_result *res, const oj_value *m)
     return OPMAP_OK;
 }
 
-static opmap_result *new_result(opmap_ctx *ctx)
-{
-    opmap_result *res = om_ctx_calloc(ctx, sizeof(*res));
-    if (!res)
-        return NULL;
-    res->ctx = ctx;
-    om_mem_init(&res->mem, &ctx->al, ctx->limits.max_heap_bytes);
-    om_arena_init(&res->arena, &res->mem, 0);
-    om_vec_init(&res->diags, sizeof(om_diag));
-    om_vec_init(&res->risks, sizeof(om_risk));
-    om_vec_init(&res->advice, sizeof(om_advice));
-    om_segments_init(&res->segments);
-    return res;
-}
-
 static int copy_header(rr *r, opmap_result *res, const rr_header *h)
 {
     om_arena *A = &res->arena;
@@ -192,7 +176,7 @@ static int copy_header(rr *r, opmap_result *res, const rr_header *h)
 int om_merge_read_model(rr *r, opmap_ctx *ctx, const rr_header *h, const oj_value *m,
                         size_t index, opmap_result **out)
 {
-    opmap_result *res = new_result(ctx);
+    opmap_result *res = om_result_new(ctx);
     char base[64];
     int rc;
     *out = NULL;

@@ -28,36 +28,6 @@ static int opt_str(rr *r, const oj_value *o, const char *key, om_arena *A, const
     return rr_str(r, o, key, A, out);
 }
 
-/* An array of strings joined by sep into one arena string ("" for none). */
-static int joined(rr *r, opmap_result *res, const oj_value *o, const char *key, const char *sep,
-                  const char **out)
-{
-    const oj_value *a;
-    size_t i, len = 0;
-    char *s;
-    int rc = rr_arr(r, o, key, &a);
-    if (rc)
-        return rc;
-    for (i = 0; i < a->n; i++) {
-        if (a->kids[i].type != OJ_STRING)
-            return rr_fail(r, &a->kids[i], key, "not a list of strings");
-        len += a->kids[i].len + strlen(sep);
-    }
-    if (!(s = om_arena_alloc(&res->arena, len + 1)))
-        return oom(r, res);
-    for (i = 0, len = 0; i < a->n; i++) {
-        if (i) {
-            memcpy(s + len, sep, strlen(sep));
-            len += strlen(sep);
-        }
-        memcpy(s + len, a->kids[i].s, a->kids[i].len);
-        len += a->kids[i].len;
-    }
-    s[len] = '\0';
-    *out = s;
-    return OPMAP_OK;
-}
-
 /* An array of strings (or, with nulls, NULL entries) copied into the arena. */
 static int strings(rr *r, opmap_result *res, const oj_value *a, const char *key, int nulls,
                    const char ***out)
@@ -120,7 +90,7 @@ static int read_reason(rr *r, opmap_result *res, const oj_value *o, om_reason *x
         (rc = chip_mask(r, res, o, &x->chips)) || (rc = rr_uint(r, o, "instances", &x->instances)) ||
         (rc = rr_str(r, o, "example", &res->arena, &x->example)) ||
         (rc = nullable_name(r, o, "grade", grade_name, OM_GRADE_COUNT, 0, &grade)) ||
-        (rc = joined(r, res, o, "sources", ", ", &x->sources)))
+        (rc = rr_joined(r, o, "sources", ", ", &res->arena, &x->sources)))
         return rc;
     x->status = status;
     x->flag = flag < 0 ? 0 : 1u << flag;

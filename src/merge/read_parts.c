@@ -163,34 +163,6 @@ static int read_risks(rr *r, opmap_result *res, const oj_value *m)
     return OPMAP_OK;
 }
 
-/* An array of source ids, joined as the scan joins them. */
-static int source_list(rr *r, opmap_result *res, const oj_value *o, const char **out)
-{
-    const oj_value *a;
-    size_t i, len = 1;
-    char *s;
-    int rc = rr_arr(r, o, "sources", &a);
-    if (rc)
-        return rc;
-    for (i = 0; i < a->n; i++) {
-        if (a->kids[i].type != OJ_STRING)
-            return rr_fail(r, &a->kids[i], "sources", "not a list of strings");
-        len += a->kids[i].len + 2;
-    }
-    if (!(s = om_arena_alloc(&res->arena, len)))
-        return oom(r, res);
-    for (i = 0, len = 0; i < a->n; i++) {
-        if (i) {
-            memcpy(s + len, ", ", 2);
-            len += 2;
-        }
-        memcpy(s + len, a->kids[i].s, a->kids[i].len);
-        len += a->kids[i].len;
-    }
-    *out = s;
-    return OPMAP_OK;
-}
-
 static const char *advice_kind(int k) { return k == 0 ? "required" : k == 1 ? "optional" : NULL; }
 
 static int read_advice(rr *r, opmap_result *res, const oj_value *m)
@@ -214,7 +186,7 @@ static int read_advice(rr *r, opmap_result *res, const oj_value *m)
             (rc = rr_uint(r, k, "count", &x->count)) ||
             (!(g && g->type == OJ_NULL) &&
              (rc = rr_name(r, k, "grade", grade_name, OM_GRADE_COUNT, &grade))) ||
-            (rc = source_list(r, res, k, &x->sources)) ||
+            (rc = rr_joined(r, k, "sources", ", ", &res->arena, &x->sources)) ||
             (rc = rr_str(r, k, "recipes", &res->arena, &x->recipes)))
             return rc;
         x->optional = (uint8_t)kind;

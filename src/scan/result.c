@@ -4,8 +4,24 @@
 #include <opmap/scan.h>
 
 #include "table/table_internal.h"
+#include "core/context.h"
 #include "core/info.h"
 #include "result_internal.h"
+
+opmap_result *om_result_new(opmap_ctx *ctx)
+{
+    opmap_result *res = om_ctx_calloc(ctx, sizeof(*res));
+    if (!res)
+        return NULL;
+    res->ctx = ctx;
+    om_mem_init(&res->mem, &ctx->al, ctx->limits.max_heap_bytes);
+    om_arena_init(&res->arena, &res->mem, 0);
+    om_vec_init(&res->diags, sizeof(om_diag));
+    om_vec_init(&res->risks, sizeof(om_risk));
+    om_vec_init(&res->advice, sizeof(om_advice));
+    om_segments_init(&res->segments);
+    return res;
+}
 
 const char *opmap_result_model_name(const opmap_result *r) { return r->model_name; }
 opmap_format opmap_result_format(const opmap_result *r) { return r->format; }

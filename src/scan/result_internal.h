@@ -143,4 +143,8 @@ struct opmap_result {
     om_segments segments;
 };
 
+/* An empty result on the context's budget, as opmap_scan() and the report reader
+ * (merge/) start one; freed with opmap_result_free(). NULL when memory ran out. */
+opmap_result *om_result_new(opmap_ctx *ctx);
+
 #endif /* OM_RESULT_INTERNAL_H */

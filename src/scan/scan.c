@@ -308,15 +308,8 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
     if (opts && opts->weights && opts->weights->version != OPMAP_WEIGHTS_VERSION)
         return om_fail(err, OPMAP_EINVAL, NULL, "opmap_scan: weights version %u, expected %u",
                        opts->weights->version, OPMAP_WEIGHTS_VERSION);
-    if (!(res = om_ctx_calloc(ctx, sizeof(*res))))
+    if (!(res = om_result_new(ctx)))
         return om_fail(err, OPMAP_ENOMEM, model->ir.name, "out of memory");
-    res->ctx = ctx;
-    om_mem_init(&res->mem, &ctx->al, ctx->limits.max_heap_bytes);
-    om_arena_init(&res->arena, &res->mem, 0);
-    om_vec_init(&res->diags, sizeof(om_diag));
-    om_vec_init(&res->risks, sizeof(om_risk));
-    om_vec_init(&res->advice, sizeof(om_advice));
-    om_segments_init(&res->segments);
 
     memset(&g, 0, sizeof(g));
     g.res = res;
