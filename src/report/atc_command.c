@@ -143,9 +143,13 @@ void om_atc_notes(const opmap_result *r, size_t chip, char *buf, size_t size)
         om_appendf(buf, size, &used, "%s; npu-smi info shows it as the Name column, with "
                                      "Ascend before it", a.n_parts ? ")" : "");
     }
+    /* Ascend's ModelZoo recipes build one OM per batch with the size in --input_shape
+     * (tests/truth/check_atc.py), so that is said first, then ATC's profile option */
     if (a.dynamic)
         om_appendf(buf, size, &used, "%s%u dynamic dimension%s (-1): built as a dynamic shape;"
-                   " for fixed profiles add %s=\"...\"%s (2 to 100 profiles)",
+                   " for one OM per shape write the size in place of -1, as Ascend's ModelZoo"
+                   " recipes do per batch; for fixed profiles add %s=\"...\"%s (2 to 100"
+                   " profiles)",
                    used ? ". " : "", a.dynamic, a.dynamic == 1 ? "" : "s", a.profile_flag,
                    strcmp(a.profile_flag, "--dynamic_dims") == 0 ? " --input_format=ND" : "");
     /* a shape the model does not give is written "name:", as a scalar would be: say so */
