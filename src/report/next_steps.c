@@ -23,9 +23,9 @@ const char *om_next_step(const opmap_op *op, char *buf, size_t size)
         if (op->reasons[i].status >= OPMAP_OP_PARTIAL)
             why = &op->reasons[i];
     if (op->status == OPMAP_OP_UNMAPPED)
-        om_appendf(buf, size, &used, "Not in the table: look %s up in the operator list of your"
-                   " CANN version; if it is missing, express it with operators the table maps, "
-                   "or write a custom operator (Ascend C)", op->name);
+        om_appendf(buf, size, &used, "Not in the table: look %s::%s up in the operator list of "
+                   "your CANN version; if it is missing, express it with operators the table "
+                   "maps, or write a custom operator (Ascend C)", op->domain, op->name);
     else if (why && why->actual && why->actual[0])
         om_appendf(buf, size, &used, "Change %s at %s: %s", why->actual,
                    why->example ? why->example : "its nodes", why->message);
@@ -33,9 +33,9 @@ const char *om_next_step(const opmap_op *op, char *buf, size_t size)
         om_appendf(buf, size, &used, "Check %s against this limit: %s", why->example ?
                    why->example : op->name, why->message);
     else if (op->status == OPMAP_OP_REWRITE)
-        om_appendf(buf, size, &used, "Replace %s: Ascend has no implementation; rewrite it with "
-                   "operators this report marks full, or write a custom operator (Ascend C)",
-                   op->name);
+        om_appendf(buf, size, &used, "Replace %s::%s: Ascend has no implementation; rewrite it "
+                   "with operators this report marks full, or write a custom operator (Ascend C)",
+                   op->domain, op->name);
     else
         om_appendf(buf, size, &used, "Run %s on the chip (as %s) with the model's real dtypes "
                    "and attributes, and compare its output with the CPU's", op->name,

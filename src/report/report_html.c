@@ -51,6 +51,7 @@ static const char style[] =
     "#ops td{overflow-wrap:normal;word-break:normal}#ops td.op,#ops td.asc,#ops td.d{"
     "overflow-wrap:anywhere}#ops .st,#ops .flag,#ops td.n,#ops td.chip{overflow-wrap:normal;"
     "white-space:nowrap}#ops td.chip{font-size:12px}td.op{min-width:170px}"
+    ".st{white-space:nowrap}" /* a status or verdict badge is one word, in every table */
     ".headline{display:flex;flex-wrap:wrap;align-items:center;gap:14px 28px;background:#fff;"
     "border-radius:8px;margin-top:14px;box-shadow:0 1px 3px rgba(0,0,0,.12)}.verdict{"
     "font-size:24px;font-weight:700;color:#fff;border-radius:8px;padding:6px 16px}"
