@@ -6,6 +6,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "core/py_escape.h"
+
 typedef struct tsl_lexer {
     ts_ctx *c;
     const char *entry;
@@ -119,44 +121,12 @@ int tsl_parse_float(const char *s, size_t n, double *out)
     return 1;
 }
 
-static int put_utf8(unsigned char *o, size_t *k, uint32_t cp)
-{
-    if (cp < 0x80) {
-        o[(*k)++] = (unsigned char)cp;
-    } else if (cp < 0x800) {
-        o[(*k)++] = (unsigned char)(0xC0 | cp >> 6);
-        o[(*k)++] = (unsigned char)(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        o[(*k)++] = (unsigned char)(0xE0 | cp >> 12);
-        o[(*k)++] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        o[(*k)++] = (unsigned char)(0x80 | (cp & 0x3F));
-    } else if (cp < 0x110000) {
-        o[(*k)++] = (unsigned char)(0xF0 | cp >> 18);
-        o[(*k)++] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
-        o[(*k)++] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        o[(*k)++] = (unsigned char)(0x80 | (cp & 0x3F));
-    } else {
-        return 0;
-    }
-    return 1;
-}
-
-static int hexval(int ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return -1;
-}
-
 /* A quoted string starting at l->pos; decoded into the scratch arena. */
 static int lex_string(tsl_lexer *l)
 {
-    size_t start = l->pos, i, end, k = 0;
+    size_t start = l->pos, i, end, k = 0, bad = 0;
     unsigned char q = l->s[l->pos], *o;
+    const char *why = NULL;
     tsl_token *t;
     for (i = start + 1; i < l->len && l->s[i] != q; i++) {
         if (l->s[i] == '\n')
@@ -174,63 +144,8 @@ static int lex_string(tsl_lexer *l)
     /* escapes only shrink the text (\x41 -> 1 byte, \u00e9 -> 2 bytes) */
     if (!(o = om_arena_alloc(&l->c->tmp, end - start + 4)))
         return ts_oom(l->c);
-    for (i = start + 1; i < end; i++) {
-        unsigned char ch = l->s[i];
-        if (ch != '\\') {
-            o[k++] = ch;
-            continue;
-        }
-        ch = l->s[++i];
-        switch (ch) {
-        case 'n': o[k++] = '\n'; break;
-        case 't': o[k++] = '\t'; break;
-        case 'r': o[k++] = '\r'; break;
-        case 'b': o[k++] = '\b'; break;
-        case 'f': o[k++] = '\f'; break;
-        case 'v': o[k++] = '\v'; break;
-        case 'a': o[k++] = '\a'; break;
-        case 'x': {
-            int h1 = i + 2 < end ? hexval(l->s[i + 1]) : -1,
-                h2 = h1 >= 0 ? hexval(l->s[i + 2]) : -1;
-            if (h2 < 0)
-                return lfail(l, OPMAP_EFORMAT, i, "bad \\x escape");
-            o[k++] = (unsigned char)(h1 * 16 + h2);
-            i += 2;
-            break;
-        }
-        case 'u':
-        case 'U': {
-            int nd = ch == 'u' ? 4 : 8, d;
-            uint32_t cp = 0;
-            if (i + (size_t)nd >= end)
-                return lfail(l, OPMAP_EFORMAT, i, "bad unicode escape");
-            for (d = 1; d <= nd; d++) {
-                int h = hexval(l->s[i + (size_t)d]);
-                if (h < 0)
-                    return lfail(l, OPMAP_EFORMAT, i, "bad unicode escape");
-                cp = cp * 16 + (uint32_t)h;
-            }
-            if (!put_utf8(o, &k, cp))
-                return lfail(l, OPMAP_EFORMAT, i, "bad unicode escape");
-            i += (size_t)nd;
-            break;
-        }
-        default:
-            if (ch >= '0' && ch <= '7') {
-                unsigned v = 0;
-                int d;
-                for (d = 0; d < 3 && i < end && l->s[i] >= '0' && l->s[i] <= '7'; d++, i++)
-                    v = v * 8 + (unsigned)(l->s[i] - '0');
-                i--;
-                o[k++] = (unsigned char)v;
-            } else {
-                /* \\, \', \" and unknown escapes keep the character */
-                o[k++] = ch;
-            }
-            break;
-        }
-    }
-    o[k] = 0;
+    if (!om_py_unescape(l->s + start + 1, end - start - 1, 0, o, &k, &bad, &why))
+        return lfail(l, OPMAP_EFORMAT, start + 1 + bad, why);
     if (!(t = tok(l, TK_STR, start)))
         return ts_oom(l->c);
     t->s = (const char *)o;
