@@ -1,0 +1,116 @@
+/*
+ * readers/python/python_source.c - py_scan_source: UTF-8 checked, a BOM stepped over, the
+ * text tokenized (py_lexer.c), the sites found (py_imports.c, py_sites.c).
+ */
+#include "python_source.h"
+
+#include <string.h>
+
+#include "core/err.h"
+#include "py_finder.h"
+
+/* The first byte of malformed UTF-8 (overlong forms, surrogates and code points over
+ * U+10FFFF included), or len when there is none. */
+static size_t utf8_bad(const unsigned char *p, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        unsigned char c = p[i], lo = 0x80, hi = 0xBF;
+        size_t n, k;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if (c < 0xC2 || c > 0xF4)
+            return i;
+        n = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+        if (c == 0xE0) lo = 0xA0;
+        else if (c == 0xED) hi = 0x9F;
+        else if (c == 0xF0) lo = 0x90;
+        else if (c == 0xF4) hi = 0x8F;
+        if (i + n > len || p[i + 1] < lo || p[i + 1] > hi)
+            return i;
+        for (k = 2; k < n; k++)
+            if (p[i + k] < 0x80 || p[i + k] > 0xBF)
+                return i;
+        i += n;
+    }
+    return len;
+}
+
+static int bad_utf8(const char *name, const unsigned char *text, size_t bad, opmap_error *err)
+{
+    py_lex_in in;
+    py_cursor c;
+    size_t i;
+    memset(&in, 0, sizeof(in));
+    in.text = text;
+    in.len = bad;
+    memset(&c, 0, sizeof(c));
+    c.in = &in;
+    c.line = 1;
+    for (i = 0; i < bad;) {
+        size_t nl = py_newline_at(&in, i);
+        if (nl) {
+            i += nl;
+            c.line++;
+            c.line_start = i;
+        } else {
+            i++;
+        }
+    }
+    return om_fail_line(err, OPMAP_EFORMAT, name, c.line, py_col(&c, bad),
+                        "invalid UTF-8 (byte 0x%02x)", text[bad]);
+}
+
+int py_scan_source(const char *name, const unsigned char *text, size_t len,
+                   const opmap_limits *lim, om_arena *arena, om_vec *sites, opmap_error *err)
+{
+    opmap_error local;
+    py_lex_in in;
+    py_finder f;
+    om_vec toks;
+    size_t bad;
+    int rc;
+    if (!err)
+        err = &local;
+    om_err_clear(err);
+    if (!name)
+        name = "<memory>";
+    if (!lim || !arena || !sites || (!text && len))
+        return om_fail(err, OPMAP_EINVAL, name, "py_scan_source: missing argument");
+    if (len >= 3 && text[0] == 0xEF && text[1] == 0xBB && text[2] == 0xBF) {
+        text += 3;
+        len -= 3;
+    }
+    if (len > lim->max_file_bytes)
+        return om_fail(err, OPMAP_ELIMIT, name, "file over max_file_bytes (%llu)",
+                       (unsigned long long)lim->max_file_bytes);
+    if ((bad = utf8_bad(text, len)) < len)
+        return bad_utf8(name, text, bad, err);
+    memset(&in, 0, sizeof(in));
+    in.name = name;
+    in.text = text;
+    in.len = len;
+    in.lim = lim;
+    in.mem = arena->mem;
+    om_vec_init(&toks, sizeof(py_token));
+    if ((rc = py_lex(&in, &toks, err)) == OPMAP_OK) {
+        memset(&f, 0, sizeof(f));
+        f.text = text;
+        f.toks = toks.data;
+        f.ntok = toks.len;
+        f.lim = lim;
+        f.arena = arena;
+        f.sites = sites;
+        f.err = err;
+        f.aliases.mem = arena->mem;
+        if (!(f.file = om_arena_strdup(arena, name)))
+            rc = om_fail_mem(err, arena->mem, name);
+        else
+            rc = py_find_sites(&f);
+        py_alias_free(&f.aliases);
+    }
+    om_vec_free(&toks, arena->mem);
+    return rc;
+}
