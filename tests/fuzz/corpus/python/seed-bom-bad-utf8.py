@@ -1,0 +1,3 @@
+ï»¿import torch
+	x = torch.cuda.mem_get_info()
+ y = "Ã("
