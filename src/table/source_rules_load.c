@@ -1,0 +1,389 @@
+/*
+ * table/source_rules_load.c - data/source_rules.yaml -> om_source_rules, strict
+ * (docs/source-rules.md): unknown keys, kinds, statuses, grades, dangling or missing
+ * sources, a grade above every cited source, duplicate ids and an exact name answered by
+ * two rules of one kind are errors naming file:line:column.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/context.h"
+#include "core/err.h"
+#include "core/mapfile.h"
+#include "core/yaml_read.h"
+#include "core/yaml_tree.h"
+#include "source_rules.h"
+#include "table_internal.h"
+
+#define SR_SCHEMA 1
+
+static const char *const kind_names[OM_SR_KIND_COUNT] = { "import", "name", "call",
+                                                          "method_call", "string_arg", "file" };
+static const char *const status_names[OM_SR_STATUS_COUNT] = { "unchanged", "automatic", "renamed",
+                                                              "manual", "rewrite", "unknown" };
+static const char *const grade_names[OM_GRADE_COUNT] = { "", "practice", "derived", "doc",
+                                                         "kernel" };
+
+const char *om_sr_kind_name(int k) { return k >= 0 && k < OM_SR_KIND_COUNT ? kind_names[k] : ""; }
+const char *om_sr_status_name(int s) { return s >= 0 && s < OM_SR_STATUS_COUNT ? status_names[s] : ""; }
+
+static int pick(yr *y, const yt_node *n, const char *what, const char *const *names, int count,
+                const char *expected, int *out)
+{
+    const char *s;
+    int i, rc = yr_str(y, n, what, &s);
+    if (rc)
+        return rc;
+    for (i = 0; i < count; i++)
+        if (names[i][0] && strcmp(s, names[i]) == 0) {
+            *out = i;
+            return OPMAP_OK;
+        }
+    return yr_bad(y, n, "unknown %s '%s' (expected %s)", what, s, expected);
+}
+
+static int opt_str(yr *y, const yt_node *map, const char *key, const char **out)
+{
+    const yt_node *n = yt_get(map, key);
+    *out = NULL;
+    if (!n)
+        return OPMAP_OK;
+    if (n->kind == YT_SCALAR && n->len == 0 && strcmp(key, "replacement") == 0) {
+        *out = "";
+        return OPMAP_OK;
+    }
+    return yr_str(y, n, key, out);
+}
+
+static int effort(yr *y, const yt_node *n, const char *what, opmap_effort *e)
+{
+    static const char *const keys[] = { "min", "expected", "max", NULL };
+    const yt_node *v;
+    uint64_t m[3];
+    int i, rc;
+    if ((rc = yr_kind(y, n, YT_MAP, what)) || (rc = yr_keys(y, n, keys, what)))
+        return rc;
+    for (i = 0; i < 3; i++)
+        if ((rc = yr_require(y, n, keys[i], what, &v)) || (rc = yr_milli(y, v, keys[i], &m[i])))
+            return rc;
+    if (!(m[0] <= m[1] && m[1] <= m[2]))
+        return yr_bad(y, n, "%s: need min <= expected <= max", what);
+    e->min = m[0];
+    e->expected = m[1];
+    e->max = m[2];
+    return OPMAP_OK;
+}
+
+static int parse_sources(yr *y, om_source_rules *r, const yt_node *seq)
+{
+    static const char *const keys[] = { "id", "repo", "path", "commit", "license", "taken", "grade",
+                                        NULL };
+    size_t i, j;
+    int rc, g = 0;
+    if ((rc = yr_kind(y, seq, YT_SEQ, "sources")))
+        return rc;
+    if (seq->n && !(r->sources = om_arena_array(&r->arena, seq->n, sizeof(*r->sources))))
+        return yr_oom(y);
+    for (i = 0; i < seq->n; i++) {
+        const yt_node *e = seq->items[i], *n;
+        om_sr_source *s = &r->sources[i];
+        if ((rc = yr_kind(y, e, YT_MAP, "a source")) || (rc = yr_keys(y, e, keys, "a source")) ||
+            (rc = yr_require(y, e, "id", "a source", &n)) || (rc = yr_str(y, n, "id", &s->id)) ||
+            (rc = opt_str(y, e, "repo", &s->repo)) || (rc = opt_str(y, e, "path", &s->path)) ||
+            (rc = opt_str(y, e, "commit", &s->commit)) ||
+            (rc = opt_str(y, e, "license", &s->license)) || (rc = opt_str(y, e, "taken", &s->taken)) ||
+            (rc = yr_require(y, e, "grade", "a source", &n)) ||
+            (rc = pick(y, n, "grade", grade_names, OM_GRADE_COUNT,
+                       "kernel, doc, derived, practice", &g)))
+            return rc;
+        s->grade = (uint8_t)g;
+        for (j = 0; j < i; j++)
+            if (strcmp(r->sources[j].id, s->id) == 0)
+                return yr_bad(y, yt_get(e, "id"), "source '%s' is defined twice", s->id);
+        r->n_sources = i + 1;
+    }
+    return OPMAP_OK;
+}
+
+static const om_sr_source *find_source(const om_source_rules *r, const char *id)
+{
+    size_t i;
+    for (i = 0; i < r->n_sources; i++)
+        if (strcmp(r->sources[i].id, id) == 0)
+            return &r->sources[i];
+    return NULL;
+}
+
+static int parse_match(yr *y, const yt_node *m, om_source_rule *rule)
+{
+    static const char *const keys[] = { "kind", "name", "names", "prefix", "value", "value_prefix",
+                                        "call", "keyword", "position", "glob", NULL };
+    const yt_node *n;
+    const char *one;
+    int rc, k = 0;
+    int64_t pos;
+    if ((rc = yr_kind(y, m, YT_MAP, "match")) || (rc = yr_keys(y, m, keys, "match")) ||
+        (rc = yr_require(y, m, "kind", "match", &n)) ||
+        (rc = pick(y, n, "match kind", kind_names, OM_SR_KIND_COUNT,
+                   "import, name, call, method_call, string_arg, file", &k)))
+        return rc;
+    rule->kind = (om_sr_kind)k;
+    if ((rc = opt_str(y, m, "name", &one)) || (rc = opt_str(y, m, "prefix", &rule->prefix)) ||
+        (rc = opt_str(y, m, "value", &rule->value)) ||
+        (rc = opt_str(y, m, "value_prefix", &rule->value_prefix)) ||
+        (rc = opt_str(y, m, "call", &rule->call)) || (rc = opt_str(y, m, "keyword", &rule->keyword)) ||
+        (rc = opt_str(y, m, "glob", &rule->glob)))
+        return rc;
+    if ((n = yt_get(m, "names")) &&
+        (rc = yr_str_list(y, n, "names", &rule->names, &rule->n_names)))
+        return rc;
+    if (one && rule->names)
+        return yr_bad(y, m, "match: give name or names, not both");
+    if (one) {
+        if (!(rule->names = om_arena_array(y->A, 1, sizeof(char *))))
+            return yr_oom(y);
+        rule->names[0] = one;
+        rule->n_names = 1;
+    }
+    rule->position = -1;
+    if ((n = yt_get(m, "position"))) {
+        if ((rc = yr_int(y, n, "position", &pos)))
+            return rc;
+        if (pos < 0 || pos > 64)
+            return yr_bad(y, n, "position %" PRId64 " is outside 0..64", pos);
+        rule->position = (int)pos;
+    }
+    switch (rule->kind) {
+    case OM_SR_STRING_ARG:
+        if (!rule->value == !rule->value_prefix)
+            return yr_bad(y, m, "a string_arg match needs exactly one of value and value_prefix");
+        if (!rule->call && !rule->keyword)
+            return yr_bad(y, m, "a string_arg match needs call or keyword");
+        if (rule->names || rule->prefix || rule->glob)
+            return yr_bad(y, m, "a string_arg match takes value/value_prefix, call, keyword, position");
+        break;
+    case OM_SR_FILE:
+        if (!rule->glob || rule->names || rule->prefix || rule->value || rule->value_prefix ||
+            rule->call || rule->keyword || rule->position >= 0)
+            return yr_bad(y, m, "a file match takes glob only");
+        break;
+    default:
+        if (!rule->names == !rule->prefix)
+            return yr_bad(y, m, "a %s match needs exactly one of name, names and prefix",
+                          kind_names[k]);
+        if (rule->value || rule->value_prefix || rule->call || rule->keyword || rule->glob ||
+            rule->position >= 0)
+            return yr_bad(y, m, "a %s match takes name, names or prefix only", kind_names[k]);
+    }
+    return OPMAP_OK;
+}
+
+static int parse_rule(yr *y, om_source_rules *r, const yt_node *e, om_source_rule *rule)
+{
+    static const char *const keys[] = { "id", "match", "status", "replacement", "hint", "notes",
+                                        "weight", "sources", "grade", "curated", "needs", NULL };
+    const yt_node *n, *srcs;
+    uint8_t best = OM_GRADE_NONE;
+    size_t i;
+    int rc, v = 0;
+    if ((rc = yr_kind(y, e, YT_MAP, "a rule")) || (rc = yr_keys(y, e, keys, "a rule")) ||
+        (rc = yr_require(y, e, "id", "a rule", &n)) || (rc = yr_str(y, n, "id", &rule->id)) ||
+        (rc = yr_require(y, e, "match", "a rule", &n)) || (rc = parse_match(y, n, rule)) ||
+        (rc = yr_require(y, e, "status", "a rule", &n)) ||
+        (rc = pick(y, n, "status", status_names, OM_SR_STATUS_COUNT,
+                   "unchanged, automatic, renamed, manual, rewrite, unknown", &v)))
+        return rc;
+    rule->status = (om_sr_status)v;
+    if ((rc = opt_str(y, e, "replacement", &rule->replacement)) ||
+        (rc = opt_str(y, e, "hint", &rule->hint)) || (rc = opt_str(y, e, "notes", &rule->notes)) ||
+        (rc = opt_str(y, e, "curated", &rule->curated)) || (rc = opt_str(y, e, "needs", &rule->needs)))
+        return rc;
+    if (rule->needs && strcmp(rule->needs, "loop") != 0)
+        return yr_bad(y, yt_get(e, "needs"), "unknown needs '%s' (expected loop)", rule->needs);
+    if (!rule->hint)
+        return yr_bad(y, e, "rule '%s' has no hint", rule->id);
+    rule->weight = r->weights[rule->status];
+    if ((n = yt_get(e, "weight")) && (rc = effort(y, n, "weight", &rule->weight)))
+        return rc;
+    if (!(srcs = yt_get(e, "sources")))
+        return yr_bad(y, e, "rule '%s' has no sources (every rule cites its evidence)", rule->id);
+    if ((rc = yr_str_list(y, srcs, "sources", &rule->sources, &rule->n_sources)))
+        return rc;
+    if (!rule->n_sources)
+        return yr_bad(y, srcs, "rule '%s' has no sources", rule->id);
+    for (i = 0; i < rule->n_sources; i++) {
+        const om_sr_source *s = find_source(r, rule->sources[i]);
+        if (!s)
+            return yr_bad(y, srcs->items[i], "unknown source '%s'", rule->sources[i]);
+        if (strcmp(s->id, "curated") == 0 && !rule->curated)
+            return yr_bad(y, srcs->items[i], "rule '%s' cites curated without a curated: reason",
+                          rule->id);
+        if (s->grade > best)
+            best = s->grade;
+    }
+    if (!(n = yt_get(e, "grade")))
+        return yr_bad(y, e, "rule '%s' has no grade", rule->id);
+    if ((rc = pick(y, n, "grade", grade_names, OM_GRADE_COUNT, "kernel, doc, derived, practice",
+                   &v)))
+        return rc;
+    if ((uint8_t)v > best)
+        return yr_bad(y, n, "grade %s is above every cited source's (best: %s)", grade_names[v],
+                      grade_names[best]);
+    rule->grade = (uint8_t)v;
+    return OPMAP_OK;
+}
+
+static int check_unique(yr *y, const om_source_rules *r, const yt_node *seq)
+{
+    size_t i, j, a, b;
+    for (i = 0; i < r->n_rules; i++)
+        for (j = 0; j < i; j++) {
+            const om_source_rule *p = &r->rules[i], *q = &r->rules[j];
+            if (strcmp(p->id, q->id) == 0)
+                return yr_bad(y, yt_get(seq->items[i], "id"), "rule id '%s' is used twice", p->id);
+            if (p->kind != q->kind)
+                continue;
+            if (p->prefix && q->prefix && strcmp(p->prefix, q->prefix) == 0)
+                return yr_bad(y, yt_get(seq->items[i], "match"),
+                              "prefix '%s' is answered by rules '%s' and '%s'", p->prefix, q->id, p->id);
+            for (a = 0; a < p->n_names; a++)
+                for (b = 0; b < q->n_names; b++)
+                    if (strcmp(p->names[a], q->names[b]) == 0)
+                        return yr_bad(y, yt_get(seq->items[i], "match"),
+                                      "%s '%s' is answered by rules '%s' and '%s'",
+                                      kind_names[p->kind], p->names[a], q->id, p->id);
+        }
+    return OPMAP_OK;
+}
+
+void om_source_rules_free(om_source_rules *r)
+{
+    om_mem mem;
+    if (!r)
+        return;
+    mem = r->mem;
+    om_arena_free(&r->arena);
+    om_dealloc(&mem, r, sizeof(*r));
+}
+
+static int parse(yr *y, om_source_rules *r, const void *data, size_t size, const opmap_ctx *ctx)
+{
+    static const char *const keys[] = { "schema", "about", "weights", "sources", "rules", NULL };
+    static const char *const about_keys[] = { "name", "version", "torch_npu", NULL };
+    yt_node *root;
+    const yt_node *n, *rules;
+    int64_t schema;
+    size_t i;
+    int rc, s = 0;
+    if ((rc = yt_parse(data ? data : (const void *)"", size, r->origin, &r->arena,
+                       ctx->limits.max_yaml_depth, ctx->limits.max_yaml_nodes, &root, y->err)) ||
+        (rc = yr_kind(y, root, YT_MAP, "the source rules")) ||
+        (rc = yr_keys(y, root, keys, "the source rules")) ||
+        (rc = yr_require(y, root, "schema", "the source rules", &n)) ||
+        (rc = yr_int(y, n, "schema", &schema)))
+        return rc;
+    if (schema != SR_SCHEMA)
+        return yr_bad(y, n, "source-rule schema %" PRId64 " is not supported (this opmap reads %d)",
+                      schema, SR_SCHEMA);
+    if ((n = yt_get(root, "about")) &&
+        ((rc = yr_kind(y, n, YT_MAP, "about")) || (rc = yr_keys(y, n, about_keys, "about"))))
+        return rc;
+    /* defaults: the operator table's weights (docs/source-rules.md) */
+    r->weights[OM_SR_UNCHANGED] = (opmap_effort){ 0, 0, 0 };
+    r->weights[OM_SR_AUTOMATIC] = r->weights[OM_SR_RENAMED] = (opmap_effort){ 100, 100, 100 };
+    r->weights[OM_SR_MANUAL] = (opmap_effort){ 500, 800, 1000 };
+    r->weights[OM_SR_REWRITE] = (opmap_effort){ 2000, 2500, 3000 };
+    r->weights[OM_SR_UNKNOWN] = (opmap_effort){ 0, 200, 500 };
+    if ((n = yt_get(root, "weights"))) {
+        if ((rc = yr_kind(y, n, YT_MAP, "weights")) ||
+            (rc = yr_keys(y, n, status_names, "weights")))
+            return rc;
+        for (i = 0; i < n->n; i++) {
+            if ((rc = pick(y, n->items[2 * i], "status", status_names, OM_SR_STATUS_COUNT,
+                           "a status", &s)) ||
+                (rc = effort(y, n->items[2 * i + 1], "weights", &r->weights[s])))
+                return rc;
+        }
+    }
+    if ((rc = yr_require(y, root, "sources", "the source rules", &n)) ||
+        (rc = parse_sources(y, r, n)) ||
+        (rc = yr_require(y, root, "rules", "the source rules", &rules)) ||
+        (rc = yr_kind(y, rules, YT_SEQ, "rules")))
+        return rc;
+    if (rules->n > 65536)
+        return yr_bad(y, rules, "%zu rules, over 65536", rules->n);
+    if (rules->n && !(r->rules = om_arena_array(&r->arena, rules->n, sizeof(*r->rules))))
+        return yr_oom(y);
+    for (i = 0; i < rules->n; i++) {
+        if ((rc = parse_rule(y, r, rules->items[i], &r->rules[i])))
+            return rc;
+        r->n_rules = i + 1;
+    }
+    return check_unique(y, r, rules);
+}
+
+int om_source_rules_load_memory(om_source_rules **out, opmap_ctx *ctx, const void *data,
+                                size_t size, const char *name, opmap_error *err)
+{
+    om_mem mem;
+    om_source_rules *r;
+    yr y;
+    int rc;
+    om_err_clear(err);
+    if (!name)
+        name = "<memory>";
+    if (!out || !ctx || (!data && size))
+        return om_fail(err, OPMAP_EINVAL, name, "om_source_rules_load_memory: NULL argument");
+    *out = NULL;
+    if (size > ctx->limits.max_table_bytes)
+        return om_fail(err, OPMAP_ELIMIT, name,
+                       "source rules are %zu bytes, over max_table_bytes (%" PRIu64 ")", size,
+                       ctx->limits.max_table_bytes);
+    om_mem_init(&mem, &ctx->al, ctx->limits.max_heap_bytes);
+    if (!(r = om_calloc(&mem, 1, sizeof(*r))))
+        return om_fail_mem(err, &mem, name);
+    r->mem = mem;
+    om_arena_init(&r->arena, &r->mem, 0);
+    y.src = name;
+    y.err = err;
+    y.A = &r->arena;
+    if (!(r->origin = om_arena_strdup(&r->arena, name))) {
+        om_source_rules_free(r);
+        return om_fail_mem(err, &mem, name);
+    }
+    y.src = r->origin;
+    if ((rc = parse(&y, r, data, size, ctx))) {
+        om_source_rules_free(r);
+        return rc;
+    }
+    *out = r;
+    return OPMAP_OK;
+}
+
+int om_source_rules_load_file(om_source_rules **out, opmap_ctx *ctx, const char *path,
+                              opmap_error *err)
+{
+    om_mapped map;
+    om_mem mem;
+    int rc;
+    om_err_clear(err);
+    if (!out || !ctx || !path)
+        return om_fail(err, OPMAP_EINVAL, path, "om_source_rules_load_file: NULL argument");
+    om_mem_init(&mem, &ctx->al, ctx->limits.max_table_bytes + 1);
+    if ((rc = om_map_file_limit(&map, &mem, path, ctx->limits.max_table_bytes, "max_table_bytes",
+                                err)))
+        return rc;
+    rc = om_source_rules_load_memory(out, ctx, map.data, (size_t)map.size, path, err);
+    om_unmap(&map);
+    return rc;
+}
+
+extern const unsigned char om_source_rules_builtin[];
+extern const size_t om_source_rules_builtin_size;
+
+int om_source_rules_default(om_source_rules **out, opmap_ctx *ctx, opmap_error *err)
+{
+    return om_source_rules_load_memory(out, ctx, om_source_rules_builtin,
+                                       om_source_rules_builtin_size, "data/source_rules.yaml", err);
+}
