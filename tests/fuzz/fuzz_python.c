@@ -67,7 +67,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FZ_CHECK(s->col >= 1 && s->col <= longest + 1, "site %zu at column %u, lines of %zu",
                  i, s->col, longest);
         FZ_CHECK(s->kind == PY_SITE_STRING || s->name, "site %zu has no name", i);
-        FZ_CHECK(s->text && s->file, "site %zu has no text", i);
+        FZ_CHECK(s->text && s->file, "site %zu (kind %d, %u:%u) has no text", i, (int)s->kind,
+                 s->line, s->col);
         FZ_CHECK(s->kind < PY_SITE_STRING_ARG || s->value, "string site %zu has no value", i);
     }
     om_vec_free(&sites, &mem);

@@ -70,7 +70,7 @@ int py_scan_source(const char *name, const unsigned char *text, size_t len,
     py_lex_in in;
     py_finder f;
     om_vec toks;
-    size_t bad;
+    size_t bad, before;
     int rc;
     if (!err)
         err = &local;
@@ -95,6 +95,7 @@ int py_scan_source(const char *name, const unsigned char *text, size_t len,
     in.lim = lim;
     in.mem = arena->mem;
     om_vec_init(&toks, sizeof(py_token));
+    before = sites->len;
     if ((rc = py_lex(&in, &toks, err)) == OPMAP_OK) {
         memset(&f, 0, sizeof(f));
         f.text = text;
@@ -112,5 +113,7 @@ int py_scan_source(const char *name, const unsigned char *text, size_t len,
         py_alias_free(&f.aliases);
     }
     om_vec_free(&toks, arena->mem);
+    if (rc != OPMAP_OK) /* a failed file adds nothing: no half-built site for a caller */
+        sites->len = before;
     return rc;
 }

@@ -75,7 +75,7 @@ typedef struct py_site {
  *
  * @return OPMAP_OK; OPMAP_EFORMAT (invalid UTF-8, a string or bracket not closed, a
  *         character Python does not allow) with err's line and column; OPMAP_ELIMIT;
- *         OPMAP_ENOMEM. On failure `sites` may hold the sites found so far.
+ *         OPMAP_ENOMEM. On failure `sites` is as it was: a file that fails adds no site.
  */
 int py_scan_source(const char *name, const unsigned char *text, size_t len,
                    const opmap_limits *lim, om_arena *arena, om_vec *sites, opmap_error *err);
