@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/text.h"
 
 typedef struct frame {
     oj_value v;          /* the open container */
@@ -56,33 +57,6 @@ static void skip_ws(parser *p)
         p->pos++;
 }
 
-/* Length of the UTF-8 sequence at s (at most n bytes), or 0 when malformed. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    size_t k, i;
-    uint32_t c;
-    if (s[0] < 0x80)
-        return 1;
-    if (s[0] >= 0xC2 && s[0] <= 0xDF)
-        k = 2, c = s[0] & 0x1Fu;
-    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
-        k = 3, c = s[0] & 0x0Fu;
-    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-        k = 4, c = s[0] & 0x07u;
-    else
-        return 0;
-    if (k > n)
-        return 0;
-    for (i = 1; i < k; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        c = c << 6 | (s[i] & 0x3Fu);
-    }
-    if ((k == 3 && (c < 0x800 || (c >= 0xD800 && c <= 0xDFFF))) || (k == 4 && (c < 0x10000 ||
-                                                                               c > 0x10FFFF)))
-        return 0;
-    return k;
-}
 
 static int hex4(const char *s, uint32_t *out)
 {
@@ -190,7 +164,7 @@ static int string(parser *p, const char **out, size_t *out_len)
             i += 1 + k;
         } else if (ch < 0x20) {
             return fail(p, i, "JSON: a control character in a string%s", "");
-        } else if (!(k = utf8_len((const unsigned char *)p->t + i, p->len - i))) {
+        } else if (!(k = om_utf8_len((const unsigned char *)p->t + i, p->len - i))) {
             return fail(p, i, "JSON: malformed UTF-8 in a string%s", "");
         } else {
             memcpy(o + olen, p->t + i, k);

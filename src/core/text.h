@@ -1,5 +1,6 @@
 /*
- * core/text.h - bounded formatting into fixed buffers (messages, risk texts).
+ * core/text.h - bounded formatting into fixed buffers (messages, risk texts), and the one
+ * UTF-8 check of the readers of text formats.
  */
 #ifndef OM_TEXT_H
 #define OM_TEXT_H
@@ -14,5 +15,9 @@
  */
 void om_appendf(char *buf, size_t size, size_t *used, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* Length of the well-formed UTF-8 sequence at s (at most n bytes), or 0 when it is not one:
+ * overlong forms, surrogates and code points over U+10FFFF are malformed. */
+size_t om_utf8_len(const unsigned char *s, size_t n);
 
 #endif /* OM_TEXT_H */

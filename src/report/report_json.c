@@ -336,13 +336,9 @@ static const char *const ext_checks[] = { "unchecked", "ok", "missing", "short",
 /* The torch_npu version answered for, and the newest minimum over the models. */
 static void tnpu_json(jsonw *w, const om_report_in *in)
 {
-    const opmap_result *need = om_report_tnpu_needed(in);
     jw_key(w, "torch_npu");
     jw_object(w);
-    jw_kstring(w, "target", om_report_tnpu_target(in));
-    jw_kstring(w, "needed", need ? need->tnpu_needed : "");
-    jw_kstring(w, "needed_by", need ? need->tnpu_needed_by : "");
-    jw_kstring(w, "needed_by_model", need ? need->model_name : "");
+    om_report_tnpu_members(w, in);
     jw_end_object(w);
 }
 

@@ -141,16 +141,12 @@ static void source_location(jsonw *w, const char *loc, char *buf, size_t size)
  * over the models and each model's (the same keys as the JSON report's). */
 static void tnpu_properties(jsonw *w, const om_report_in *in)
 {
-    const opmap_result *need = om_report_tnpu_needed(in);
     size_t i;
     jw_key(w, "properties");
     jw_object(w);
     jw_key(w, "torch_npu");
     jw_object(w);
-    jw_kstring(w, "target", om_report_tnpu_target(in));
-    jw_kstring(w, "needed", need ? need->tnpu_needed : "");
-    jw_kstring(w, "needed_by", need ? need->tnpu_needed_by : "");
-    jw_kstring(w, "needed_by_model", need ? need->model_name : "");
+    om_report_tnpu_members(w, in);
     jw_key(w, "models");
     jw_array(w);
     for (i = 0; i < in->count; i++) {

@@ -27,3 +27,12 @@ const char *om_report_tnpu_target(const om_report_in *in)
 {
     return in->count && in->results[0]->tnpu_target ? in->results[0]->tnpu_target : "";
 }
+
+void om_report_tnpu_members(jsonw *w, const om_report_in *in)
+{
+    const opmap_result *need = om_report_tnpu_needed(in);
+    jw_kstring(w, "target", om_report_tnpu_target(in));
+    jw_kstring(w, "needed", need ? need->tnpu_needed : "");
+    jw_kstring(w, "needed_by", need ? need->tnpu_needed_by : "");
+    jw_kstring(w, "needed_by_model", need ? need->model_name : "");
+}

@@ -5,6 +5,7 @@
 #ifndef OM_TORCH_NPU_NEED_H
 #define OM_TORCH_NPU_NEED_H
 
+#include "jsonw.h"
 #include "report_internal.h"
 
 /* The result whose minimum torch_npu line is the newest (the first such in report order),
@@ -13,5 +14,9 @@ const opmap_result *om_report_tnpu_needed(const om_report_in *in);
 
 /* The torch_npu version the results were answered for ("" when none). */
 const char *om_report_tnpu_target(const om_report_in *in);
+
+/* The members "target", "needed", "needed_by", "needed_by_model" into the JSON object being
+ * written (the JSON report's top-level torch_npu, SARIF's invocation properties). */
+void om_report_tnpu_members(jsonw *w, const om_report_in *in);
 
 #endif /* OM_TORCH_NPU_NEED_H */

@@ -57,8 +57,6 @@ const char *om_sr_status_name(int status);
 /* Strict load (errors name file:line:column); *out is NULL on failure. */
 int om_source_rules_load_memory(om_source_rules **out, opmap_ctx *ctx, const void *data,
                                 size_t size, const char *name, opmap_error *err);
-int om_source_rules_load_file(om_source_rules **out, opmap_ctx *ctx, const char *path,
-                              opmap_error *err);
 /* The built-in rules (data/source_rules.yaml embedded at build time). */
 int om_source_rules_default(om_source_rules **out, opmap_ctx *ctx, opmap_error *err);
 void om_source_rules_free(om_source_rules *r);

@@ -10,7 +10,6 @@
 
 #include "core/context.h"
 #include "core/err.h"
-#include "core/mapfile.h"
 #include "core/yaml_read.h"
 #include "core/yaml_tree.h"
 #include "source_rules.h"
@@ -359,24 +358,6 @@ int om_source_rules_load_memory(om_source_rules **out, opmap_ctx *ctx, const voi
     }
     *out = r;
     return OPMAP_OK;
-}
-
-int om_source_rules_load_file(om_source_rules **out, opmap_ctx *ctx, const char *path,
-                              opmap_error *err)
-{
-    om_mapped map;
-    om_mem mem;
-    int rc;
-    om_err_clear(err);
-    if (!out || !ctx || !path)
-        return om_fail(err, OPMAP_EINVAL, path, "om_source_rules_load_file: NULL argument");
-    om_mem_init(&mem, &ctx->al, ctx->limits.max_table_bytes + 1);
-    if ((rc = om_map_file_limit(&map, &mem, path, ctx->limits.max_table_bytes, "max_table_bytes",
-                                err)))
-        return rc;
-    rc = om_source_rules_load_memory(out, ctx, map.data, (size_t)map.size, path, err);
-    om_unmap(&map);
-    return rc;
 }
 
 extern const unsigned char om_source_rules_builtin[];

@@ -7,35 +7,16 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/text.h"
 #include "py_finder.h"
 
-/* The first byte of malformed UTF-8 (overlong forms, surrogates and code points over
- * U+10FFFF included), or len when there is none. */
+/* The first byte of malformed UTF-8, or len when there is none. */
 static size_t utf8_bad(const unsigned char *p, size_t len)
 {
-    size_t i = 0;
-    while (i < len) {
-        unsigned char c = p[i], lo = 0x80, hi = 0xBF;
-        size_t n, k;
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        if (c < 0xC2 || c > 0xF4)
-            return i;
-        n = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-        if (c == 0xE0) lo = 0xA0;
-        else if (c == 0xED) hi = 0x9F;
-        else if (c == 0xF0) lo = 0x90;
-        else if (c == 0xF4) hi = 0x8F;
-        if (i + n > len || p[i + 1] < lo || p[i + 1] > hi)
-            return i;
-        for (k = 2; k < n; k++)
-            if (p[i + k] < 0x80 || p[i + k] > 0xBF)
-                return i;
+    size_t i = 0, n;
+    while (i < len && (n = om_utf8_len(p + i, len - i)))
         i += n;
-    }
-    return len;
+    return i;
 }
 
 static int bad_utf8(const char *name, const unsigned char *text, size_t bad, opmap_error *err)
