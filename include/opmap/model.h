@@ -25,7 +25,8 @@ typedef enum opmap_format {
     OPMAP_FORMAT_ONNX = 1,              /**< ONNX ModelProto (protobuf) */
     OPMAP_FORMAT_TORCHSCRIPT = 2,       /**< torch.jit.save archive (.pt / .ptl zip) */
     OPMAP_FORMAT_TORCHSCRIPT_GRAPH = 3, /**< text printed by str(module.graph) */
-    OPMAP_FORMAT_TORCH_EXPORT = 4       /**< torch.export.save program (.pt2 zip) */
+    OPMAP_FORMAT_TORCH_EXPORT = 4,      /**< torch.export.save program (.pt2 zip) */
+    OPMAP_FORMAT_PYTHON = 5             /**< Python sources (a project), opmap_scan_sources() */
 } opmap_format;
 
 /**
@@ -63,7 +64,7 @@ OPMAP_API void opmap_model_free(opmap_model *model);
 /** @return the model's format. */
 OPMAP_API opmap_format opmap_model_format(const opmap_model *model);
 
-/** @return a short name for a format: "onnx", "torchscript", "torchscript-graph", "unknown". */
+/** @return a short name for a format: "onnx", "torchscript", "torchscript-graph", "torch-export", "python", "unknown". */
 OPMAP_API const char *opmap_format_name(opmap_format format);
 
 /** @return the name the model was opened under (path or given name); borrowed. */

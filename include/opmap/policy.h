@@ -36,12 +36,19 @@ enum {
     OPMAP_FAIL_UNREADABLE = 1u << 13,      /**< a file could not be read: always fails, never
                                                 waived (the verdict is incomplete) */
     OPMAP_FAIL_SKIPPED = 1u << 14,         /**< a file found but not a model opmap reads */
-    OPMAP_FAIL_NOT_INLINED = 1u << 15      /**< a printed TorchScript graph not inlined: its
+    OPMAP_FAIL_NOT_INLINED = 1u << 15,     /**< a printed TorchScript graph not inlined: its
                                                 calls hide the operators they run */
+    /* Findings of Python sources (opmap_scan_sources), apart from the operators' */
+    OPMAP_FAIL_SOURCE_REWRITE = 1u << 16,  /**< code with no NPU path (a CUDA extension,
+                                                a CUDA-only library): it must be rewritten */
+    OPMAP_FAIL_SOURCE_MANUAL = 1u << 17,   /**< a code change with a published target (a
+                                                renamed API, a device string, apex) */
+    OPMAP_FAIL_SOURCE_UNKNOWN = 1u << 18   /**< a CUDA API nobody has published an NPU
+                                                answer for */
 };
 
 /** The number of OPMAP_FAIL_* bits; opmap_fail_kind_name() takes 0 .. this - 1. */
-#define OPMAP_FAIL_KIND_COUNT 16
+#define OPMAP_FAIL_KIND_COUNT 19
 
 /** @return the name of finding kind bit `index` ("unmapped", "dynamic-shape", ...), or NULL. */
 OPMAP_API const char *opmap_fail_kind_name(unsigned index);
@@ -55,14 +62,15 @@ OPMAP_API int opmap_fail_on_parse(const char *list, unsigned *out, opmap_error *
 /** The headline's default rule (docs/reports.md, "The headline"): what makes a model
  *  blocked: an unmapped or rewrite operator, a file that could not be read. */
 #define OPMAP_HEADLINE_BLOCKED_ON \
-    (OPMAP_FAIL_UNMAPPED | OPMAP_FAIL_REWRITE | OPMAP_FAIL_UNREADABLE)
+    (OPMAP_FAIL_UNMAPPED | OPMAP_FAIL_REWRITE | OPMAP_FAIL_UNREADABLE | OPMAP_FAIL_SOURCE_REWRITE)
 /** ... and what makes it need work: a partial operator, a risk flag, a warning-level risk
  *  (dynamic dimensions, float64 values, side files, graphs not inlined). */
 #define OPMAP_HEADLINE_NEEDS_WORK_ON                                                       \
     (OPMAP_FAIL_PARTIAL | OPMAP_FAIL_PRECISION | OPMAP_FAIL_PERFORMANCE |                  \
      OPMAP_FAIL_DYNAMIC_SHAPE | OPMAP_FAIL_RNG | OPMAP_FAIL_INF_NAN |                      \
      OPMAP_FAIL_NONDETERMINISTIC | OPMAP_FAIL_DEPRECATED | OPMAP_FAIL_DTYPE |              \
-     OPMAP_FAIL_EXTERNAL_DATA | OPMAP_FAIL_NOT_INLINED)
+     OPMAP_FAIL_EXTERNAL_DATA | OPMAP_FAIL_NOT_INLINED | OPMAP_FAIL_SOURCE_MANUAL |        \
+     OPMAP_FAIL_SOURCE_UNKNOWN)
 
 /** The headline's verdict: how ready the models are for Ascend. */
 typedef enum opmap_readiness {

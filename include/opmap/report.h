@@ -33,7 +33,7 @@ typedef enum opmap_report_format {
 #define OPMAP_REPORT_FORMAT_COUNT 7
 
 /** The JSON report's schema identifier, written as its top-level "schema" member. */
-#define OPMAP_REPORT_JSON_SCHEMA "opmap-report/4"
+#define OPMAP_REPORT_JSON_SCHEMA "opmap-report/5"
 
 /** Report flags. */
 enum {

@@ -67,6 +67,42 @@ OPMAP_API int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *
                          const opmap_table *table, const opmap_scan_options *opts,
                          opmap_error *err);
 
+/**
+ * Scans Python training code (docs/source-scan.md): every `.py` file's imports, names,
+ * calls and string arguments, and every file by its name (`*.cu`), against the built-in
+ * source rules (data/source_rules.yaml). The result reads like a model's (format
+ * OPMAP_FORMAT_PYTHON, named `project`): each rule found is a distinct operator of domain
+ * "py" named by the rule id, with one instance per place ("train.py:12:5 model.cuda", the
+ * location "train.py:12:5"); its status is the rule's (unchanged and automatic: full;
+ * renamed and manual: partial; rewrite; unknown: unmapped) and its effort the rule's
+ * weight, once per project. The table gives the chips and the torch_npu target, as in
+ * opmap_scan; opts->weights does not apply (the rules carry their own weights).
+ *
+ * A `.py` file that does not tokenize (invalid UTF-8, a string never closed) or is over a
+ * limit is a warning diagnostic naming file:line:column, and the rest is scanned; a file
+ * that cannot be read fails the call (OPMAP_EIO naming it).
+ *
+ * @param paths  the project's files, in the order given (a caller sorts them).
+ * @return OPMAP_OK; OPMAP_EIO; OPMAP_ELIMIT; OPMAP_ENOMEM; OPMAP_EINVAL.
+ */
+OPMAP_API int opmap_scan_sources(opmap_result **out, opmap_ctx *ctx, const char *project,
+                                 const char *const *paths, size_t n_paths,
+                                 const opmap_table *table, const opmap_scan_options *opts,
+                                 opmap_error *err);
+
+/** A source file in memory, for opmap_scan_sources_memory() (borrowed for the call). */
+typedef struct opmap_source_text {
+    const char *name;   /**< its path in the project, as reports show it */
+    const void *data;
+    size_t size;
+} opmap_source_text;
+
+/** As opmap_scan_sources(), over files in memory. */
+OPMAP_API int opmap_scan_sources_memory(opmap_result **out, opmap_ctx *ctx, const char *project,
+                                        const opmap_source_text *files, size_t n_files,
+                                        const opmap_table *table,
+                                        const opmap_scan_options *opts, opmap_error *err);
+
 /** Releases a result; NULL is a no-op. */
 OPMAP_API void opmap_result_free(opmap_result *res);
 

@@ -104,10 +104,18 @@ int cli_table_diff(opmap_ctx *ctx, int argc, char **argv, const char *usage);
 /* Maps a library status to an exit code. */
 int cli_exit_for(int status);
 
-/* A list of model paths (owned strings). */
+/* The Python sources of one project: a directory's .py/.cu/.cuh files, sorted, or one
+ * .py file named on the command line (owned strings). */
+typedef struct cli_project {
+    char **files;
+    size_t n, cap;
+} cli_project;
+
+/* A list of model paths and projects (owned strings). */
 struct cli_paths {
-    char **items;
+    char **items;           /* a model's path, or a project's name (its directory) */
     unsigned char *found;   /* 1: found in a directory (not named on the command line) */
+    cli_project **proj;     /* per item: the project it names, or NULL for a model */
     size_t len, cap;
     struct cli_seen_dir *seen;   /* directories searched: a hash set on (st_dev, st_ino) */
     size_t n_seen, seen_cap, n_again;   /* n_again: directories reached a second time */

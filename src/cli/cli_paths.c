@@ -76,27 +76,61 @@ static int seen_add(cli_paths *p, const struct stat *st, const char *dir, const 
     return 0;
 }
 
-static int push(cli_paths *p, const char *path, int found)
+static int push_item(cli_paths *p, const char *path, int found, cli_project *proj)
 {
     if (p->len == p->cap) {
         size_t ncap = p->cap ? p->cap * 2 : 64;
         char **ni = realloc(p->items, ncap * sizeof(*ni));
         unsigned char *nf = realloc(p->found, ncap);
+        cli_project **np = realloc(p->proj, ncap * sizeof(*np));
+        if (ni)
+            p->items = ni;
         if (nf)
             p->found = nf;
-        if (!ni || !nf) {
-            if (ni)
-                p->items = ni;
+        if (np)
+            p->proj = np;
+        if (!ni || !nf || !np)
             return -1;
-        }
-        p->items = ni;
         p->cap = ncap;
     }
     if (!(p->items[p->len] = strdup(path)))
         return -1;
     p->found[p->len] = (unsigned char)found;
+    p->proj[p->len] = proj;
     p->len++;
     return 0;
+}
+
+static int push(cli_paths *p, const char *path, int found)
+{
+    return push_item(p, path, found, NULL);
+}
+
+static int project_add(cli_project *proj, const char *path)
+{
+    if (proj->n == proj->cap) {
+        size_t ncap = proj->cap ? proj->cap * 2 : 16;
+        char **nf = realloc(proj->files, ncap * sizeof(*nf));
+        if (!nf)
+            return -1;
+        proj->files = nf;
+        proj->cap = ncap;
+    }
+    if (!(proj->files[proj->n] = strdup(path)))
+        return -1;
+    proj->n++;
+    return 0;
+}
+
+static void project_free(cli_project *proj)
+{
+    size_t i;
+    if (!proj)
+        return;
+    for (i = 0; i < proj->n; i++)
+        free(proj->files[i]);
+    free(proj->files);
+    free(proj);
 }
 
 static int has_suffix(const char *name, const char *suffix)
@@ -126,6 +160,12 @@ static int is_model_name(const char *name, const char *path)
            has_suffix(name, ".pt2") || (has_suffix(name, ".txt") && is_graph_text(path));
 }
 
+/* Training code: Python sources, and the CUDA files a custom extension builds from. */
+static int is_source_name(const char *name)
+{
+    return has_suffix(name, ".py") || has_suffix(name, ".cu") || has_suffix(name, ".cuh");
+}
+
 typedef struct entry {
     char *name;
     unsigned char type;   /* d_type: DT_DIR, DT_REG, or DT_UNKNOWN (then stat() decides) */
@@ -136,8 +176,9 @@ static int cmp_entry(const void *a, const void *b)
     return strcmp(((const entry *)a)->name, ((const entry *)b)->name);
 }
 
-/* Collects model files below `dir`, entering each directory once (recursion: depth-bounded). */
-static int walk_dir(cli_paths *p, const char *dir, int depth)
+/* Collects model files below `dir` into p and source files into proj, entering each
+ * directory once (recursion: depth-bounded). */
+static int walk_dir(cli_paths *p, cli_project *proj, const char *dir, int depth)
 {
     DIR *d;
     struct dirent *e;
@@ -213,8 +254,10 @@ static int walk_dir(cli_paths *p, const char *dir, int depth)
                 type = stat(path, &st) != 0 ? DT_UNKNOWN
                        : S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
             if (type == DT_DIR)
-                rc = walk_dir(p, path, depth + 1);
+                rc = walk_dir(p, proj, path, depth + 1);
             else if (type == DT_REG && is_model_name(names[i].name, path) && push(p, path, 1))
+                rc = EXIT_INTERNAL;
+            else if (type == DT_REG && is_source_name(names[i].name) && project_add(proj, path))
                 rc = EXIT_INTERNAL;
         } else if (!path) {
             rc = EXIT_INTERNAL;
@@ -230,19 +273,41 @@ int cli_paths_add(cli_paths *p, const char *arg)
 {
     struct stat st;
     size_t before = p->len, again = p->n_again;
+    cli_project *proj;
     int rc;
     if (stat(arg, &st) != 0) {
         cli_fail("%s: %s", arg, strerror(errno));
         return EXIT_INPUT;
     }
-    if (!S_ISDIR(st.st_mode))
-        return push(p, arg, 0) ? EXIT_INTERNAL : 0;
-    if ((rc = walk_dir(p, arg, 0)))
+    if (!(proj = calloc(1, sizeof(*proj))))
+        return EXIT_INTERNAL;
+    if (!S_ISDIR(st.st_mode)) {
+        /* a .py file named alone is a project of one file */
+        if (!has_suffix(arg, ".py")) {
+            project_free(proj);
+            return push(p, arg, 0) ? EXIT_INTERNAL : 0;
+        }
+        if (project_add(proj, arg) || push_item(p, arg, 0, proj)) {
+            project_free(proj);
+            return EXIT_INTERNAL;
+        }
+        return 0;
+    }
+    if ((rc = walk_dir(p, proj, arg, 0))) {
+        project_free(proj);
         return rc;
+    }
+    /* the directory's training code is one project, after its models */
+    if (proj->n && push_item(p, arg, 0, proj)) {
+        project_free(proj);
+        return EXIT_INTERNAL;
+    }
+    if (!proj->n)
+        project_free(proj);
     /* models reached first under another name are not missing */
     if (p->len == before && p->n_again == again) {
-        cli_fail("%s: no model files (*.onnx, *.pt, *.ptl, *.pt2, graph text *.txt) in this "
-                 "directory", arg);
+        cli_fail("%s: no model files (*.onnx, *.pt, *.ptl, *.pt2, graph text *.txt) and no "
+                 "sources (*.py, *.cu, *.cuh) in this directory", arg);
         return EXIT_INPUT;
     }
     return 0;
@@ -251,10 +316,13 @@ int cli_paths_add(cli_paths *p, const char *arg)
 void cli_paths_free(cli_paths *p)
 {
     size_t i;
-    for (i = 0; i < p->len; i++)
+    for (i = 0; i < p->len; i++) {
         free(p->items[i]);
+        project_free(p->proj[i]);
+    }
     free(p->items);
     free(p->found);
+    free(p->proj);
     for (i = 0; i < p->seen_cap; i++)
         free(p->seen[i].path);
     free(p->seen);

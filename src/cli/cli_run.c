@@ -135,9 +135,16 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&j->lock);
         if (i >= j->paths->len)
             return NULL;
-        rc = opmap_model_open_file(&model, j->run->ctx, j->paths->items[i], &err);
-        if (rc == OPMAP_OK)
-            rc = opmap_scan(&res, j->run->ctx, model, j->run->table, j->sopts, &err);
+        if (j->paths->proj[i]) {
+            const cli_project *pr = j->paths->proj[i];
+            rc = opmap_scan_sources(&res, j->run->ctx, j->paths->items[i],
+                                    (const char *const *)pr->files, pr->n, j->run->table,
+                                    j->sopts, &err);
+        } else {
+            rc = opmap_model_open_file(&model, j->run->ctx, j->paths->items[i], &err);
+            if (rc == OPMAP_OK)
+                rc = opmap_scan(&res, j->run->ctx, model, j->run->table, j->sopts, &err);
+        }
         opmap_model_free(model);
         pthread_mutex_lock(&j->lock);
         j->done++;

@@ -13,6 +13,7 @@
 
 #include "core/json.h"
 #include "scan/result_internal.h"
+#include "table/source_rules.h"
 
 /* One report being read: where errors go and what names the field being read. */
 typedef struct rr {
@@ -21,6 +22,9 @@ typedef struct rr {
     size_t len;
     opmap_error *err;
     const opmap_table *table; /* rows are found again by (domain, op, opset) */
+    om_source_rules **rules;  /* ... and source rules by id (Python sources): the set's,
+                                 loaded when a report first holds Python sources */
+    opmap_ctx *ctx;
     char where[256];          /* the field being read, e.g. "models[3].operators[1]" */
 } rr;
 

@@ -144,14 +144,45 @@ static int read_chips(rr *r, opmap_result *res, const oj_value *o, opmap_op *op)
                           &op->chip_status[c])) ||
             (rc = rr_bool(r, k, "published", &published)))
             return rc;
-        if (published && !op->row)
-            return rr_fail(r, k, "published", "true for an operator the table has no row for");
-        op->chip_unknown[c] = op->row && !published;
+        if (op->source) { /* a rule answers every chip alike: published unless unknown */
+            if (published != (op->sr_status != OM_SR_UNKNOWN))
+                return rr_fail(r, k, "published", "disagrees with the rule's status");
+            op->chip_unknown[c] = 0;
+        } else {
+            if (published && !op->row)
+                return rr_fail(r, k, "published", "true for an operator the table has no row for");
+            op->chip_unknown[c] = op->row && !published;
+        }
         known += !op->chip_unknown[c];
     }
     op->all_unknown = op->unpublished && res->n_chips && !known;
     if (op->unpublished != (known < res->n_chips))
         return rr_fail(r, o, "unpublished", "disagrees with the chips' answers");
+    return OPMAP_OK;
+}
+
+/* A finding of Python sources: its rule found again by id, whose status, rule status and
+ * grade the report must repeat (another rule table wrote it otherwise). */
+static int read_rule(rr *r, const oj_value *o, opmap_op *op)
+{
+    const om_source_rule *rule;
+    const char *rs, *grade;
+    int rc;
+    if ((rc = rr_str(r, o, "rule_status", NULL, &rs)) || (rc = rr_str(r, o, "grade", NULL, &grade)))
+        return rc;
+    if (strcmp(op->domain, "py") != 0 || !(rule = om_source_rule_find(*r->rules, op->name)))
+        return rr_fail(r, o, "op_type", "%.60s::%.60s is no source rule of this opmap",
+                       op->domain, op->name);
+    if (op->opset != 0 || op->status != om_sr_op_status(rule->status) ||
+        strcmp(rs, om_sr_status_name(rule->status)) != 0 ||
+        strcmp(grade, om_grade_name(rule->grade)) != 0)
+        return rr_fail(r, o, "rule_status", "%s/%s for rule %.60s, which is %s/%s here: the "
+                       "report was written with other source rules", opmap_op_status_name(op->status),
+                       rs, rule->id, opmap_op_status_name(om_sr_op_status(rule->status)),
+                       om_sr_status_name(rule->status));
+    op->source = 1;
+    op->sr_status = (uint8_t)rule->status;
+    op->grade = rule->grade;
     return OPMAP_OK;
 }
 
@@ -231,8 +262,13 @@ int om_merge_read_op(rr *r, opmap_result *res, const oj_value *o, opmap_op **out
     since = oj_get(o, "since_version");
     if (since && since->type != OJ_NULL && (rc = rr_int(r, o, "since_version", &op->since)))
         return rc;
-    op->row = opmap_table_lookup(r->table, op->domain, op->name, op->opset);
-    if (!op->row != (status == OPMAP_OP_UNMAPPED))
+    if (res->format == OPMAP_FORMAT_PYTHON) {
+        if ((rc = read_rule(r, o, op)))
+            return rc;
+    } else if (oj_get(o, "rule_status") || oj_get(o, "grade")) {
+        return rr_fail(r, o, "rule_status", "only the findings of Python sources have it");
+    } else if (!(op->row = opmap_table_lookup(r->table, op->domain, op->name, op->opset)) !=
+               (status == OPMAP_OP_UNMAPPED))
         return rr_fail(r, o, "status", "%s for %.60s::%.60s, which the table has %s row for: "
                        "the report was written with another table", opmap_op_status_name(status),
                        op->domain, op->name, op->row ? "a" : "no");

@@ -17,11 +17,15 @@ static const struct {
     { OPMAP_FLAG_DEPRECATED, OPMAP_FAIL_DEPRECATED },
 };
 
-unsigned om_status_kind(int status)
+unsigned om_op_kind(const opmap_op *op)
 {
-    return status == OPMAP_OP_UNMAPPED ? OPMAP_FAIL_UNMAPPED
-         : status == OPMAP_OP_REWRITE ? OPMAP_FAIL_REWRITE
-         : status == OPMAP_OP_PARTIAL ? OPMAP_FAIL_PARTIAL : 0;
+    if (op->source) /* training code: kinds of its own, so a model's gate stays the model's */
+        return op->status == OPMAP_OP_UNMAPPED ? OPMAP_FAIL_SOURCE_UNKNOWN
+             : op->status == OPMAP_OP_REWRITE ? OPMAP_FAIL_SOURCE_REWRITE
+             : op->status == OPMAP_OP_PARTIAL ? OPMAP_FAIL_SOURCE_MANUAL : 0;
+    return op->status == OPMAP_OP_UNMAPPED ? OPMAP_FAIL_UNMAPPED
+         : op->status == OPMAP_OP_REWRITE ? OPMAP_FAIL_REWRITE
+         : op->status == OPMAP_OP_PARTIAL ? OPMAP_FAIL_PARTIAL : 0;
 }
 
 unsigned om_flag_kinds(unsigned flags)
@@ -50,7 +54,7 @@ unsigned om_result_kinds(const opmap_result *r)
     unsigned kinds = 0;
     size_t i;
     for (i = 0; i < r->n_ops; i++)
-        kinds |= om_status_kind(r->ops[i]->status) | om_flag_kinds(r->ops[i]->flags);
+        kinds |= om_op_kind(r->ops[i]) | om_flag_kinds(r->ops[i]->flags);
     for (i = 0; i < r->risks.len; i++)
         kinds |= om_risk_kind(&OM_VEC_AT(&r->risks, om_risk, i));
     return kinds;

@@ -9,8 +9,9 @@
 
 #include "scan/result_internal.h"
 
-/* The OPMAP_FAIL_* kind of an operator's status (unmapped, rewrite, partial), or 0. */
-unsigned om_status_kind(int status);
+/* The OPMAP_FAIL_* kind of an operator's status (unmapped, rewrite, partial; for a source
+ * finding source-unknown, source-rewrite, source-manual), or 0. */
+unsigned om_op_kind(const opmap_op *op);
 
 /* The OPMAP_FAIL_* kinds of an operator's risk flags. */
 unsigned om_flag_kinds(unsigned flags);

@@ -25,7 +25,7 @@
 static const char *const kind_names[OPMAP_FAIL_KIND_COUNT] = {
     "unmapped", "rewrite", "partial", "precision", "performance", "dynamic-shape", "rng",
     "inf-nan", "nondeterministic", "deprecated", "dtype", "effort", "external-data",
-    "unreadable", "skipped", "not-inlined"
+    "unreadable", "skipped", "not-inlined", "source-rewrite", "source-manual", "source-unknown"
 };
 
 const char *opmap_fail_kind_name(unsigned index)
@@ -65,7 +65,8 @@ int opmap_fail_on_parse(const char *list, unsigned *out, opmap_error *err)
                                "unknown finding kind '%.*s' (expected unmapped, rewrite, partial, "
                                "precision, performance, dynamic-shape, rng, inf-nan, "
                                "nondeterministic, deprecated, dtype, effort, external-data, "
-                               "unreadable, skipped, all)",
+                               "unreadable, skipped, not-inlined, source-rewrite, source-manual, "
+                               "source-unknown, all)",
                                (int)len, p);
             bits |= b;
         }
@@ -249,8 +250,16 @@ static int model_findings(builder *b, const opmap_result *r)
     for (i = 0; i < r->n_ops; i++) {
         const opmap_op *op = r->ops[i];
         const char *first = op->n_paths ? op->paths[0] : "";
-        unsigned kind = om_status_kind(op->status), flag_kinds = om_flag_kinds(op->flags);
-        if (kind) {
+        unsigned kind = om_op_kind(op), flag_kinds = om_flag_kinds(op->flags);
+        if (kind && op->source) {
+            snprintf(msg, sizeof(msg), "%s (%s::%s, %" PRIu64 " place%s) %s", first, op->domain,
+                     op->name, op->instances, op->instances == 1 ? "" : "s",
+                     kind == OPMAP_FAIL_SOURCE_REWRITE ? "has no NPU path: it must be rewritten"
+                     : kind == OPMAP_FAIL_SOURCE_MANUAL ? "needs a code change"
+                                                        : "has no published NPU answer");
+            if ((rc = add(b, kind, r->model_name, op, first, msg, op->instances)))
+                return rc;
+        } else if (kind) {
             snprintf(msg, sizeof(msg), "%s::%s (opset %" PRId64 ") is %s on Ascend%s%s",
                      op->domain, op->name, op->opset, opmap_op_status_name(op->status),
                      op->n_reasons ? ": " : "", op->n_reasons ? op->reasons[0].message : "");

@@ -118,6 +118,7 @@ const char *opmap_format_name(opmap_format format)
     case OPMAP_FORMAT_TORCHSCRIPT: return "torchscript";
     case OPMAP_FORMAT_TORCHSCRIPT_GRAPH: return "torchscript-graph";
     case OPMAP_FORMAT_TORCH_EXPORT: return "torch-export";
+    case OPMAP_FORMAT_PYTHON: return "python";
     default: return "unknown";
     }
 }

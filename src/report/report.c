@@ -119,6 +119,29 @@ void om_format_permille(unsigned permille, char *buf, size_t size)
         snprintf(buf, size, "%u%%", permille / 10);
 }
 
+int om_sources_only(const om_report_in *in)
+{
+    size_t i;
+    for (i = 0; i < in->count; i++)
+        if (in->results[i]->format != OPMAP_FORMAT_PYTHON)
+            return 0;
+    return in->count > 0;
+}
+
+size_t om_source_share(const om_portfolio *p, opmap_effort *e)
+{
+    size_t i, n = 0;
+    e->min = e->expected = e->max = 0;
+    for (i = 0; i < p->n; i++)
+        if (strcmp(p->ops[i].domain, "py") == 0) {
+            e->min += p->ops[i].effort.min;
+            e->expected += p->ops[i].effort.expected;
+            e->max += p->ops[i].effort.max;
+            n++;
+        }
+    return n;
+}
+
 void om_kind_list(unsigned bits, char *buf, size_t size)
 {
     size_t used = 0;

@@ -39,6 +39,13 @@ void om_format_permille(unsigned permille, char *buf, size_t size);
 /* "unmapped, rewrite": the kinds of `bits`, comma-separated ("" for none). */
 void om_kind_list(unsigned bits, char *buf, size_t size);
 
+/* The training code's part of a portfolio: its patterns (domain "py", each fixed once) and
+ * their effort; 0 when no Python sources were scanned. */
+size_t om_source_share(const om_portfolio *p, opmap_effort *effort);
+
+/* 1 when every result is Python sources (no graph: the headline speaks of patterns). */
+int om_sources_only(const om_report_in *in);
+
 /* A problem's message without its file ("line 3:4: bad varint"): the file is shown beside it. */
 void om_problem_message(const opmap_file_problem *p, char *buf, size_t size);
 

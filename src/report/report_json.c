@@ -1,6 +1,6 @@
 /*
- * report/report_json.c - the JSON report (schema "opmap-report/4", docs/report-json.md,
- * docs/schema/opmap-report-4.schema.json), written as it is produced (jsonw.c): no tree,
+ * report/report_json.c - the JSON report (schema "opmap-report/5", docs/report-json.md,
+ * docs/schema/opmap-report-5.schema.json), written as it is produced (jsonw.c): no tree,
  * so memory does not grow with the number of models, and person-days are exact decimals.
  */
 #include <stdio.h>
@@ -8,6 +8,7 @@
 
 #include "ir/ir.h"
 #include "scan/result_internal.h"
+#include "table/source_rules.h"
 #include "table/table_internal.h"
 #include "jsonw.h"
 #include "report_internal.h"
@@ -143,13 +144,18 @@ static void op_json(jsonw *w, const opmap_result *r, const opmap_op *op)
     jw_kbool(w, "unpublished", op->unpublished);
     if (op->exported_as[0])
         jw_kstring(w, "exported_as", op->exported_as);
+    if (op->source) {
+        jw_kstring(w, "rule_status", om_sr_status_name(op->sr_status));
+        jw_kstring(w, "grade", om_grade_name(op->grade));
+    }
     jw_key(w, "chips");
     jw_object(w);
     for (i = 0; i < r->n_chips; i++) {
         jw_key(w, r->chips[i]);
         jw_object(w);
         jw_kstring(w, "status", opmap_op_status_name(op->chip_status[i]));
-        jw_kbool(w, "published", op->row && !op->chip_unknown[i]);
+        jw_kbool(w, "published", (op->row || (op->source && op->sr_status != OM_SR_UNKNOWN)) &&
+                                     !op->chip_unknown[i]);
         jw_end_object(w);
     }
     jw_end_object(w);
@@ -412,6 +418,14 @@ static void model_json(jsonw *w, const opmap_result *r, const opmap_headline *h)
     jw_kstring(w, "file", r->model_name);
     headline(w, h, NULL);
     jw_kstring(w, "format", opmap_format_name(r->format));
+    if (r->format == OPMAP_FORMAT_PYTHON) {
+        jw_key(w, "sources");
+        jw_object(w);
+        jw_kuint(w, "files", r->src_files);
+        jw_kuint(w, "lines", r->src_lines);
+        jw_kuint(w, "not_scanned", r->src_not_read);
+        jw_end_object(w);
+    }
     jw_kint(w, "ir_version", r->ir_version);
     jw_key(w, "producer");
     jw_object(w);
@@ -639,6 +653,17 @@ static void portfolio(jsonw *w, const om_portfolio *p)
     saved.expected = p->separately.expected - p->summary.effort_total.expected;
     saved.max = p->separately.max - p->summary.effort_total.max;
     effort(w, "saved", saved);
+    {
+        opmap_effort code;
+        size_t n = om_source_share(p, &code);
+        if (n) {
+            jw_key(w, "training_code");
+            jw_object(w);
+            jw_kuint(w, "patterns", n);
+            effort(w, "effort", code);
+            jw_end_object(w);
+        }
+    }
     jw_key(w, "operators");
     jw_array(w);
     for (i = 0; i < p->n; i++) {

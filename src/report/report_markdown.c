@@ -124,6 +124,13 @@ static void headline(om_out *o, const om_report_in *in)
     om_out_printf(o, "**Verdict: %s**", om_readiness_label(h->readiness));
     if (kinds[0])
         om_out_printf(o, " (%s)", kinds);
+    if (om_sources_only(in)) {
+        om_out_printf(o, " · no graph scanned (Python sources only) · runs as-is: %" PRIu64
+                      " of %" PRIu64 " patterns, %" PRIu64 " of %" PRIu64 " places%s\n\n",
+                      h->operators_full, h->operators, h->instances_full, h->instances,
+                      in->count > 1 ? " (all projects)" : "");
+        return;
+    }
     om_out_printf(o, " · coverage **%s** of the placed instances on the NPU (%" PRIu64 " of %"
                   PRIu64 ") · largest NPU segment %s of them · supported as-is: %" PRIu64 " of %"
                   PRIu64 " operators, %" PRIu64 " of %" PRIu64 " instances%s\n\n", cov,

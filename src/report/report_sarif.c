@@ -30,6 +30,9 @@ static const char *const rule_text[OPMAP_FAIL_KIND_COUNT] = {
     "A file could not be read: the scan, and the gate's verdict, are incomplete.",
     "A file was found but is not a model opmap reads (a checkpoint, an unsupported archive).",
     "A printed TorchScript graph is not inlined: its calls hide the operators they run.",
+    "Training code with no NPU path (a CUDA extension, a CUDA-only library): it must be rewritten.",
+    "Training code that needs a change with a published target (a renamed API, a device string).",
+    "Training code using a CUDA API nobody has published an NPU answer for.",
 };
 
 static char *uri(const char *path, char *buf, size_t size)
@@ -86,11 +89,12 @@ static void run_properties(jsonw *w, const om_report_in *in)
 }
 
 /*
- * The Python source line of a finding's node ("model.py:12", TorchScript debug info), or
- * NULL. Findings come in the results' order, operators in each result's order: the cursor
+ * The operator of a finding (its first node is the finding's), or NULL: its locations give
+ * the Python source line ("model.py:12", TorchScript debug info; "train.py:12:5" for a
+ * finding of Python sources). Findings come in the results' order, operators in each result's order: the cursor
  * (*ri, *oi) keeps the search linear.
  */
-static const char *source_line(const om_report_in *in, const opmap_finding *f, size_t *ri,
+static const opmap_op *finding_op(const om_report_in *in, const opmap_finding *f, size_t *ri,
                                size_t *oi)
 {
     size_t tries, n;
@@ -109,20 +113,34 @@ static const char *source_line(const om_report_in *in, const opmap_finding *f, s
         const opmap_op *op = r->ops[*oi];
         if (strcmp(op->name, f->op) == 0 && strcmp(op->domain, f->domain) == 0 &&
             op->n_paths && strcmp(op->paths[0], f->node) == 0)
-            return op->locations ? op->locations[0] : NULL;
+            return op;
     }
     return NULL;
 }
 
-/* "dir/model.py:12" as an artifact and a line; a location without a line is the file. */
+/* A run of 1-9 digits after the colon at c, ending at end: its value, else 0. */
+static unsigned long number_after(const char *c, const char *end)
+{
+    size_t n = (size_t)(end - c - 1);
+    return c[1] && n < 10 && strspn(c + 1, "0123456789") >= n ? strtoul(c + 1, NULL, 10) : 0;
+}
+
+/* "dir/model.py:12" (or "train.py:12:5") as an artifact, a line (and a column); a location
+ * without a line is the file. */
 static void source_location(jsonw *w, const char *loc, char *buf, size_t size)
 {
-    const char *colon = strrchr(loc, ':');
-    unsigned long line = 0;
+    const char *end = loc + strlen(loc), *colon = strrchr(loc, ':'), *prev = NULL;
+    unsigned long line = 0, col = 0;
     char file[4096];
-    if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1) &&
-        strlen(colon + 1) < 10)
-        line = strtoul(colon + 1, NULL, 10);
+    if (colon && (line = number_after(colon, end))) {
+        for (prev = colon; prev > loc && prev[-1] != ':';)
+            prev--;
+        if (prev > loc && prev - 1 < colon && number_after(prev - 1, colon)) {
+            col = line;
+            line = number_after(prev - 1, colon);
+            colon = prev - 1;
+        }
+    }
     snprintf(file, sizeof(file), "%.*s", line ? (int)(colon - loc) : (int)strlen(loc), loc);
     jw_key(w, "artifactLocation");
     jw_object(w);
@@ -132,11 +150,94 @@ static void source_location(jsonw *w, const char *loc, char *buf, size_t size)
         jw_key(w, "region");
         jw_object(w);
         jw_kuint(w, "startLine", line);
+        if (col)
+            jw_kuint(w, "startColumn", col);
         jw_end_object(w);
     }
 }
 
 /* Files not read, as the run's tool notifications: a dashboard shows the run failed. */
+/* One SARIF result: a finding at `loc` (a Python line, or NULL: the model file) and `node`. */
+static void result(jsonw *w, const opmap_finding *f, const char *loc, const char *node,
+                   const char *message, uint64_t instances, char *buf, size_t size)
+{
+    unsigned k = (unsigned)__builtin_ctz(f->kind);
+    jw_object(w);
+    snprintf(buf, size, "opmap/%s", opmap_fail_kind_name(k));
+    jw_kstring(w, "ruleId", buf);
+    jw_kuint(w, "ruleIndex", k);
+    jw_kstring(w, "level", f->fails ? "error" : f->waived ? "note" : "warning");
+    jw_key(w, "message");
+    jw_object(w);
+    jw_kstring(w, "text", message);
+    jw_end_object(w);
+    jw_key(w, "locations");
+    jw_array(w);
+    jw_object(w);
+    jw_key(w, "physicalLocation");
+    jw_object(w);
+    if (loc) { /* the Python line that made the node; the model is a related location */
+        source_location(w, loc, buf, size);
+    } else {
+        jw_key(w, "artifactLocation");
+        jw_object(w);
+        jw_kstring(w, "uri", uri(f->model[0] ? f->model : ".", buf, size));
+        jw_end_object(w);
+    }
+    jw_end_object(w);
+    if (node[0]) {
+        jw_key(w, "logicalLocations");
+        jw_array(w);
+        jw_object(w);
+        jw_kstring(w, "fullyQualifiedName", node);
+        jw_kstring(w, "kind", "element");
+        jw_end_object(w);
+        jw_end_array(w);
+    }
+    jw_end_object(w);
+    jw_end_array(w); /* locations */
+    if (loc) {
+        jw_key(w, "relatedLocations");
+        jw_array(w);
+        jw_object(w);
+        jw_kuint(w, "id", 1);
+        jw_key(w, "physicalLocation");
+        jw_object(w);
+        jw_key(w, "artifactLocation");
+        jw_object(w);
+        jw_kstring(w, "uri", uri(f->model[0] ? f->model : ".", buf, size));
+        jw_end_object(w);
+        jw_end_object(w);
+        jw_key(w, "message");
+        jw_object(w);
+        jw_kstring(w, "text", "the model");
+        jw_end_object(w);
+        jw_end_object(w);
+        jw_end_array(w);
+    }
+    if (f->waived) {
+        jw_key(w, "suppressions");
+        jw_array(w);
+        jw_object(w);
+        jw_kstring(w, "kind", "external");
+        jw_kstring(w, "status", f->waiver_expired ? "rejected" : "accepted");
+        snprintf(buf, size, "%s (owner %s, expires %s)", f->waiver_reason, f->waiver_owner,
+                 f->waiver_expires);
+        jw_kstring(w, "justification", buf);
+        jw_end_object(w);
+        jw_end_array(w);
+    }
+    jw_key(w, "properties");
+    jw_object(w);
+    if (f->op[0]) {
+        snprintf(buf, size, "%s::%s", f->domain, f->op);
+        jw_kstring(w, "operator", buf);
+    }
+    jw_kuint(w, "instances", instances);
+    jw_end_object(w);
+    jw_end_object(w);
+}
+
 /* The invocation's properties: the torch_npu version answered for, the newest minimum
  * over the models and each model's (the same keys as the JSON report's). */
 static void tnpu_properties(jsonw *w, const om_report_in *in)
@@ -221,7 +322,6 @@ static void invocation(jsonw *w, const om_report_in *in)
 int om_report_sarif(const om_report_in *in, om_out *out)
 {
     size_t i, n = opmap_verdict_finding_count(in->verdict), ri = 0, oi = 0;
-    const char *loc;
     char buf[4200];
     unsigned k;
     jsonw w;
@@ -260,83 +360,22 @@ int om_report_sarif(const om_report_in *in, om_out *out)
     jw_array(&w);
     for (i = 0; i < n; i++) {
         opmap_finding f = { .size = sizeof(f) };
+        const opmap_op *op;
         opmap_verdict_finding(in->verdict, i, &f);
-        k = (unsigned)__builtin_ctz(f.kind);
-        jw_object(&w);
-        snprintf(buf, sizeof(buf), "opmap/%s", opmap_fail_kind_name(k));
-        jw_kstring(&w, "ruleId", buf);
-        jw_kuint(&w, "ruleIndex", k);
-        jw_kstring(&w, "level", f.fails ? "error" : f.waived ? "note" : "warning");
-        jw_key(&w, "message");
-        jw_object(&w);
-        jw_kstring(&w, "text", f.message);
-        jw_end_object(&w);
-        loc = source_line(in, &f, &ri, &oi);
-        jw_key(&w, "locations");
-        jw_array(&w);
-        jw_object(&w);
-        jw_key(&w, "physicalLocation");
-        jw_object(&w);
-        if (loc) { /* the Python line that made the node; the model is a related location */
-            source_location(&w, loc, buf, sizeof(buf));
-        } else {
-            jw_key(&w, "artifactLocation");
-            jw_object(&w);
-            jw_kstring(&w, "uri", uri(f.model[0] ? f.model : ".", buf, sizeof(buf)));
-            jw_end_object(&w);
+        op = finding_op(in, &f, &ri, &oi);
+        if (op && op->source) { /* one result per place, so code scanning marks each line */
+            size_t p;
+            for (p = 0; p < op->n_paths; p++) {
+                char msg[1200];
+                snprintf(msg, sizeof(msg), "%s: %s::%s: %s", op->paths[p], op->domain, op->name,
+                         op->hint);
+                result(&w, &f, op->locations[p], op->paths[p], p ? msg : f.message, 1, buf,
+                       sizeof(buf));
+            }
+            continue;
         }
-        jw_end_object(&w);
-        if (f.node[0]) {
-            jw_key(&w, "logicalLocations");
-            jw_array(&w);
-            jw_object(&w);
-            jw_kstring(&w, "fullyQualifiedName", f.node);
-            jw_kstring(&w, "kind", "element");
-            jw_end_object(&w);
-            jw_end_array(&w);
-        }
-        jw_end_object(&w);
-        jw_end_array(&w); /* locations */
-        if (loc) {
-            jw_key(&w, "relatedLocations");
-            jw_array(&w);
-            jw_object(&w);
-            jw_kuint(&w, "id", 1);
-            jw_key(&w, "physicalLocation");
-            jw_object(&w);
-            jw_key(&w, "artifactLocation");
-            jw_object(&w);
-            jw_kstring(&w, "uri", uri(f.model[0] ? f.model : ".", buf, sizeof(buf)));
-            jw_end_object(&w);
-            jw_end_object(&w);
-            jw_key(&w, "message");
-            jw_object(&w);
-            jw_kstring(&w, "text", "the model");
-            jw_end_object(&w);
-            jw_end_object(&w);
-            jw_end_array(&w);
-        }
-        if (f.waived) {
-            jw_key(&w, "suppressions");
-            jw_array(&w);
-            jw_object(&w);
-            jw_kstring(&w, "kind", "external");
-            jw_kstring(&w, "status", f.waiver_expired ? "rejected" : "accepted");
-            snprintf(buf, sizeof(buf), "%s (owner %s, expires %s)", f.waiver_reason,
-                     f.waiver_owner, f.waiver_expires);
-            jw_kstring(&w, "justification", buf);
-            jw_end_object(&w);
-            jw_end_array(&w);
-        }
-        jw_key(&w, "properties");
-        jw_object(&w);
-        if (f.op[0]) {
-            snprintf(buf, sizeof(buf), "%s::%s", f.domain, f.op);
-            jw_kstring(&w, "operator", buf);
-        }
-        jw_kuint(&w, "instances", f.instances);
-        jw_end_object(&w);
-        jw_end_object(&w);
+        result(&w, &f, op && op->locations ? op->locations[0] : NULL, f.node, f.message,
+               f.instances, buf, sizeof(buf));
     }
     jw_end_array(&w); /* results */
     jw_end_object(&w); /* run */

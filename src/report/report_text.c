@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "table/source_rules.h"
 #include "scan/result_internal.h"
 #include "table/table_internal.h"
 #include "report_internal.h"
@@ -27,13 +28,38 @@ static const char *status_colour(int status)
     }
 }
 
-static void status_cell(om_out *o, int status, int colour)
+static void named_status_cell(om_out *o, const char *name, int status, int colour)
 {
-    const char *name = opmap_op_status_name(status);
     if (colour)
         om_out_printf(o, "%s%-10s%s", status_colour(status), name, C_RESET);
     else
         om_out_printf(o, "%-10s", name);
+}
+
+static void status_cell(om_out *o, int status, int colour)
+{
+    named_status_cell(o, opmap_op_status_name(status), status, colour);
+}
+
+/* A source finding says what the migration does: automatic, renamed, manual, ... */
+static void op_status_cell(om_out *o, const opmap_op *op, int colour)
+{
+    named_status_cell(o, op->source ? om_sr_status_name(op->sr_status)
+                                    : opmap_op_status_name(op->status), op->status, colour);
+}
+
+/* Where a source finding is: its first places, each "file:line:col text". */
+static void source_places(om_out *o, const opmap_op *op)
+{
+    size_t i, shown = op->n_paths < 5 ? op->n_paths : 5;
+    for (i = 0; i < shown; i++) {
+        om_out_str(o, "             at ");
+        om_out_term(o, op->paths[i]);
+        om_out_str(o, "\n");
+    }
+    if (op->n_paths > shown)
+        om_out_printf(o, "             ... and %zu more places (see --format json)\n",
+                      op->n_paths - shown);
 }
 
 /* The estimate, and its cost when a day rate was given (a lead's first question). */
@@ -59,7 +85,8 @@ static void effort_line(om_out *o, const om_report_in *in, const char *label, op
 }
 
 /* The headline first (docs/reports.md): the verdict, the coverage, what runs as-is. */
-static void headline_lines(om_out *o, const opmap_headline *h, const char *label, int colour)
+static void headline_lines(om_out *o, const opmap_headline *h, const char *label, int colour,
+                           int sources_only)
 {
     char cov[16], share[16], kinds[400];
     om_format_permille(h->coverage, cov, sizeof(cov));
@@ -74,6 +101,13 @@ static void headline_lines(om_out *o, const opmap_headline *h, const char *label
         om_out_printf(o, " (%s)", kinds);
     else if (h->readiness == OPMAP_NEEDS_WORK)
         om_out_str(o, " (coverage below 100%)");
+    if (sources_only) { /* no graph: nothing is placed, the patterns are what there is */
+        om_out_printf(o, "\n  coverage: no graph scanned (Python sources only)\n");
+        om_out_printf(o, "  runs as-is: %" PRIu64 " of %" PRIu64 " patterns, %" PRIu64 " of %"
+                      PRIu64 " places in the code\n", h->operators_full, h->operators,
+                      h->instances_full, h->instances);
+        return;
+    }
     om_out_printf(o, "\n  coverage: %s of the placed instances on the NPU (%" PRIu64 " of %" PRIu64
                   "); largest NPU segment: %s of them (%" PRIu64 ")\n", cov, h->on_npu,
                   h->placed, share, h->largest);
@@ -295,7 +329,7 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
     size_t i;
     int st;
 
-    headline_lines(o, &in->overall, "verdict: ", colour);
+    headline_lines(o, &in->overall, "verdict: ", colour, om_sources_only(in));
     om_out_term(o, r->model_name);
     om_out_printf(o, "  [%s", opmap_format_name(r->format));
     if (r->ir_version)
@@ -305,6 +339,10 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
         om_out_term(o, r->opsets[i].domain);
         om_out_printf(o, " %" PRId64, r->opsets[i].version);
     }
+    if (r->format == OPMAP_FORMAT_PYTHON)
+        om_out_printf(o, ", %" PRIu64 " files, %" PRIu64 " lines", r->src_files, r->src_lines);
+    if (r->src_not_read)
+        om_out_printf(o, ", %" PRIu64 " not scanned", r->src_not_read);
     if (r->producer_name[0]) {
         om_out_str(o, ", from ");
         om_out_term(o, r->producer_name);
@@ -334,8 +372,12 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
     }
     om_out_str(o, "\n");
     tnpu_line(o, r);
-    om_out_printf(o, "  %" PRIu64 " operator instances, %" PRIu64 " distinct operators:",
-                  s->instances_total, s->operators_total);
+    if (r->format == OPMAP_FORMAT_PYTHON)
+        om_out_printf(o, "  %" PRIu64 " places in the code, %" PRIu64 " distinct patterns:",
+                      s->instances_total, s->operators_total);
+    else
+        om_out_printf(o, "  %" PRIu64 " operator instances, %" PRIu64 " distinct operators:",
+                      s->instances_total, s->operators_total);
     for (st = OPMAP_OP_STATUS_COUNT - 1; st >= 0; st--)
         om_out_printf(o, " %" PRIu64 " %s%s", s->operators[st], opmap_op_status_name(st),
                       st ? "," : "");
@@ -369,7 +411,10 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
         om_out_str(o, "  (no operators)\n\n");
         return;
     }
-    om_out_printf(o, "\n  %-10s %-40s %6s %9s  ", "STATUS", "OPERATOR", "OPSET", "INSTANCES");
+    if (r->format == OPMAP_FORMAT_PYTHON)
+        om_out_printf(o, "\n  %-10s %-40s %6s %9s  ", "STATUS", "PATTERN", "", "PLACES");
+    else
+        om_out_printf(o, "\n  %-10s %-40s %6s %9s  ", "STATUS", "OPERATOR", "OPSET", "INSTANCES");
     if (r->n_chips > 1)
         for (i = 0; i < r->n_chips; i++)
             om_out_printf(o, "%-13.13s ", r->chips[i]);
@@ -379,7 +424,7 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
         char name[512];
         size_t len;
         om_out_str(o, "  ");
-        status_cell(o, op->status, colour);
+        op_status_cell(o, op, colour);
         om_out_str(o, " ");
         len = (size_t)snprintf(name, sizeof(name), "%s::%s", op->domain, op->name);
         om_out_term(o, name);
@@ -418,13 +463,29 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
             om_out_term(o, om_next_step(op, step, sizeof(step)));
             om_out_str(o, "\n");
         }
-        if (op->status >= OPMAP_OP_PARTIAL && op->locations && op->locations[0]) {
+        if (op->source && op->sr_status != OM_SR_UNCHANGED) {
+            source_places(o, op);
+        } else if (op->status >= OPMAP_OP_PARTIAL && op->locations && op->locations[0]) {
             om_out_str(o, "             first at: ");
             om_out_term(o, op->locations[0]);
             om_out_str(o, "\n");
         }
     }
     om_out_str(o, "\n");
+}
+
+/* The training code's part of the shared estimate (its patterns, each fixed once), when
+ * Python sources were scanned with the models. */
+static void source_share(om_out *o, const om_report_in *in)
+{
+    opmap_effort e;
+    size_t n = om_source_share(in->portfolio, &e);
+    char label[96];
+    if (!n)
+        return;
+    snprintf(label, sizeof(label), "of which training code (%zu pattern%s in Python sources):", n,
+             n == 1 ? "" : "s");
+    effort_line(o, in, label, e);
 }
 
 /* Several models: one line each, then the portfolio (shared operators adapted once). */
@@ -436,7 +497,7 @@ static void portfolio_block(om_out *o, const om_report_in *in, int colour)
     size_t i;
     int st;
 
-    headline_lines(o, &in->overall, "overall verdict: ", colour);
+    headline_lines(o, &in->overall, "overall verdict: ", colour, om_sources_only(in));
     om_out_str(o, "\n");
     om_out_printf(o, "%-52s %5s %8s %7s %7s  %-10s %-8s %s\n", "MODEL", "OPS", "UNMAPPED",
                   "REWRITE", "PARTIAL", "VERDICT", "COVERAGE", "EFFORT (person-days)");
@@ -466,6 +527,7 @@ static void portfolio_block(om_out *o, const om_report_in *in, int colour)
     om_out_str(o, "\n");
     effort_line(o, in, "effort, each shared operator adapted once:", s->effort_total);
     effort_line(o, in, "effort, models added up separately:", p->separately);
+    source_share(o, in);
     tnpu_portfolio(o, in);
     om_out_printf(o, "\n  %-10s %-40s %6s %9s  %s\n", "STATUS", "OPERATOR", "MODELS", "INSTANCES",
                   "ON ASCEND");
@@ -522,7 +584,7 @@ int om_report_text(const om_report_in *in, om_out *out)
 {
     int colour = (in->flags & OPMAP_REPORT_COLOR) != 0;
     if (!in->count) /* no model, only files not read */
-        headline_lines(out, &in->overall, "verdict: ", colour);
+        headline_lines(out, &in->overall, "verdict: ", colour, om_sources_only(in));
     if (in->count == 1)
         model_block(out, in, in->results[0], colour);
     else if (in->count > 1)

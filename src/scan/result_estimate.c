@@ -20,7 +20,7 @@ om_estimate_op om_result_estimate_op(const opmap_op *op)
     e.flags = op->flags;
     e.instances = op->instances;
     e.effort = op->effort;
-    e.ascend_op = op->ascend_op;
+    e.ascend_op = op->source ? op->becomes : op->ascend_op; /* a rule's replacement */
     e.engine = op->engine;
     e.hint = op->hint;
     return e;

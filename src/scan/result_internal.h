@@ -48,6 +48,9 @@ struct opmap_op {
     uint8_t unpublished;      /* some chip scanned for has no published answer */
     uint8_t all_unknown;      /* ... and none has: the status is the row's general answer */
     const char *exported_as;  /* "org.pytorch.aten::ATen" for an ATen fallback node, or "" */
+    uint8_t source;           /* a source rule's finding (domain "py"; row is NULL) */
+    uint8_t grade;            /* ... its evidence grade, OM_GRADE_* */
+    uint8_t sr_status;        /* ... the rule's status, OM_SR_* (table/source_rules.h) */
     uint32_t dtypes_seen;     /* bit per dtype of input 0 over the instances (bit 0: unknown) */
     om_reason *reasons;
     size_t n_reasons;
@@ -141,6 +144,9 @@ struct opmap_result {
     uint64_t calls;           /* calls a graph printed without inlining leaves (risks.c) */
     const char *first_call;   /* where the first one is */
     om_segments segments;
+    /* Python sources (OPMAP_FORMAT_PYTHON): the files read, their lines, the files that
+     * did not parse (each a diagnostic) */
+    uint64_t src_files, src_lines, src_not_read;
 };
 
 /* An empty result on the context's budget, as opmap_scan() and the report reader

@@ -280,7 +280,7 @@ static int pick_chips(group *g, const opmap_table *t, const char *soc, opmap_err
 }
 
 /* The result's totals: the estimate over its distinct operators. */
-static void summarize(opmap_result *res)
+void om_scan_summarize(opmap_result *res)
 {
     size_t k;
     memset(&res->summary, 0, sizeof(res->summary));
@@ -290,18 +290,13 @@ static void summarize(opmap_result *res)
     }
 }
 
-int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
-               const opmap_table *table, const opmap_scan_options *opts, opmap_error *err)
+int om_scan_begin(group *g, opmap_result **resp, opmap_ctx *ctx, const char *name,
+                  const opmap_table *table, const opmap_scan_options *opts, opmap_error *err)
 {
     opmap_result *res;
-    group g;
     int rc;
-    size_t i;
-
-    om_err_clear(err);
-    if (!out || !ctx || !model || !table)
-        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_scan: NULL argument");
-    *out = NULL;
+    *resp = NULL;
+    memset(g, 0, sizeof(*g));
     if (opts && (opts->version < 1 || opts->version > OPMAP_SCAN_OPTIONS_VERSION))
         return om_fail(err, OPMAP_EINVAL, NULL, "opmap_scan: options version %u, expected 1 to %u",
                        opts->version, OPMAP_SCAN_OPTIONS_VERSION);
@@ -309,27 +304,74 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
         return om_fail(err, OPMAP_EINVAL, NULL, "opmap_scan: weights version %u, expected %u",
                        opts->weights->version, OPMAP_WEIGHTS_VERSION);
     if (!(res = om_result_new(ctx)))
-        return om_fail(err, OPMAP_ENOMEM, model->ir.name, "out of memory");
-
-    memset(&g, 0, sizeof(g));
-    g.res = res;
-    g.table = table;
-    g.weights = opts ? opts->weights : NULL;
-    g.err = err;
-    om_vec_init(&g.ops, sizeof(opmap_op *));
-    ir_intern_init(&g.names, &res->mem, &res->arena);
-
-    if ((rc = pick_chips(&g, table, opts ? opts->soc : NULL, err)) ||
-        (rc = om_scan_torch_npu_target(&g, opts && opts->version >= 2 ? opts->torch_npu : NULL)))
-        goto done;
-    if (!(res->model_name = om_arena_strdup(&res->arena, model->ir.name)) ||
+        return om_fail(err, OPMAP_ENOMEM, name, "out of memory");
+    g->res = res;
+    g->table = table;
+    g->weights = opts ? opts->weights : NULL;
+    g->err = err;
+    om_vec_init(&g->ops, sizeof(opmap_op *));
+    ir_intern_init(&g->names, &res->mem, &res->arena);
+    *resp = res;
+    if ((rc = pick_chips(g, table, opts ? opts->soc : NULL, err)) ||
+        (rc = om_scan_torch_npu_target(g, opts && opts->version >= 2 ? opts->torch_npu : NULL)))
+        return rc;
+    if (!(res->model_name = om_arena_strdup(&res->arena, name)) ||
         !(res->table_origin = om_arena_strdup(&res->arena, table->origin)) ||
         !(res->table_name = om_arena_strdup(&res->arena, table->name)) ||
         !(res->table_version = om_arena_strdup(&res->arena, table->version)) ||
         !(res->torch_npu = om_arena_strdup(&res->arena, table->torch_npu)) ||
-        !(res->cann = om_arena_strdup(&res->arena, table->cann)) ||
-        om_scan_copy_model(res, &model->ir) != OPMAP_OK ||
-        om_risks_model(res) != OPMAP_OK) {
+        !(res->cann = om_arena_strdup(&res->arena, table->cann)))
+        return om_fail_mem(err, &res->mem, name);
+    return OPMAP_OK;
+}
+
+int om_scan_list_ops(group *g)
+{
+    opmap_result *res = g->res;
+    if (g->ops.len) {
+        if (!(res->ops = om_arena_array(&res->arena, g->ops.len, sizeof(opmap_op *))))
+            return om_scan_oom(g);
+        memcpy(res->ops, g->ops.data, g->ops.len * sizeof(opmap_op *));
+        res->n_ops = g->ops.len;
+        qsort(res->ops, res->n_ops, sizeof(*res->ops), op_cmp);
+    }
+    return OPMAP_OK;
+}
+
+void om_scan_end(group *g)
+{
+    opmap_result *res = g->res;
+    size_t i;
+    if (!res)
+        return;
+    for (i = 0; i < g->ops.len; i++) {
+        opmap_op *op = OM_VEC_AT(&g->ops, opmap_op *, i);
+        om_vec_free(&op->path_vec, &res->mem);
+        om_vec_free(&op->loc_vec, &res->mem);
+        om_vec_free(&op->reason_vec, &res->mem);
+    }
+    om_vec_free(&g->ops, &res->mem);
+    if (g->index)
+        om_dealloc(&res->mem, g->index, g->index_cap * sizeof(*g->index));
+    ir_intern_free(&g->names);
+    if (g->advice)
+        om_dealloc(&res->mem, g->advice, g->table->n_advice * sizeof(*g->advice));
+}
+
+int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
+               const opmap_table *table, const opmap_scan_options *opts, opmap_error *err)
+{
+    opmap_result *res;
+    group g;
+    int rc;
+
+    om_err_clear(err);
+    if (!out || !ctx || !model || !table)
+        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_scan: NULL argument");
+    *out = NULL;
+    if ((rc = om_scan_begin(&g, &res, ctx, model->ir.name, table, opts, err)))
+        goto done;
+    if (om_scan_copy_model(res, &model->ir) != OPMAP_OK || om_risks_model(res) != OPMAP_OK) {
         rc = om_fail_mem(err, &res->mem, model->ir.name);
         goto done;
     }
@@ -343,33 +385,15 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
         rc = finish_ops(&g);
     if (rc == OPMAP_OK)
         rc = finish_advice(&g);
-    if (rc == OPMAP_OK && g.ops.len) {
-        if (!(res->ops = om_arena_array(&res->arena, g.ops.len, sizeof(opmap_op *)))) {
-            rc = om_scan_oom(&g);
-        } else {
-            memcpy(res->ops, g.ops.data, g.ops.len * sizeof(opmap_op *));
-            res->n_ops = g.ops.len;
-            qsort(res->ops, res->n_ops, sizeof(*res->ops), op_cmp);
-        }
-    }
+    if (rc == OPMAP_OK)
+        rc = om_scan_list_ops(&g);
     if (rc == OPMAP_OK && (om_risks_flags(res) != OPMAP_OK || om_risks_calls(res) != OPMAP_OK ||
                            om_scan_torch_npu_needed(res) != OPMAP_OK))
         rc = om_scan_oom(&g);
     if (rc == OPMAP_OK)
-        summarize(res);
+        om_scan_summarize(res);
 done:
-    for (i = 0; i < g.ops.len; i++) {
-        opmap_op *op = OM_VEC_AT(&g.ops, opmap_op *, i);
-        om_vec_free(&op->path_vec, &res->mem);
-        om_vec_free(&op->loc_vec, &res->mem);
-        om_vec_free(&op->reason_vec, &res->mem);
-    }
-    om_vec_free(&g.ops, &res->mem);
-    if (g.index)
-        om_dealloc(&res->mem, g.index, g.index_cap * sizeof(*g.index));
-    ir_intern_free(&g.names);
-    if (g.advice)
-        om_dealloc(&res->mem, g.advice, table->n_advice * sizeof(*g.advice));
+    om_scan_end(&g);
     if (rc != OPMAP_OK) {
         opmap_result_free(res);
         return rc;

@@ -30,6 +30,17 @@ typedef struct group {
 /* scan.c: the error for running out of memory (names the model); returns OPMAP_ENOMEM. */
 int om_scan_oom(group *g);
 
+/* scan.c: a scan's start, shared by opmap_scan and opmap_scan_sources: the options checked,
+ * *res a new result (also on failure, when one was made: the caller frees it) with its
+ * name, table facts and chips; g set up over it. om_scan_list_ops puts g's operators into
+ * the result in report order; om_scan_summarize totals them; om_scan_end frees what g
+ * holds (not the result). */
+int om_scan_begin(group *g, opmap_result **res, opmap_ctx *ctx, const char *name,
+                  const opmap_table *table, const opmap_scan_options *opts, opmap_error *err);
+int om_scan_list_ops(group *g);
+void om_scan_summarize(opmap_result *res);
+void om_scan_end(group *g);
+
 /* operators.c: the distinct operator node n (at opset) belongs to, created on first sight
  * (NULL when memory ran out); the chip's answer in a row (NULL: the row's applies); items
  * joined by sep into one arena string ("" for none, NULL when memory ran out). */

@@ -15,7 +15,7 @@
 #include "core/mem.h"
 
 typedef enum { OM_SR_IMPORT, OM_SR_NAME, OM_SR_CALL, OM_SR_METHOD_CALL, OM_SR_STRING_ARG,
-               OM_SR_FILE, OM_SR_KIND_COUNT } om_sr_kind;
+               OM_SR_FILE, OM_SR_STRING, OM_SR_KIND_COUNT } om_sr_kind;
 typedef enum { OM_SR_UNCHANGED, OM_SR_AUTOMATIC, OM_SR_RENAMED, OM_SR_MANUAL, OM_SR_REWRITE,
                OM_SR_UNKNOWN, OM_SR_STATUS_COUNT } om_sr_status;
 
@@ -32,6 +32,7 @@ typedef struct om_source_rule {
     const char *prefix;            /* dotted prefix: matches it and prefix.* (NULL: none) */
     const char *value, *value_prefix, *call, *keyword, *glob;  /* string_arg / file */
     int position;                  /* string_arg: positional index, -1 when not given */
+    int ignore_case;               /* string_arg, string: the value compared case aside */
     om_sr_status status;
     const char *replacement, *hint, *notes, *curated, *needs;
     opmap_effort weight;           /* the row's, else weights[status] */
@@ -53,6 +54,11 @@ typedef struct om_source_rules {
 
 const char *om_sr_kind_name(int kind);
 const char *om_sr_status_name(int status);
+/* The operator status a rule's status is reported and gated as: unchanged, automatic ->
+ * full; renamed, manual -> partial; rewrite -> rewrite; unknown -> unmapped. */
+int om_sr_op_status(int status);
+/* The rule of that id, or NULL. */
+const om_source_rule *om_source_rule_find(const om_source_rules *r, const char *id);
 
 /* Strict load (errors name file:line:column); *out is NULL on failure. */
 int om_source_rules_load_memory(om_source_rules **out, opmap_ctx *ctx, const void *data,

@@ -18,11 +18,28 @@
 #define SR_SCHEMA 1
 
 static const char *const kind_names[OM_SR_KIND_COUNT] = { "import", "name", "call",
-                                                          "method_call", "string_arg", "file" };
+                                                          "method_call", "string_arg", "file",
+                                                          "string" };
 static const char *const status_names[OM_SR_STATUS_COUNT] = { "unchanged", "automatic", "renamed",
                                                               "manual", "rewrite", "unknown" };
 static const char *const grade_names[OM_GRADE_COUNT] = { "", "practice", "derived", "doc",
                                                          "kernel" };
+
+int om_sr_op_status(int s)
+{
+    return s == OM_SR_UNCHANGED || s == OM_SR_AUTOMATIC ? OPMAP_OP_FULL
+         : s == OM_SR_RENAMED || s == OM_SR_MANUAL ? OPMAP_OP_PARTIAL
+         : s == OM_SR_REWRITE ? OPMAP_OP_REWRITE : OPMAP_OP_UNMAPPED;
+}
+
+const om_source_rule *om_source_rule_find(const om_source_rules *r, const char *id)
+{
+    size_t i;
+    for (i = 0; i < r->n_rules; i++)
+        if (strcmp(r->rules[i].id, id) == 0)
+            return &r->rules[i];
+    return NULL;
+}
 
 const char *om_sr_kind_name(int k) { return k >= 0 && k < OM_SR_KIND_COUNT ? kind_names[k] : ""; }
 const char *om_sr_status_name(int s) { return s >= 0 && s < OM_SR_STATUS_COUNT ? status_names[s] : ""; }
@@ -117,7 +134,7 @@ static const om_sr_source *find_source(const om_source_rules *r, const char *id)
 static int parse_match(yr *y, const yt_node *m, om_source_rule *rule)
 {
     static const char *const keys[] = { "kind", "name", "names", "prefix", "value", "value_prefix",
-                                        "call", "keyword", "position", "glob", NULL };
+                                        "call", "keyword", "position", "glob", "ignore_case", NULL };
     const yt_node *n;
     const char *one;
     int rc, k = 0;
@@ -125,7 +142,7 @@ static int parse_match(yr *y, const yt_node *m, om_source_rule *rule)
     if ((rc = yr_kind(y, m, YT_MAP, "match")) || (rc = yr_keys(y, m, keys, "match")) ||
         (rc = yr_require(y, m, "kind", "match", &n)) ||
         (rc = pick(y, n, "match kind", kind_names, OM_SR_KIND_COUNT,
-                   "import, name, call, method_call, string_arg, file", &k)))
+                   "import, name, call, method_call, string_arg, file, string", &k)))
         return rc;
     rule->kind = (om_sr_kind)k;
     if ((rc = opt_str(y, m, "name", &one)) || (rc = opt_str(y, m, "prefix", &rule->prefix)) ||
@@ -145,6 +162,12 @@ static int parse_match(yr *y, const yt_node *m, om_source_rule *rule)
         rule->names[0] = one;
         rule->n_names = 1;
     }
+    if ((n = yt_get(m, "ignore_case"))) {
+        if (n->kind != YT_SCALAR || !n->plain ||
+            (strcmp(n->str, "true") != 0 && strcmp(n->str, "false") != 0))
+            return yr_bad(y, n, "ignore_case must be true or false");
+        rule->ignore_case = n->str[0] == 't';
+    }
     rule->position = -1;
     if ((n = yt_get(m, "position"))) {
         if ((rc = yr_int(y, n, "position", &pos)))
@@ -162,12 +185,23 @@ static int parse_match(yr *y, const yt_node *m, om_source_rule *rule)
         if (rule->names || rule->prefix || rule->glob)
             return yr_bad(y, m, "a string_arg match takes value/value_prefix, call, keyword, position");
         break;
+    case OM_SR_STRING:
+        if (!rule->value == !rule->value_prefix)
+            return yr_bad(y, m, "a string match needs exactly one of value and value_prefix");
+        if (rule->names || rule->prefix || rule->glob || rule->call || rule->keyword ||
+            rule->position >= 0)
+            return yr_bad(y, m, "a string match takes value or value_prefix only");
+        break;
     case OM_SR_FILE:
+        if (rule->ignore_case)
+            return yr_bad(y, m, "ignore_case is for string and string_arg matches");
         if (!rule->glob || rule->names || rule->prefix || rule->value || rule->value_prefix ||
             rule->call || rule->keyword || rule->position >= 0)
             return yr_bad(y, m, "a file match takes glob only");
         break;
     default:
+        if (rule->ignore_case)
+            return yr_bad(y, m, "ignore_case is for string and string_arg matches");
         if (!rule->names == !rule->prefix)
             return yr_bad(y, m, "a %s match needs exactly one of name, names and prefix",
                           kind_names[k]);

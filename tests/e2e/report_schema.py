@@ -1,4 +1,4 @@
-"""Validates JSON reports against docs/schema/opmap-report-4.schema.json (python3-jsonschema).
+"""Validates JSON reports against docs/schema/opmap-report-5.schema.json (python3-jsonschema).
 
 Every test that reads a JSON report from opmap calls validate(), so every report the suite
 produces is checked against the published schema.
@@ -9,7 +9,7 @@ import os
 import jsonschema
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCHEMA_PATH = os.path.join(HERE, "..", "..", "docs", "schema", "opmap-report-4.schema.json")
+SCHEMA_PATH = os.path.join(HERE, "..", "..", "docs", "schema", "opmap-report-5.schema.json")
 
 with open(SCHEMA_PATH) as f:
     SCHEMA = json.load(f)

@@ -112,7 +112,7 @@ class Cli(unittest.TestCase):
     def test_json_report_of_a_model_with_subgraphs(self):
         proc, rep = scan_json("--table", SMALL_TABLE, model("test_if"))
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        self.assertEqual(rep["schema"], "opmap-report/4")
+        self.assertEqual(rep["schema"], "opmap-report/5")
         self.assertEqual(rep["table"]["origin"], SMALL_TABLE)
         m = rep["models"][0]
         self.assertEqual(m["file"], model("test_if"))
@@ -519,7 +519,8 @@ class Cli(unittest.TestCase):
 
         h = verdict()
         self.assertEqual((h["verdict"], h["needs_work"]), ("needs-work", ["dtype"]))
-        self.assertEqual(h["rule"]["blocked_on"], ["unmapped", "rewrite", "unreadable"])
+        self.assertEqual(h["rule"]["blocked_on"],
+                         ["unmapped", "rewrite", "unreadable", "source-rewrite"])
         h = verdict("--blocked-on", "dtype")
         self.assertEqual((h["verdict"], h["blocking"]), ("blocked", ["dtype"]))
         self.assertEqual(h["rule"]["blocked_on"], ["dtype"])

@@ -89,7 +89,7 @@ CASES = [
      lambda: ("unmapped: " + "".join("\n" + " " * i + "- " for i in range(1, 3000))).encode(),
      "weights", {3}, "max_yaml_depth"),
     ("json arrays (diff)", "deep.json",
-     lambda: ('{"schema":"opmap-report/4","models":[' + "[" * N + "]" * N + "]}").encode(),
+     lambda: ('{"schema":"opmap-report/5","models":[' + "[" * N + "]" * N + "]}").encode(),
      "diff", {3}, "not JSON"),
 ]
 

@@ -219,7 +219,7 @@ static void test_merge__other_tables_edits_and_overlaps_are_refused(void **state
             "version is '2'", 0);
     opmap_report_set_free(other);
     assert_int_equal(opmap_report_set_new(&set, f->ctx, f->table, NULL), OPMAP_OK);
-    t = edited(f, "\"opmap-report/4\"", "\"opmap-report/3\"", &len);
+    t = edited(f, "\"opmap-report/5\"", "\"opmap-report/3\"", &len);
     refused(set, t, len, OPMAP_EFORMAT, "schema: 'opmap-report/3'", 0);
     free(t);
     t = edited(f, "\"instances\": 2", "\"instances\": 3", &len);
