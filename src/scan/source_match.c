@@ -204,7 +204,10 @@ const om_source_rule *om_sr_match_site(const om_sr_index *ix, const py_site *s)
             module[n - 2] = 0;
             name = module;
         }
-        return (rule = by_name(ix, OM_SR_IMPORT, name)) ? rule : by_name(ix, OM_SR_NAME, name);
+        /* a module's rule, else what the name imported is (a name, a function called) */
+        if ((rule = by_name(ix, OM_SR_IMPORT, name)) || (rule = by_name(ix, OM_SR_NAME, name)))
+            return rule;
+        return by_name(ix, OM_SR_CALL, name);
     }
     case PY_SITE_CALL:
         if (!s->resolved)

@@ -177,9 +177,11 @@ static int scan_file(project *p, const char *name, const unsigned char *text, si
     } else {
         for (i = 0; i < p->sites.len && rc == OPMAP_OK; i++) {
             const py_site *s = &OM_VEC_AT(&p->sites, py_site, i);
-            if ((rule = om_sr_match_site(&p->ix, s)))
-                rc = add_instance(p, rule, name, s->line, s->col,
-                                  s->kind == PY_SITE_IMPORT ? s->name : s->text);
+            /* an import is found where its statement is: the line a reader edits */
+            if ((rule = om_sr_match_site(&p->ix, s)) && s->kind == PY_SITE_IMPORT)
+                rc = add_instance(p, rule, name, s->stmt_line, s->stmt_col, s->name);
+            else if (rule)
+                rc = add_instance(p, rule, name, s->line, s->col, s->text);
         }
     }
     om_arena_free(&tmp);

@@ -250,7 +250,8 @@ static void test_fstrings(void **state)
                   "dev = f\"cuda:{rank}\"\n"
                   "msg = f'{x[\"a\"]!r:>{w}} {{torch.cuda}} {f\"{y}\"}'\n"
                   "t = torch.device(F\"cuda:{local_rank}\")\n"
-                  "z = rf'''a\n{b}\n'''.cuda()\n");
+                  "z = rf'''a\n{b}\n'''.cuda()\n"
+                  "print(f\"{torch.cuda.memory_allocated() / 2**20:.1f} MiB {n=}\")\n");
     const py_site *p;
     (void)state;
     assert_int_equal(s->rc, OPMAP_OK);
@@ -259,12 +260,21 @@ static void test_fstrings(void **state)
     assert_string_equal(p->value, "cuda:{rank}");
     assert_true(p->str_flags & 4);
     expect(s, 2, PY_SITE_STRING, NULL, 3, 7);
-    expect(s, 3, PY_SITE_CALL, "torch.device", 4, 5);
-    p = expect(s, 4, PY_SITE_STRING_ARG, "torch.device", 4, 18);
+    /* the code of the fields: a subscript's string, a nested f-string; `{{` is no field,
+     * and a format spec's nested field is no code of interest */
+    p = expect(s, 3, PY_SITE_STRING, NULL, 3, 12);
+    assert_string_equal(p->value, "a");
+    expect(s, 4, PY_SITE_STRING, NULL, 3, 41);
+    expect(s, 5, PY_SITE_CALL, "torch.device", 4, 5);
+    p = expect(s, 6, PY_SITE_STRING_ARG, "torch.device", 4, 18);
     assert_string_equal(p->value, "cuda:{local_rank}");
-    expect(s, 5, PY_SITE_STRING, NULL, 5, 5);
-    expect(s, 6, PY_SITE_METHOD_CALL, ".cuda", 7, 4);
-    assert_int_equal(s->sites.len, 7);
+    expect(s, 7, PY_SITE_STRING, NULL, 5, 5);
+    expect(s, 8, PY_SITE_METHOD_CALL, ".cuda", 7, 4);
+    expect(s, 9, PY_SITE_CALL, "print", 8, 1);
+    expect(s, 10, PY_SITE_STRING_ARG, "print", 8, 7);
+    /* a call inside a field runs: it is found where it is written */
+    expect(s, 11, PY_SITE_CALL, "torch.cuda.memory_allocated", 8, 10);
+    assert_int_equal(s->sites.len, 12);
     done(s);
 }
 

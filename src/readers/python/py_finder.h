@@ -35,6 +35,7 @@ typedef struct py_finder {
     om_vec *sites;
     opmap_error *err;
     py_aliases aliases;
+    uint32_t fdepth;              /* f-string fields being walked (py_fstring.c) */
 } py_finder;
 
 int py_alias_bind(py_finder *f, const char *local, size_t n, const char *full);
@@ -77,5 +78,8 @@ int py_is_keyword(const py_finder *f, const py_token *t);
 
 /* Everything but the imports: chains, calls, method calls, strings. */
 int py_find_sites(py_finder *f);
+
+/* The sites of the code inside f-string token t's replacement fields (py_fstring.c). */
+int py_fstring_sites(py_finder *f, const py_token *t);
 
 #endif /* OM_PY_FINDER_H */

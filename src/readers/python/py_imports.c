@@ -28,12 +28,15 @@ static int is_word(const py_finder *f, size_t i, const char *w)
     return i < f->ntok && py_tok_is(f, &f->toks[i], PY_T_NAME, w);
 }
 
-static int add_import(py_finder *f, const py_token *at, const char *full, const char *module,
-                      const py_token *bound, const char *bind_to, unsigned level)
+static int add_import(py_finder *f, const py_token *stmt, const py_token *at, const char *full,
+                      const char *module, const py_token *bound, const char *bind_to,
+                      unsigned level)
 {
     py_site *s = py_site_new(f, PY_SITE_IMPORT, at);
     if (!s)
         return f->err->code;
+    s->stmt_line = stmt->line;
+    s->stmt_col = stmt->col;
     s->name = full;
     s->text = module;
     s->level = (uint8_t)(level > 255 ? 255 : level);
@@ -64,7 +67,7 @@ static int plain_import(py_finder *f, size_t *pi)
             head = mod;
             last += 2;
         }
-        if ((rc = add_import(f, &f->toks[i], mod, mod, bound, head, 0)))
+        if ((rc = add_import(f, &f->toks[*pi], &f->toks[i], mod, mod, bound, head, 0)))
             return rc;
         i = last + 1;
         if (!is_op(f, i, ","))
@@ -78,11 +81,12 @@ static int plain_import(py_finder *f, size_t *pi)
 /* the names after `from M import`, at toks[i] */
 static int from_names(py_finder *f, size_t i, const char *mod, unsigned level, size_t *pi)
 {
+    const py_token *stmt = &f->toks[*pi];
     int paren = is_op(f, i, "("), rc;
     i += (size_t)paren;
     if (is_op(f, i, "*")) {
         const char *full = py_join(f, mod, level && !mod[level] ? "" : ".", "*", &f->toks[i]);
-        if (!full || (rc = add_import(f, &f->toks[i], full, mod, NULL, NULL, level)))
+        if (!full || (rc = add_import(f, stmt, &f->toks[i], full, mod, NULL, NULL, level)))
             return f->err->code;
         *pi = i + 1;
         return OPMAP_OK;
@@ -99,7 +103,7 @@ static int from_names(py_finder *f, size_t i, const char *mod, unsigned level, s
             bound = &f->toks[i + 2];
             i += 2;
         }
-        if ((rc = add_import(f, name, full, mod, bound, full, level)))
+        if ((rc = add_import(f, stmt, name, full, mod, bound, full, level)))
             return rc;
         i++;
         if (!is_op(f, i, ","))

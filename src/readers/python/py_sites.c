@@ -146,6 +146,7 @@ static int string_site(walk *w, size_t i)
                                          py_tok_is(f, &f->toks[i - 1], PY_T_OP, "=") ||
                                          py_tok_is(f, &f->toks[i - 1], PY_T_OP, ";"));
     py_site *s = py_site_new(f, cf ? PY_SITE_STRING_ARG : PY_SITE_STRING, t);
+    int rc;
     if (!s)
         return f->err->code;
     s->str_flags = t->flags;
@@ -159,7 +160,9 @@ static int string_site(walk *w, size_t i)
         s->bound = cf->kw;
         s->nested = cf != tp;
     }
-    return string_value(f, t, s);
+    if ((rc = string_value(f, t, s)) != OPMAP_OK || !(t->flags & PY_STR_F))
+        return rc;
+    return py_fstring_sites(f, t);
 }
 
 /* A keyword argument's name (`device=` at an argument's start in a call). */
@@ -212,7 +215,8 @@ static int step(walk *w, size_t *pi)
     frame *tp = top(w);
     int rc = OPMAP_OK, k;
     if (t->type == PY_T_NAME && py_is_keyword(f, t)) {
-        if (py_tok_is(f, t, PY_T_NAME, "import") || py_tok_is(f, t, PY_T_NAME, "from"))
+        if ((py_tok_is(f, t, PY_T_NAME, "import") || py_tok_is(f, t, PY_T_NAME, "from")) &&
+            !f->fdepth) /* a field is an expression: its aliases are the file's */
             return py_find_import(f, pi);
         if ((py_tok_is(f, t, PY_T_NAME, "def") || py_tok_is(f, t, PY_T_NAME, "class")) &&
             f->toks[i + 1].type == PY_T_NAME) {

@@ -53,6 +53,7 @@ typedef struct py_site {
     uint8_t alone;       /* STRING*: the literal is the whole argument (or expression) */
     uint8_t nested;      /* STRING_ARG: inside a list, tuple or dict of the argument */
     uint8_t str_flags;   /* STRING*: PY_STR_* of py_lexer.h (raw, bytes, f, triple) */
+    uint32_t stmt_line, stmt_col; /* IMPORT: where its statement starts (`from`/`import`) */
     const char *file;    /* the `name` given to py_scan_source */
     uint32_t line, col;  /* 1-based; a column counts bytes from the line's start (after a
                             BOM on line 1): IMPORT at the imported name, chains at their
