@@ -81,8 +81,6 @@ int om_sr_index_build(om_sr_index *ix, const om_source_rules *r, om_mem *mem)
             goto oom;
     for (i = 0; i < r->n_rules; i++) {
         const om_source_rule *rule = &r->rules[i];
-        if (rule->needs) /* context the reader does not give: no answer rather than a guess */
-            continue;
         if (rule->kind == OM_SR_STRING_ARG || rule->kind == OM_SR_STRING)
             ix->strings[ix->n_strings++] = rule;
         else if (rule->kind == OM_SR_FILE)
@@ -186,7 +184,16 @@ static const om_source_rule *by_string(const om_sr_index *ix, const py_site *s)
     return best;
 }
 
+static const om_source_rule *answer(const om_sr_index *ix, const py_site *s);
+
+/* A rule that needs a loop (`.item()` per iteration) answers only sites inside one. */
 const om_source_rule *om_sr_match_site(const om_sr_index *ix, const py_site *s)
+{
+    const om_source_rule *rule = answer(ix, s);
+    return rule && rule->needs && !s->in_loop ? NULL : rule;
+}
+
+static const om_source_rule *answer(const om_sr_index *ix, const py_site *s)
 {
     const om_source_rule *rule;
     const char *dot;

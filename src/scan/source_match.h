@@ -5,8 +5,8 @@
  * wins; a call is answered by call rules before name rules, an import by import rules
  * before name rules; an attribute of a receiver the file did not import (`x.is_cuda`,
  * `f().cuda(`) only by rules naming a bare attribute; a string by the most specific
- * string_arg rule (call, keyword, position), else by a string rule. Rules that need context
- * the reader does not give (`needs: loop`) answer nothing.
+ * string_arg rule (call, keyword, position), else by a string rule. A rule with `needs:
+ * loop` answers only sites inside a loop's body or a comprehension.
  */
 #ifndef OM_SOURCE_MATCH_H
 #define OM_SOURCE_MATCH_H

@@ -136,8 +136,9 @@ static const char SILENT[] =
     "parser.add_argument('--amp', help='use torch.cuda.amp')\n"
     "raw = b'cuda'\n"
     "for batch in loader:\n"
-    "    loss.item()\n"
-    "    t.cpu()\n"
+    "    pass\n"
+    "loss.item()\n"
+    "t.cpu()\n"
     "cuda = 1\n"
     "def cuda(x): return x\n";
 
@@ -150,6 +151,31 @@ static void strings_and_comments_are_silent(void **state)
         opmap_result_op(r, i, &op);
         fail_msg("unexpected finding %s: %s", opmap_op_name(op), places(r, opmap_op_name(op)));
     }
+    opmap_result_free(r);
+}
+
+static const char LOOPS[] =
+    "for step, (x, y) in enumerate(loader):\n"                    /* 1 */
+    "    total += loss.item()\n"                                   /* 2 */
+    "    if step % 10 == 0:\n"                                     /* 3 */
+    "        print(loss.cpu())\n"                                  /* 4 */
+    "print(total.item())\n"                                        /* 5: after the loop */
+    "while True: v = t.cpu()\n"                                    /* 6: a one-line body */
+    "vals = [t.item() for t in ts]\n"                              /* 7: a comprehension */
+    "async def f():\n"                                             /* 8 */
+    "    async for b in s:\n"                                      /* 9 */
+    "        b.item()\n"                                           /* 10 */
+    "    b.item()\n"                                               /* 11: after it */
+    "x = sum(p.item() for p in params)\n"                          /* 12: a generator */
+    "s = f\"{loss.item()}\" if q else [y.cpu()]\n";               /* 13: neither */
+
+/* The guides' performance traps count only inside a loop: the reader tells which sites are. */
+static void loop_traps(void **state)
+{
+    opmap_result *r = scan_one(*state, "l.py", LOOPS);
+    assert_string_equal(places(r, "item-in-loop"),
+                        "l.py:2:14 loss.item|l.py:7:9 t.item|l.py:10:9 b.item|l.py:12:9 p.item");
+    assert_string_equal(places(r, "cpu-in-loop"), "l.py:4:15 loss.cpu|l.py:6:17 t.cpu");
     opmap_result_free(r);
 }
 
@@ -260,6 +286,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(resolution),
         cmocka_unit_test(strings_and_comments_are_silent),
+        cmocka_unit_test(loop_traps),
         cmocka_unit_test(statuses_and_estimate),
         cmocka_unit_test(a_bad_file_is_a_warning),
         cmocka_unit_test(limits),

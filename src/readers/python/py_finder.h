@@ -36,6 +36,8 @@ typedef struct py_finder {
     opmap_error *err;
     py_aliases aliases;
     uint32_t fdepth;              /* f-string fields being walked (py_fstring.c) */
+    uint8_t in_loop;              /* the statement being walked is in a loop's body */
+    const uint8_t *in_comp;       /* per token: inside a comprehension's brackets, or NULL */
 } py_finder;
 
 int py_alias_bind(py_finder *f, const char *local, size_t n, const char *full);

@@ -106,6 +106,8 @@ static int field_sites(py_finder *f, const py_token *t, size_t a, size_t b)
     sub.toks = toks.data;
     sub.ntok = toks.len;
     sub.fdepth = f->fdepth + 1;
+    sub.in_loop = f->in_loop || (f->in_comp && f->in_comp[t - f->toks]);
+    sub.in_comp = NULL;
     rc = py_find_sites(&sub);
     om_vec_free(&toks, f->arena->mem);
     position(f, t, a, &line, &col);

@@ -104,5 +104,6 @@ py_site *py_site_new(py_finder *f, py_site_kind kind, const py_token *t)
     s->line = t->line;
     s->col = t->col;
     s->arg_index = -1;
+    s->in_loop = f->in_loop || (f->in_comp && f->in_comp[t - f->toks]);
     return s;
 }

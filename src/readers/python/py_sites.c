@@ -22,6 +22,10 @@ typedef struct frame {
 
 typedef struct walk {
     py_finder *f;
+    om_vec loops;             /* uint32_t: the indentation of each enclosing loop header */
+    uint8_t at_stmt;          /* the next token starts a logical line */
+    uint8_t header;           /* the logical line is a for/while header */
+    uint32_t header_col;      /* ... and its indentation */
     frame *fr;
     size_t n, cap;
     size_t call_at;           /* the token a pending callee's '(' must be at */
@@ -206,6 +210,39 @@ static int op(walk *w, size_t i)
     return rc;
 }
 
+/* A logical line's end: a loop header's body is what is indented below it. */
+static int end_of_line(walk *w)
+{
+    py_finder *f = w->f;
+    w->n = 0;
+    w->no_call = 0;
+    w->at_stmt = 1;
+    if (w->header) {
+        uint32_t *slot = om_vec_push(&w->loops, f->arena->mem);
+        if (!slot)
+            return om_fail_mem(f->err, f->arena->mem, f->file);
+        *slot = w->header_col;
+        w->header = 0;
+    }
+    return OPMAP_OK;
+}
+
+/* A logical line's start at token t: the loops it is indented under, and whether it opens
+ * one (`for`, `async for`, `while`). */
+static void start_of_line(walk *w, size_t i)
+{
+    py_finder *f = w->f;
+    const py_token *t = &f->toks[i];
+    while (w->loops.len && OM_VEC_AT(&w->loops, uint32_t, w->loops.len - 1) >= t->col)
+        w->loops.len--;
+    f->in_loop = w->loops.len > 0;
+    w->at_stmt = 0;
+    w->header = py_tok_is(f, t, PY_T_NAME, "for") || py_tok_is(f, t, PY_T_NAME, "while") ||
+                (py_tok_is(f, t, PY_T_NAME, "async") && i + 1 < f->ntok &&
+                 py_tok_is(f, &f->toks[i + 1], PY_T_NAME, "for"));
+    w->header_col = t->col;
+}
+
 /* One token (or a chain or import from it); *pi moves past what was read. */
 static int step(walk *w, size_t *pi)
 {
@@ -214,6 +251,10 @@ static int step(walk *w, size_t *pi)
     const py_token *t = &f->toks[i];
     frame *tp = top(w);
     int rc = OPMAP_OK, k;
+    if (w->at_stmt && t->type != PY_T_NEWLINE && !f->fdepth)
+        start_of_line(w, i);
+    if (w->header && !w->n && t->type == PY_T_OP && !strcmp(t->op, ":"))
+        f->in_loop = 1; /* `for x in y: body` on one line */
     if (t->type == PY_T_NAME && py_is_keyword(f, t)) {
         if ((py_tok_is(f, t, PY_T_NAME, "import") || py_tok_is(f, t, PY_T_NAME, "from")) &&
             !f->fdepth) /* a field is an expression: its aliases are the file's */
@@ -243,7 +284,7 @@ static int step(walk *w, size_t *pi)
         else if (t->type == PY_T_OP)
             rc = op(w, i);
         else if (t->type == PY_T_NEWLINE)
-            w->n = 0, w->no_call = 0;
+            rc = end_of_line(w);
         *pi = i + 1;
     }
     if ((tp = top(w)) && t->type != PY_T_OP)
@@ -251,17 +292,69 @@ static int step(walk *w, size_t *pi)
     return rc;
 }
 
+/* Per token: inside the brackets of a comprehension or generator expression (a `for` at
+ * that bracket's own level). Brackets nest at most max_depth (the lexer's bound). */
+static uint8_t *comprehensions(py_finder *f)
+{
+    size_t *open = om_calloc(f->arena->mem, f->lim->max_depth + 1, sizeof(size_t));
+    uint8_t *has_for = om_calloc(f->arena->mem, f->lim->max_depth + 1, 1);
+    uint8_t *in = om_calloc(f->arena->mem, f->ntok ? f->ntok : 1, 1);
+    size_t i, depth = 0;
+    if (open && has_for && in)
+        for (i = 0; i < f->ntok; i++) {
+            const py_token *t = &f->toks[i];
+            if (t->type == PY_T_OP && strchr("([{", t->op[0]) && !t->op[1]) {
+                if (depth <= f->lim->max_depth) {
+                    open[depth] = i;
+                    has_for[depth] = 0;
+                }
+                depth++;
+            } else if (t->type == PY_T_OP && strchr(")]}", t->op[0]) && !t->op[1] && depth) {
+                depth--;
+                if (depth <= f->lim->max_depth && has_for[depth])
+                    memset(in + open[depth], 1, i - open[depth] + 1);
+            } else if (depth && depth <= f->lim->max_depth + 1 &&
+                       py_tok_is(f, t, PY_T_NAME, "for")) {
+                has_for[depth - 1] = 1;
+            }
+        }
+    if (open)
+        om_dealloc(f->arena->mem, open, (f->lim->max_depth + 1) * sizeof(size_t));
+    if (has_for)
+        om_dealloc(f->arena->mem, has_for, f->lim->max_depth + 1);
+    if (!open || !has_for) {
+        if (in)
+            om_dealloc(f->arena->mem, in, f->ntok ? f->ntok : 1);
+        return NULL;
+    }
+    return in;
+}
+
 int py_find_sites(py_finder *f)
 {
     walk w;
     size_t i = 0;
     int rc = OPMAP_OK;
+    uint8_t *comp = NULL;
     memset(&w, 0, sizeof(w));
     w.f = f;
     w.call_at = SIZE_MAX;
+    w.at_stmt = 1;
+    om_vec_init(&w.loops, sizeof(uint32_t));
+    if (!f->fdepth) {
+        if (!(comp = comprehensions(f)))
+            return om_fail_mem(f->err, f->arena->mem, f->file);
+        f->in_comp = comp;
+        f->in_loop = 0;
+    }
     while (i < f->ntok && f->toks[i].type != PY_T_EOF && rc == OPMAP_OK)
         rc = step(&w, &i);
     if (w.fr)
         om_dealloc(f->arena->mem, w.fr, w.cap * sizeof(*w.fr));
+    om_vec_free(&w.loops, f->arena->mem);
+    if (comp) {
+        om_dealloc(f->arena->mem, comp, f->ntok ? f->ntok : 1);
+        f->in_comp = NULL;
+    }
     return rc;
 }

@@ -54,6 +54,8 @@ typedef struct py_site {
     uint8_t nested;      /* STRING_ARG: inside a list, tuple or dict of the argument */
     uint8_t str_flags;   /* STRING*: PY_STR_* of py_lexer.h (raw, bytes, f, triple) */
     uint32_t stmt_line, stmt_col; /* IMPORT: where its statement starts (`from`/`import`) */
+    uint8_t in_loop;     /* in the body of a for/while loop (indentation or after the header's
+                            ':'), or inside a comprehension or generator expression */
     const char *file;    /* the `name` given to py_scan_source */
     uint32_t line, col;  /* 1-based; a column counts bytes from the line's start (after a
                             BOM on line 1): IMPORT at the imported name, chains at their
