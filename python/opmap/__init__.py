@@ -233,6 +233,8 @@ _PROTOTYPES = {
     "opmap_op_status_name": (_S, [_I]),
     "opmap_flag_name": (_S, [ctypes.c_uint]),
     "opmap_scan": (_I, [_PP, _P, _P, _P, ctypes.POINTER(_ScanOptions), _PERR]),
+    "opmap_scan_sources": (_I, [_PP, _P, _S, ctypes.POINTER(ctypes.c_char_p), _Z, _P,
+                                ctypes.POINTER(_ScanOptions), _PERR]),
     "opmap_result_free": (None, [_P]),
     "opmap_result_model_name": (_S, [_P]),
     "opmap_result_summary": (_I, [_P, ctypes.POINTER(_Summary)]),
@@ -561,11 +563,12 @@ def _days(e):
 class _Scan:
     """Results of scanning some models with one table, freed on close()."""
 
-    def __init__(self, paths, soc, table, torch_npu=None):
+    def __init__(self, paths, soc, table, torch_npu=None, sources=None):
         if isinstance(paths, (str, bytes, os.PathLike)):
             paths = [paths]
         paths = list(paths)
-        if not paths:
+        projects = list(dict(sources or {}).items())
+        if not paths and not projects:
             raise InvalidArgument(-1, "give at least one model file")
         if isinstance(soc, (list, tuple)):
             soc = ",".join(soc)
@@ -586,6 +589,15 @@ class _Scan:
                     rc = lib.opmap_scan(ctypes.byref(res), self.ctx.ptr, model,
                                         table._handle(), ctypes.byref(opts), ctypes.byref(err))
                 lib.opmap_model_free(model)
+                _check(rc, err)
+                self.results.append(res)
+            for name, files in projects:  # after the models, as opmap scan DIR lists them
+                files = [_path_bytes(f) for f in files]
+                arr = (ctypes.c_char_p * max(len(files), 1))(*files)
+                res, err = ctypes.c_void_p(), _Err()
+                rc = lib.opmap_scan_sources(ctypes.byref(res), self.ctx.ptr, _path_bytes(name),
+                                            arr, len(files), table._handle(),
+                                            ctypes.byref(opts), ctypes.byref(err))
                 _check(rc, err)
                 self.results.append(res)
         except BaseException:
@@ -626,7 +638,7 @@ class _Scan:
         self.close()
 
 
-def scan(path_or_paths, soc=None, table=None, torch_npu=None):
+def scan(path_or_paths, soc=None, table=None, torch_npu=None, sources=None):
     """Scans one model file or several, and returns the JSON report (docs/report-json.md)
     as Python objects: a dict with "schema", "table", "chips", "models" (one per file, in
     order, each with its "operators" and their "reasons", "estimate", ...), "totals" and,
@@ -636,16 +648,19 @@ def scan(path_or_paths, soc=None, table=None, torch_npu=None):
     exact parts, "Ascend910B3") or a list of them.
     table: None (the built-in table), a file path, or a Table.
     torch_npu: None, or the torch_npu version to answer for ("2.1"; opmap scan --torch-npu).
+    sources: None, or a mapping of project name -> its Python source files (.py, .cu, .cuh;
+    docs/source-scan.md), each project scanned for CUDA-isms after the models, as
+    `opmap scan DIR` scans a directory's sources (give them sorted to get its report).
     Raises an Error subclass on the first model or table that cannot be read.
     """
-    with _Scan(path_or_paths, soc, table, torch_npu) as s:
+    with _Scan(path_or_paths, soc, table, torch_npu, sources) as s:
         return json.loads(s.write("json").decode("utf-8"))
 
 
-def report(path_or_paths, format="text", soc=None, table=None, torch_npu=None):
+def report(path_or_paths, format="text", soc=None, table=None, torch_npu=None, sources=None):
     """Scans like scan() and returns the report in any format the library writes
     ("text", "json", and the others opmap --help lists) as a string."""
-    with _Scan(path_or_paths, soc, table, torch_npu) as s:
+    with _Scan(path_or_paths, soc, table, torch_npu, sources) as s:
         return s.write(format).decode("utf-8")
 
 

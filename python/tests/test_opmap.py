@@ -71,6 +71,18 @@ class Scan(unittest.TestCase):
         self.assertIn("portfolio", got)
         self.assertEqual([m["file"] for m in got["models"]], MODELS)
 
+    def test_sources_equal_cli(self):
+        """A project of Python sources gives the report `opmap scan DIR` gives."""
+        proj = os.path.join(HERE, "..", "..", "tests", "data", "python-projects", "nanogpt")
+        proj = os.path.normpath(proj)
+        files = sorted(os.path.join(proj, f) for f in os.listdir(proj) if f.endswith(".py"))
+        got = opmap.scan(MODELS[0], sources={proj: files})
+        self.assertEqual(got, cli_json(MODELS[0], proj))
+        self.assertEqual(got["models"][1]["format"], "python")
+        ops = {o["op_type"] for o in got["models"][1]["operators"]}
+        self.assertTrue({"string-nccl", "torch-cuda-amp", "cudnn-flags"} <= ops, ops)
+        self.assertEqual(opmap.report([], sources={proj: files}), cli("scan", proj).stdout.decode())
+
     def test_path_like(self):
         import pathlib
         self.assertEqual(opmap.scan(pathlib.Path(MODELS[0])), cli_json(MODELS[0]))
