@@ -610,10 +610,16 @@ static void model_section(om_out *o, const opmap_result *r)
         om_out_str(o, "none (no operator's row gives a torch_npu range)</p>");
     }
     opmap_result_segments(r, &seg);
-    om_out_printf(o, "<p>NPU segments: %" PRIu64 " (largest %" PRIu64 " of %" PRIu64
-                     " NPU nodes), %" PRIu64 " device&harr;host transitions, %" PRIu64
-                     " breaking nodes.</p>", seg.segments, seg.largest, seg.npu_nodes,
-                  seg.transitions, seg.breakers);
+    if (r->format == OPMAP_FORMAT_PYTHON) /* code, not a graph: no segments to speak of */
+        om_out_printf(o, "<p>Python sources: %" PRIu64 " files, %" PRIu64 " lines, %" PRIu64
+                         " not scanned; each pattern is a rule of data/source_rules.yaml, its "
+                         "places are file:line:column.</p>", r->src_files, r->src_lines,
+                      r->src_not_read);
+    else
+        om_out_printf(o, "<p>NPU segments: %" PRIu64 " (largest %" PRIu64 " of %" PRIu64
+                         " NPU nodes), %" PRIu64 " device&harr;host transitions, %" PRIu64
+                         " breaking nodes.</p>", seg.segments, seg.largest, seg.npu_nodes,
+                      seg.transitions, seg.breakers);
     if (r->risks.len) {
         om_out_str(o, "<details><summary>Risks</summary><ul>");
         for (i = 0; i < r->risks.len; i++) {
@@ -781,6 +787,8 @@ int om_report_html(const om_report_in *in, om_out *o)
             const opmap_headline *h = &in->headlines[i];
             char cov[16];
             om_format_permille(h->coverage, cov, sizeof(cov));
+            if (in->results[i]->format == OPMAP_FORMAT_PYTHON)
+                snprintf(cov, sizeof(cov), "-"); /* no graph: nothing placed */
             om_out_str(o, "<tr><td>");
             om_out_html(o, in->results[i]->model_name);
             om_out_printf(o, "</td><td><span class=\"st %s\" data-verdict=\"%s\">%s</span></td>"

@@ -170,6 +170,8 @@ int om_report_markdown(const om_report_in *in, om_out *o)
         const opmap_summary *s = &in->results[i]->summary;
         char cov[16];
         om_format_permille(in->headlines[i].coverage, cov, sizeof(cov));
+        if (in->results[i]->format == OPMAP_FORMAT_PYTHON)
+            snprintf(cov, sizeof(cov), "-"); /* no graph: nothing placed */
         om_out_str(o, "| ");
         om_out_md(o, in->results[i]->model_name);
         om_out_printf(o, " | %s | %s", om_readiness_label(in->headlines[i].readiness), cov);

@@ -514,6 +514,8 @@ static void portfolio_block(om_out *o, const om_report_in *in, int colour)
             om_out_str(o, " ");
         om_format_days(r->summary.effort_total.expected, ex, sizeof(ex));
         om_format_permille(in->headlines[i].coverage, cov, sizeof(cov));
+        if (r->format == OPMAP_FORMAT_PYTHON)
+            snprintf(cov, sizeof(cov), "-"); /* no graph: nothing placed */
         om_out_printf(o, " %5" PRIu64 " %8" PRIu64 " %7" PRIu64 " %7" PRIu64 "  %-10s %-8s %s\n",
                       r->summary.operators_total, r->summary.operators[OPMAP_OP_UNMAPPED],
                       r->summary.operators[OPMAP_OP_REWRITE], r->summary.operators[OPMAP_OP_PARTIAL],
