@@ -43,12 +43,14 @@ enum {
                                                 a CUDA-only library): it must be rewritten */
     OPMAP_FAIL_SOURCE_MANUAL = 1u << 17,   /**< a code change with a published target (a
                                                 renamed API, a device string, apex) */
-    OPMAP_FAIL_SOURCE_UNKNOWN = 1u << 18   /**< a CUDA API nobody has published an NPU
+    OPMAP_FAIL_SOURCE_UNKNOWN = 1u << 18,  /**< a CUDA API nobody has published an NPU
                                                 answer for */
+    OPMAP_FAIL_ADVICE = 1u << 19           /**< a pattern a fused NPU kernel replaces
+                                                (RMSNorm, attention, ... written out) */
 };
 
 /** The number of OPMAP_FAIL_* bits; opmap_fail_kind_name() takes 0 .. this - 1. */
-#define OPMAP_FAIL_KIND_COUNT 19
+#define OPMAP_FAIL_KIND_COUNT 20
 
 /** @return the name of finding kind bit `index` ("unmapped", "dynamic-shape", ...), or NULL. */
 OPMAP_API const char *opmap_fail_kind_name(unsigned index);

@@ -156,6 +156,12 @@ typedef struct ir_node {
      * keyword argument, else NULL. Constraints on ATen rows read arguments by position. */
     ir_attr *args;
     uint32_t n_args;
+    /* TorchScript archives: which value each input reads and each output writes, as names
+     * unique within the lowering ("7"), so patterns can follow the dataflow (rules/
+     * pattern_match.c); inputs/outputs stay empty there, as value facts are not inferred
+     * for those graphs. NULL elsewhere. */
+    const char **flow_in, **flow_out;
+    uint32_t n_flow_in, n_flow_out;
 } ir_node;
 
 typedef struct ir_graph {

@@ -163,7 +163,43 @@ static int read_risks(rr *r, opmap_result *res, const oj_value *m)
     return OPMAP_OK;
 }
 
-static const char *advice_kind(int k) { return k == 0 ? "required" : k == 1 ? "optional" : NULL; }
+static const char *advice_kind(int k)
+{
+    return k == 0 ? "required" : k == 1 ? "optional" : k == 2 ? "fused" : NULL;
+}
+
+/* A fused-kernel advice's effort, ATC note and places (report_json.c fused_json). */
+static int read_fused(rr *r, opmap_result *res, const oj_value *k, om_advice *x)
+{
+    const oj_value *p, *l;
+    size_t i;
+    int rc;
+    if ((rc = rr_effort(r, k, "effort", &x->effort)) ||
+        (rc = rr_str(r, k, "atc", &res->arena, &x->atc)) || (rc = rr_arr(r, k, "places", &p)) ||
+        (rc = rr_arr(r, k, "lines", &l)))
+        return rc;
+    if (p->n != l->n || !p->n || p->n > x->count)
+        return rr_fail(r, k, "places", "%u places and %u lines for %llu matches", p->n, l->n,
+                       (unsigned long long)x->count);
+    if (!(x->places = om_arena_array(&res->arena, p->n, sizeof(char *))) ||
+        !(x->lines = om_arena_array(&res->arena, p->n, sizeof(char *))))
+        return oom(r, res);
+    for (i = 0; i < p->n; i++) {
+        if (p->kids[i].type != OJ_STRING ||
+            !(x->places[i] = om_arena_strdup(&res->arena, p->kids[i].s)))
+            return p->kids[i].type != OJ_STRING ? rr_fail(r, &p->kids[i], "places", "not a string")
+                                                : oom(r, res);
+        if (l->kids[i].type == OJ_NULL)
+            continue;
+        if (l->kids[i].type != OJ_STRING ||
+            !(x->lines[i] = om_arena_strdup(&res->arena, l->kids[i].s)))
+            return l->kids[i].type != OJ_STRING ? rr_fail(r, &l->kids[i], "lines", "not a string")
+                                                : oom(r, res);
+    }
+    x->n_places = p->n;
+    x->fused = 1;
+    return OPMAP_OK;
+}
 
 static int read_advice(rr *r, opmap_result *res, const oj_value *m)
 {
@@ -178,7 +214,7 @@ static int read_advice(rr *r, opmap_result *res, const oj_value *m)
         if (!x)
             return oom(r, res);
         if ((rc = rr_str(r, k, "id", &res->arena, &x->id)) ||
-            (rc = rr_name(r, k, "kind", advice_kind, 2, &kind)) ||
+            (rc = rr_name(r, k, "kind", advice_kind, 3, &kind)) ||
             (rc = rr_str(r, k, "message", &res->arena, &x->message)) ||
             (rc = rr_str(r, k, "action", &res->arena, &x->action)) ||
             (rc = rr_str(r, k, "value", &res->arena, &x->value)) ||
@@ -189,8 +225,10 @@ static int read_advice(rr *r, opmap_result *res, const oj_value *m)
             (rc = rr_joined(r, k, "sources", ", ", &res->arena, &x->sources)) ||
             (rc = rr_str(r, k, "recipes", &res->arena, &x->recipes)))
             return rc;
-        x->optional = (uint8_t)kind;
+        x->optional = kind == 1;
         x->grade = (uint8_t)grade;
+        if (kind == 2 && (rc = read_fused(r, res, k, x)))
+            return rc;
     }
     return rc;
 }

@@ -57,5 +57,8 @@ unsigned om_result_kinds(const opmap_result *r)
         kinds |= om_op_kind(r->ops[i]) | om_flag_kinds(r->ops[i]->flags);
     for (i = 0; i < r->risks.len; i++)
         kinds |= om_risk_kind(&OM_VEC_AT(&r->risks, om_risk, i));
+    for (i = 0; i < r->advice.len; i++)
+        if (OM_VEC_AT(&r->advice, om_advice, i).fused)
+            kinds |= OPMAP_FAIL_ADVICE;
     return kinds;
 }

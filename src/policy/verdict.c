@@ -25,7 +25,7 @@
 static const char *const kind_names[OPMAP_FAIL_KIND_COUNT] = {
     "unmapped", "rewrite", "partial", "precision", "performance", "dynamic-shape", "rng",
     "inf-nan", "nondeterministic", "deprecated", "dtype", "effort", "external-data",
-    "unreadable", "skipped", "not-inlined", "source-rewrite", "source-manual", "source-unknown"
+    "unreadable", "skipped", "not-inlined", "source-rewrite", "source-manual", "source-unknown", "advice"
 };
 
 const char *opmap_fail_kind_name(unsigned index)
@@ -66,7 +66,7 @@ int opmap_fail_on_parse(const char *list, unsigned *out, opmap_error *err)
                                "precision, performance, dynamic-shape, rng, inf-nan, "
                                "nondeterministic, deprecated, dtype, effort, external-data, "
                                "unreadable, skipped, not-inlined, source-rewrite, source-manual, "
-                               "source-unknown, all)",
+                               "source-unknown, advice, all)",
                                (int)len, p);
             bits |= b;
         }
@@ -282,6 +282,14 @@ static int model_findings(builder *b, const opmap_result *r)
         if (!kind)
             continue;
         if ((rc = add(b, kind, r->model_name, NULL, k2->where, k2->message, 1)))
+            return rc;
+    }
+    for (i = 0; i < r->advice.len; i++) { /* fused kernels: one finding per pattern */
+        const om_advice *a = &OM_VEC_AT(&r->advice, om_advice, i);
+        if (!a->fused)
+            continue;
+        snprintf(msg, sizeof(msg), "%s: use %s", a->message, a->action);
+        if ((rc = add(b, OPMAP_FAIL_ADVICE, r->model_name, NULL, a->where, msg, a->count)))
             return rc;
     }
     return OPMAP_OK;

@@ -119,6 +119,14 @@ void om_format_permille(unsigned permille, char *buf, size_t size)
         snprintf(buf, size, "%u%%", permille / 10);
 }
 
+void om_coverage_cell(const om_report_in *in, size_t i, char *buf, size_t size)
+{
+    if (in->results[i]->format == OPMAP_FORMAT_PYTHON)
+        snprintf(buf, size, "-");
+    else
+        om_format_permille(in->headlines[i].coverage, buf, size);
+}
+
 int om_sources_only(const om_report_in *in)
 {
     size_t i;

@@ -637,7 +637,7 @@ static void model_section(om_out *o, const opmap_result *r)
                          "these patterns; not in the effort</summary><ul>", r->advice.len);
         for (i = 0; i < r->advice.len; i++) {
             const om_advice *a = &OM_VEC_AT(&r->advice, om_advice, i);
-            om_out_str(o, "<li><b>");
+            om_out_str(o, a->fused ? "<li>fused kernel <b>" : "<li><b>");
             om_out_html(o, a->id);
             om_out_str(o, "</b>: ");
             om_out_html(o, a->message);
@@ -786,9 +786,7 @@ int om_report_html(const om_report_in *in, om_out *o)
             const opmap_summary *s = &in->results[i]->summary;
             const opmap_headline *h = &in->headlines[i];
             char cov[16];
-            om_format_permille(h->coverage, cov, sizeof(cov));
-            if (in->results[i]->format == OPMAP_FORMAT_PYTHON)
-                snprintf(cov, sizeof(cov), "-"); /* no graph: nothing placed */
+            om_coverage_cell(in, i, cov, sizeof(cov));
             om_out_str(o, "<tr><td>");
             om_out_html(o, in->results[i]->model_name);
             om_out_printf(o, "</td><td><span class=\"st %s\" data-verdict=\"%s\">%s</span></td>"

@@ -43,6 +43,10 @@ void om_kind_list(unsigned bits, char *buf, size_t size);
  * their effort; 0 when no Python sources were scanned. */
 size_t om_source_share(const om_portfolio *p, opmap_effort *effort);
 
+/* Result i's coverage for a portfolio table: "97.5%", or "-" for Python sources (no graph:
+ * nothing is placed). */
+void om_coverage_cell(const om_report_in *in, size_t i, char *buf, size_t size);
+
 /* 1 when every result is Python sources (no graph: the headline speaks of patterns). */
 int om_sources_only(const om_report_in *in);
 

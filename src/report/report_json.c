@@ -411,6 +411,39 @@ static void next_json(jsonw *w, const opmap_result *r)
     jw_end_object(w);
 }
 
+/* Python sources: what was read (docs/source-scan.md). */
+static void sources_json(jsonw *w, const opmap_result *r)
+{
+    jw_key(w, "sources");
+    jw_object(w);
+    jw_kuint(w, "files", r->src_files);
+    jw_kuint(w, "lines", r->src_lines);
+    jw_kuint(w, "not_scanned", r->src_not_read);
+    jw_end_object(w);
+}
+
+/* A fused-kernel advice's own members (docs/patterns.md): its effort, counted apart, what
+ * ATC does with the ONNX form, and every place with its source line. */
+static void fused_json(jsonw *w, const om_advice *a)
+{
+    size_t i;
+    effort(w, "effort", a->effort);
+    jw_kstring(w, "atc", a->atc);
+    jw_key(w, "places");
+    jw_array(w);
+    for (i = 0; i < a->n_places; i++)
+        jw_string(w, a->places[i]);
+    jw_end_array(w);
+    jw_key(w, "lines");
+    jw_array(w);
+    for (i = 0; i < a->n_places; i++)
+        if (a->lines[i])
+            jw_string(w, a->lines[i]);
+        else
+            jw_null(w);
+    jw_end_array(w);
+}
+
 static void model_json(jsonw *w, const opmap_result *r, const opmap_headline *h)
 {
     size_t i;
@@ -418,14 +451,8 @@ static void model_json(jsonw *w, const opmap_result *r, const opmap_headline *h)
     jw_kstring(w, "file", r->model_name);
     headline(w, h, NULL);
     jw_kstring(w, "format", opmap_format_name(r->format));
-    if (r->format == OPMAP_FORMAT_PYTHON) {
-        jw_key(w, "sources");
-        jw_object(w);
-        jw_kuint(w, "files", r->src_files);
-        jw_kuint(w, "lines", r->src_lines);
-        jw_kuint(w, "not_scanned", r->src_not_read);
-        jw_end_object(w);
-    }
+    if (r->format == OPMAP_FORMAT_PYTHON)
+        sources_json(w, r);
     jw_kint(w, "ir_version", r->ir_version);
     jw_key(w, "producer");
     jw_object(w);
@@ -528,7 +555,7 @@ static void model_json(jsonw *w, const opmap_result *r, const opmap_headline *h)
         const om_advice *a = &OM_VEC_AT(&r->advice, om_advice, i);
         jw_object(w);
         jw_kstring(w, "id", a->id);
-        jw_kstring(w, "kind", a->optional ? "optional" : "required");
+        jw_kstring(w, "kind", a->fused ? "fused" : a->optional ? "optional" : "required");
         jw_kstring(w, "message", a->message);
         jw_kstring(w, "action", a->action);
         jw_kstring(w, "value", a->value);
@@ -544,6 +571,8 @@ static void model_json(jsonw *w, const opmap_result *r, const opmap_headline *h)
         source_ids(w, a->sources);
         jw_end_array(w);
         jw_kstring(w, "recipes", a->recipes);
+        if (a->fused)
+            fused_json(w, a);
         jw_end_object(w);
     }
     jw_end_array(w);

@@ -169,9 +169,7 @@ int om_report_markdown(const om_report_in *in, om_out *o)
     for (i = 0; i < in->count; i++) {
         const opmap_summary *s = &in->results[i]->summary;
         char cov[16];
-        om_format_permille(in->headlines[i].coverage, cov, sizeof(cov));
-        if (in->results[i]->format == OPMAP_FORMAT_PYTHON)
-            snprintf(cov, sizeof(cov), "-"); /* no graph: nothing placed */
+        om_coverage_cell(in, i, cov, sizeof(cov));
         om_out_str(o, "| ");
         om_out_md(o, in->results[i]->model_name);
         om_out_printf(o, " | %s | %s", om_readiness_label(in->headlines[i].readiness), cov);
@@ -253,7 +251,7 @@ int om_report_markdown(const om_report_in *in, om_out *o)
                 if (!shown++)
                     om_out_str(o, "\n### Advice (not in the effort)\n\n"
                                   "| Advice | Model | Where | Do |\n|---|---|---|---|\n");
-                om_out_str(o, "| ");
+                om_out_str(o, a->fused ? "| fused kernel: " : "| ");
                 om_out_md(o, a->message);
                 om_out_str(o, " | ");
                 om_out_md(o, r->model_name);

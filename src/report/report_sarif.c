@@ -33,6 +33,7 @@ static const char *const rule_text[OPMAP_FAIL_KIND_COUNT] = {
     "Training code with no NPU path (a CUDA extension, a CUDA-only library): it must be rewritten.",
     "Training code that needs a change with a published target (a renamed API, a device string).",
     "Training code using a CUDA API nobody has published an NPU answer for.",
+    "A pattern written out of primitives that a fused NPU kernel replaces.",
 };
 
 static char *uri(const char *path, char *buf, size_t size)

@@ -186,12 +186,56 @@ static void risk_lines(om_out *o, const opmap_result *r)
         om_out_str(o, "\n");
 }
 
+/* A pattern a fused NPU kernel replaces (docs/patterns.md): where, with what, what it costs. */
+static void fused_lines(om_out *o, const om_advice *a)
+{
+    char ex[64];
+    size_t i, shown = a->n_places < 3 ? a->n_places : 3;
+    om_format_days(a->effort.expected, ex, sizeof(ex));
+    om_out_str(o, "  advice, fused kernel (");
+    om_out_term(o, a->id);
+    om_out_str(o, "): ");
+    om_out_term(o, a->message);
+    om_out_printf(o, " [%llu place%s; %s grade; %s person-days]\n           use: ",
+                  (unsigned long long)a->count, a->count == 1 ? "" : "s",
+                  om_grade_name(a->grade), ex);
+    om_out_term(o, a->action);
+    om_out_str(o, "\n           how: ");
+    om_out_term(o, a->value);
+    if (a->atc[0]) {
+        om_out_str(o, "\n           ATC: ");
+        om_out_term(o, a->atc);
+    }
+    for (i = 0; i < shown; i++) {
+        om_out_str(o, "\n           at ");
+        om_out_term(o, a->places[i]);
+        if (a->lines[i]) {
+            om_out_str(o, " (");
+            om_out_term(o, a->lines[i]);
+            om_out_str(o, ")");
+        }
+    }
+    if (a->count > shown)
+        om_out_printf(o, "\n           ... and %llu more (see --format json)",
+                      (unsigned long long)(a->count - shown));
+    om_out_str(o, "\n");
+}
+
 /* Advice: what Ascend's engineers did for patterns this model has (not in the estimate). */
 static void advice_lines(om_out *o, const opmap_result *r)
 {
-    size_t i;
+    opmap_effort fused = { 0, 0, 0 };
+    size_t i, n_fused = 0;
     for (i = 0; i < r->advice.len; i++) {
         const om_advice *a = &OM_VEC_AT(&r->advice, om_advice, i);
+        if (a->fused) {
+            fused_lines(o, a);
+            fused.min += a->effort.min;
+            fused.expected += a->effort.expected;
+            fused.max += a->effort.max;
+            n_fused++;
+            continue;
+        }
         om_out_str(o, a->optional ? "  advice, optional (" : "  advice (");
         om_out_term(o, a->id);
         om_out_str(o, "): ");
@@ -205,6 +249,14 @@ static void advice_lines(om_out *o, const opmap_result *r)
         om_out_str(o, "]\n           do: ");
         om_out_term(o, a->action);
         om_out_str(o, "\n");
+    }
+    if (n_fused) {
+        char lo[64], ex[64], hi[64];
+        om_format_days(fused.min, lo, sizeof(lo));
+        om_format_days(fused.expected, ex, sizeof(ex));
+        om_format_days(fused.max, hi, sizeof(hi));
+        om_out_printf(o, "  fused kernels: %zu pattern%s to replace, %s person-days (range %s to %s;"
+                      " not in the effort)\n", n_fused, n_fused == 1 ? "" : "s", ex, lo, hi);
     }
 }
 
@@ -513,9 +565,7 @@ static void portfolio_block(om_out *o, const om_report_in *in, int colour)
         for (; len < 52; len++)
             om_out_str(o, " ");
         om_format_days(r->summary.effort_total.expected, ex, sizeof(ex));
-        om_format_permille(in->headlines[i].coverage, cov, sizeof(cov));
-        if (r->format == OPMAP_FORMAT_PYTHON)
-            snprintf(cov, sizeof(cov), "-"); /* no graph: nothing placed */
+        om_coverage_cell(in, i, cov, sizeof(cov));
         om_out_printf(o, " %5" PRIu64 " %8" PRIu64 " %7" PRIu64 " %7" PRIu64 "  %-10s %-8s %s\n",
                       r->summary.operators_total, r->summary.operators[OPMAP_OP_UNMAPPED],
                       r->summary.operators[OPMAP_OP_REWRITE], r->summary.operators[OPMAP_OP_PARTIAL],

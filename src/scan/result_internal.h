@@ -91,6 +91,13 @@ typedef struct om_advice {
     uint8_t optional;         /* a performance/precision option, not needed to convert */
     const char *sources;      /* source ids, comma-separated */
     const char *recipes;      /* recipe paths, "; "-separated */
+    /* a fused kernel for a pattern of the model (data/patterns.yaml, docs/patterns.md) */
+    uint8_t fused;
+    opmap_effort effort;      /* replacing it, once for the model: counted apart */
+    const char *atc;          /* what ATC does with the ONNX form ("" for other formats) */
+    const char **places;      /* every place's node path ... */
+    const char **lines;       /* ... and source line (NULL where the model does not say) */
+    size_t n_places;
 } om_advice;
 
 /* A chip of the result: the part asked for and the parts of its family (about.soc_parts). */

@@ -92,6 +92,8 @@ static int on_instance(void *payload, const om_visit *v)
         om_advice_visit(g->table->advice[j].detector, &g->advice[j], v);
     if ((rc = om_risks_instance(res, op, v)))
         return rc == OPMAP_ENOMEM ? om_scan_oom(g) : rc;
+    if ((rc = om_scan_patterns_visit(g, v)))
+        return rc;
     return segment(g, op, v, worst);
 }
 
@@ -344,6 +346,7 @@ void om_scan_end(group *g)
     size_t i;
     if (!res)
         return;
+    om_scan_patterns_end(g);
     for (i = 0; i < g->ops.len; i++) {
         opmap_op *op = OM_VEC_AT(&g->ops, opmap_op *, i);
         om_vec_free(&op->path_vec, &res->mem);
@@ -380,11 +383,15 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
         rc = om_fail_mem(err, &res->mem, model->ir.name);
         goto done;
     }
+    if ((rc = om_scan_patterns_begin(&g)))
+        goto done;
     rc = om_walk(&model->ir, &ctx->limits, &res->mem, on_instance, on_note, &g, err);
     if (rc == OPMAP_OK)
         rc = finish_ops(&g);
     if (rc == OPMAP_OK)
         rc = finish_advice(&g);
+    if (rc == OPMAP_OK)
+        rc = om_scan_patterns_finish(&g);
     if (rc == OPMAP_OK)
         rc = om_scan_list_ops(&g);
     if (rc == OPMAP_OK && (om_risks_flags(res) != OPMAP_OK || om_risks_calls(res) != OPMAP_OK ||

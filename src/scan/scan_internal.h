@@ -6,6 +6,7 @@
 
 #include "ir/ir.h"
 #include "rules/advice.h"
+#include "rules/pattern_match.h"
 #include "table/npu_version.h"
 #include "table/table_internal.h"
 #include "walker/walker.h"
@@ -22,6 +23,8 @@ typedef struct group {
     size_t index_cap;
     ir_interner names;        /* names of ATen fallback operators, for the index */
     om_advice_state *advice;  /* per table advice entry (ONNX models only), or NULL */
+    om_pattern_run patterns;  /* the table's patterns over the instances (patterns.c) */
+    struct om_pat_found *found; /* per pattern, or NULL */
     int has_target;           /* a torch_npu version to answer for was given */
     om_npu_version target;    /* ... and its parse */
     opmap_error *err;
@@ -58,6 +61,13 @@ const char *om_scan_sources(om_arena *A, const om_evidence *ev);
  * that does not parse, ENOMEM); the oldest line the model needs, once ops are sorted. */
 int om_scan_torch_npu_target(group *g, const char *version);
 int om_scan_torch_npu_needed(opmap_result *res);
+
+/* patterns.c: the patterns of the table over the instances (docs/patterns.md): set up, see
+ * an instance, add the fused-kernel advice for what was found, free (OPMAP_ENOMEM). */
+int om_scan_patterns_begin(group *g);
+int om_scan_patterns_visit(group *g, const om_visit *v);
+int om_scan_patterns_finish(group *g);
+void om_scan_patterns_end(group *g);
 
 /* model_copy.c: the model facts a result keeps (ENOMEM on failure). */
 int om_scan_copy_model(opmap_result *res, const ir_model *m);

@@ -13,16 +13,14 @@
 #include <opmap/table.h>
 
 #include "core/mem.h"
+#include "data_load.h"
 
 typedef enum { OM_SR_IMPORT, OM_SR_NAME, OM_SR_CALL, OM_SR_METHOD_CALL, OM_SR_STRING_ARG,
                OM_SR_FILE, OM_SR_STRING, OM_SR_KIND_COUNT } om_sr_kind;
 typedef enum { OM_SR_UNCHANGED, OM_SR_AUTOMATIC, OM_SR_RENAMED, OM_SR_MANUAL, OM_SR_REWRITE,
                OM_SR_UNKNOWN, OM_SR_STATUS_COUNT } om_sr_status;
 
-typedef struct om_sr_source {
-    const char *id, *repo, *path, *commit, *license, *taken;
-    uint8_t grade;                 /* OM_GRADE_* */
-} om_sr_source;
+typedef om_data_source om_sr_source;
 
 typedef struct om_source_rule {
     const char *id;

@@ -12,6 +12,7 @@
 #include "core/err.h"
 #include "core/yaml_read.h"
 #include "core/yaml_tree.h"
+#include "data_load.h"
 #include "source_rules.h"
 #include "table_internal.h"
 
@@ -22,8 +23,6 @@ static const char *const kind_names[OM_SR_KIND_COUNT] = { "import", "name", "cal
                                                           "string" };
 static const char *const status_names[OM_SR_STATUS_COUNT] = { "unchanged", "automatic", "renamed",
                                                               "manual", "rewrite", "unknown" };
-static const char *const grade_names[OM_GRADE_COUNT] = { "", "practice", "derived", "doc",
-                                                         "kernel" };
 
 int om_sr_op_status(int s)
 {
@@ -44,93 +43,6 @@ const om_source_rule *om_source_rule_find(const om_source_rules *r, const char *
 const char *om_sr_kind_name(int k) { return k >= 0 && k < OM_SR_KIND_COUNT ? kind_names[k] : ""; }
 const char *om_sr_status_name(int s) { return s >= 0 && s < OM_SR_STATUS_COUNT ? status_names[s] : ""; }
 
-static int pick(yr *y, const yt_node *n, const char *what, const char *const *names, int count,
-                const char *expected, int *out)
-{
-    const char *s;
-    int i, rc = yr_str(y, n, what, &s);
-    if (rc)
-        return rc;
-    for (i = 0; i < count; i++)
-        if (names[i][0] && strcmp(s, names[i]) == 0) {
-            *out = i;
-            return OPMAP_OK;
-        }
-    return yr_bad(y, n, "unknown %s '%s' (expected %s)", what, s, expected);
-}
-
-static int opt_str(yr *y, const yt_node *map, const char *key, const char **out)
-{
-    const yt_node *n = yt_get(map, key);
-    *out = NULL;
-    if (!n)
-        return OPMAP_OK;
-    if (n->kind == YT_SCALAR && n->len == 0 && strcmp(key, "replacement") == 0) {
-        *out = "";
-        return OPMAP_OK;
-    }
-    return yr_str(y, n, key, out);
-}
-
-static int effort(yr *y, const yt_node *n, const char *what, opmap_effort *e)
-{
-    static const char *const keys[] = { "min", "expected", "max", NULL };
-    const yt_node *v;
-    uint64_t m[3];
-    int i, rc;
-    if ((rc = yr_kind(y, n, YT_MAP, what)) || (rc = yr_keys(y, n, keys, what)))
-        return rc;
-    for (i = 0; i < 3; i++)
-        if ((rc = yr_require(y, n, keys[i], what, &v)) || (rc = yr_milli(y, v, keys[i], &m[i])))
-            return rc;
-    if (!(m[0] <= m[1] && m[1] <= m[2]))
-        return yr_bad(y, n, "%s: need min <= expected <= max", what);
-    e->min = m[0];
-    e->expected = m[1];
-    e->max = m[2];
-    return OPMAP_OK;
-}
-
-static int parse_sources(yr *y, om_source_rules *r, const yt_node *seq)
-{
-    static const char *const keys[] = { "id", "repo", "path", "commit", "license", "taken", "grade",
-                                        NULL };
-    size_t i, j;
-    int rc, g = 0;
-    if ((rc = yr_kind(y, seq, YT_SEQ, "sources")))
-        return rc;
-    if (seq->n && !(r->sources = om_arena_array(&r->arena, seq->n, sizeof(*r->sources))))
-        return yr_oom(y);
-    for (i = 0; i < seq->n; i++) {
-        const yt_node *e = seq->items[i], *n;
-        om_sr_source *s = &r->sources[i];
-        if ((rc = yr_kind(y, e, YT_MAP, "a source")) || (rc = yr_keys(y, e, keys, "a source")) ||
-            (rc = yr_require(y, e, "id", "a source", &n)) || (rc = yr_str(y, n, "id", &s->id)) ||
-            (rc = opt_str(y, e, "repo", &s->repo)) || (rc = opt_str(y, e, "path", &s->path)) ||
-            (rc = opt_str(y, e, "commit", &s->commit)) ||
-            (rc = opt_str(y, e, "license", &s->license)) || (rc = opt_str(y, e, "taken", &s->taken)) ||
-            (rc = yr_require(y, e, "grade", "a source", &n)) ||
-            (rc = pick(y, n, "grade", grade_names, OM_GRADE_COUNT,
-                       "kernel, doc, derived, practice", &g)))
-            return rc;
-        s->grade = (uint8_t)g;
-        for (j = 0; j < i; j++)
-            if (strcmp(r->sources[j].id, s->id) == 0)
-                return yr_bad(y, yt_get(e, "id"), "source '%s' is defined twice", s->id);
-        r->n_sources = i + 1;
-    }
-    return OPMAP_OK;
-}
-
-static const om_sr_source *find_source(const om_source_rules *r, const char *id)
-{
-    size_t i;
-    for (i = 0; i < r->n_sources; i++)
-        if (strcmp(r->sources[i].id, id) == 0)
-            return &r->sources[i];
-    return NULL;
-}
-
 static int parse_match(yr *y, const yt_node *m, om_source_rule *rule)
 {
     static const char *const keys[] = { "kind", "name", "names", "prefix", "value", "value_prefix",
@@ -141,15 +53,15 @@ static int parse_match(yr *y, const yt_node *m, om_source_rule *rule)
     int64_t pos;
     if ((rc = yr_kind(y, m, YT_MAP, "match")) || (rc = yr_keys(y, m, keys, "match")) ||
         (rc = yr_require(y, m, "kind", "match", &n)) ||
-        (rc = pick(y, n, "match kind", kind_names, OM_SR_KIND_COUNT,
+        (rc = om_data_pick(y, n, "match kind", kind_names, OM_SR_KIND_COUNT,
                    "import, name, call, method_call, string_arg, file, string", &k)))
         return rc;
     rule->kind = (om_sr_kind)k;
-    if ((rc = opt_str(y, m, "name", &one)) || (rc = opt_str(y, m, "prefix", &rule->prefix)) ||
-        (rc = opt_str(y, m, "value", &rule->value)) ||
-        (rc = opt_str(y, m, "value_prefix", &rule->value_prefix)) ||
-        (rc = opt_str(y, m, "call", &rule->call)) || (rc = opt_str(y, m, "keyword", &rule->keyword)) ||
-        (rc = opt_str(y, m, "glob", &rule->glob)))
+    if ((rc = om_data_opt_str(y, m, "name", &one)) || (rc = om_data_opt_str(y, m, "prefix", &rule->prefix)) ||
+        (rc = om_data_opt_str(y, m, "value", &rule->value)) ||
+        (rc = om_data_opt_str(y, m, "value_prefix", &rule->value_prefix)) ||
+        (rc = om_data_opt_str(y, m, "call", &rule->call)) || (rc = om_data_opt_str(y, m, "keyword", &rule->keyword)) ||
+        (rc = om_data_opt_str(y, m, "glob", &rule->glob)))
         return rc;
     if ((n = yt_get(m, "names")) &&
         (rc = yr_str_list(y, n, "names", &rule->names, &rule->n_names)))
@@ -216,54 +128,30 @@ static int parse_rule(yr *y, om_source_rules *r, const yt_node *e, om_source_rul
 {
     static const char *const keys[] = { "id", "match", "status", "replacement", "hint", "notes",
                                         "weight", "sources", "grade", "curated", "needs", NULL };
-    const yt_node *n, *srcs;
-    uint8_t best = OM_GRADE_NONE;
-    size_t i;
+    const yt_node *n;
     int rc, v = 0;
     if ((rc = yr_kind(y, e, YT_MAP, "a rule")) || (rc = yr_keys(y, e, keys, "a rule")) ||
         (rc = yr_require(y, e, "id", "a rule", &n)) || (rc = yr_str(y, n, "id", &rule->id)) ||
         (rc = yr_require(y, e, "match", "a rule", &n)) || (rc = parse_match(y, n, rule)) ||
         (rc = yr_require(y, e, "status", "a rule", &n)) ||
-        (rc = pick(y, n, "status", status_names, OM_SR_STATUS_COUNT,
+        (rc = om_data_pick(y, n, "status", status_names, OM_SR_STATUS_COUNT,
                    "unchanged, automatic, renamed, manual, rewrite, unknown", &v)))
         return rc;
     rule->status = (om_sr_status)v;
-    if ((rc = opt_str(y, e, "replacement", &rule->replacement)) ||
-        (rc = opt_str(y, e, "hint", &rule->hint)) || (rc = opt_str(y, e, "notes", &rule->notes)) ||
-        (rc = opt_str(y, e, "curated", &rule->curated)) || (rc = opt_str(y, e, "needs", &rule->needs)))
+    if ((rc = om_data_opt_str(y, e, "replacement", &rule->replacement)) ||
+        (rc = om_data_opt_str(y, e, "hint", &rule->hint)) || (rc = om_data_opt_str(y, e, "notes", &rule->notes)) ||
+        (rc = om_data_opt_str(y, e, "curated", &rule->curated)) || (rc = om_data_opt_str(y, e, "needs", &rule->needs)))
         return rc;
     if (rule->needs && strcmp(rule->needs, "loop") != 0)
         return yr_bad(y, yt_get(e, "needs"), "unknown needs '%s' (expected loop)", rule->needs);
     if (!rule->hint)
         return yr_bad(y, e, "rule '%s' has no hint", rule->id);
     rule->weight = r->weights[rule->status];
-    if ((n = yt_get(e, "weight")) && (rc = effort(y, n, "weight", &rule->weight)))
+    if ((n = yt_get(e, "weight")) && (rc = om_data_effort(y, n, "weight", &rule->weight)))
         return rc;
-    if (!(srcs = yt_get(e, "sources")))
-        return yr_bad(y, e, "rule '%s' has no sources (every rule cites its evidence)", rule->id);
-    if ((rc = yr_str_list(y, srcs, "sources", &rule->sources, &rule->n_sources)))
+    if ((rc = om_data_cited(y, e, rule->id, r->sources, r->n_sources, rule->curated,
+                            &rule->sources, &rule->n_sources, &rule->grade)))
         return rc;
-    if (!rule->n_sources)
-        return yr_bad(y, srcs, "rule '%s' has no sources", rule->id);
-    for (i = 0; i < rule->n_sources; i++) {
-        const om_sr_source *s = find_source(r, rule->sources[i]);
-        if (!s)
-            return yr_bad(y, srcs->items[i], "unknown source '%s'", rule->sources[i]);
-        if (strcmp(s->id, "curated") == 0 && !rule->curated)
-            return yr_bad(y, srcs->items[i], "rule '%s' cites curated without a curated: reason",
-                          rule->id);
-        if (s->grade > best)
-            best = s->grade;
-    }
-    if (!(n = yt_get(e, "grade")))
-        return yr_bad(y, e, "rule '%s' has no grade", rule->id);
-    if ((rc = pick(y, n, "grade", grade_names, OM_GRADE_COUNT, "kernel, doc, derived, practice",
-                   &v)))
-        return rc;
-    if ((uint8_t)v > best)
-        return yr_bad(y, n, "grade %s is above every cited source's (best: %s)", grade_names[v],
-                      grade_names[best]);
-    rule->grade = (uint8_t)v;
     return OPMAP_OK;
 }
 
@@ -333,14 +221,14 @@ static int parse(yr *y, om_source_rules *r, const void *data, size_t size, const
             (rc = yr_keys(y, n, status_names, "weights")))
             return rc;
         for (i = 0; i < n->n; i++) {
-            if ((rc = pick(y, n->items[2 * i], "status", status_names, OM_SR_STATUS_COUNT,
+            if ((rc = om_data_pick(y, n->items[2 * i], "status", status_names, OM_SR_STATUS_COUNT,
                            "a status", &s)) ||
-                (rc = effort(y, n->items[2 * i + 1], "weights", &r->weights[s])))
+                (rc = om_data_effort(y, n->items[2 * i + 1], "weights", &r->weights[s])))
                 return rc;
         }
     }
     if ((rc = yr_require(y, root, "sources", "the source rules", &n)) ||
-        (rc = parse_sources(y, r, n)) ||
+        (rc = om_data_sources(y, &r->arena, n, &r->sources, &r->n_sources)) ||
         (rc = yr_require(y, root, "rules", "the source rules", &rules)) ||
         (rc = yr_kind(y, rules, YT_SEQ, "rules")))
         return rc;

@@ -12,6 +12,7 @@
 #include "core/mapfile.h"
 #include "core/info.h"
 #include "ir/ir.h"
+#include "patterns.h"
 #include "table_internal.h"
 
 static const char *const status_names[OPMAP_OP_STATUS_COUNT] = {
@@ -46,6 +47,17 @@ opmap_table *om_table_new(opmap_ctx *ctx, const char *origin)
     return t;
 }
 
+int om_table_patterns(opmap_table *t, opmap_error *err)
+{
+    char msg[sizeof(err->message)];
+    int rc = om_patterns_default(&t->patterns, t->ctx, err);
+    if (rc == OPMAP_OK || !err)
+        return rc;
+    /* the table could not be loaded: say so under its name, whatever part failed */
+    snprintf(msg, sizeof(msg), "%s", err->message);
+    return om_fail(err, rc, t->origin, "the built-in patterns (data/patterns.yaml): %.400s", msg);
+}
+
 static int load(opmap_table **out, opmap_ctx *ctx, const void *data, size_t size,
                 const char *origin, opmap_error *err)
 {
@@ -54,6 +66,8 @@ static int load(opmap_table **out, opmap_ctx *ctx, const void *data, size_t size
     if (!(t = om_table_new(ctx, origin)))
         return om_fail(err, OPMAP_ENOMEM, origin, "out of memory");
     rc = om_table_parse(t, data, size, &ctx->limits, err);
+    if (rc == OPMAP_OK)
+        rc = om_table_patterns(t, err);
     if (rc != OPMAP_OK) {
         opmap_table_free(t);
         return rc;
@@ -97,6 +111,7 @@ void opmap_table_free(opmap_table *t)
 {
     if (!t)
         return;
+    om_patterns_free(t->patterns);
     om_arena_free(&t->arena);
     om_ctx_release(t->ctx, t);
 }

@@ -8,6 +8,7 @@
 #include <opmap/table.h>
 
 #include "core/err.h"
+#include "patterns.h"
 #include "table_internal.h"
 
 int opmap_table_load_default(opmap_table **out, opmap_ctx *ctx, opmap_error *err)
@@ -40,6 +41,10 @@ int opmap_table_load_default(opmap_table **out, opmap_ctx *ctx, opmap_error *err
     t->n_rows = b->n_rows;
     t->advice = b->advice;
     t->n_advice = b->n_advice;
+    if ((rc = om_table_patterns(t, err)) != OPMAP_OK) {
+        opmap_table_free(t);
+        return rc;
+    }
     if ((rc = om_table_index(t, &x, &y)) != OPMAP_OK) {
         opmap_table_free(t);
         if (rc == OPMAP_ENOMEM)

@@ -16,6 +16,7 @@
 #include "lower.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 #include "core/hash.h"
 #include "readers/torchscript/passes/pass_state.h"
@@ -61,6 +62,8 @@ typedef struct em {
     om_vec funcs;             /* fwrap* */
     const char *d_prim, *d_ts, *op_call, *a_block;
     uint32_t depth;
+    struct vslot { const tsj_value *v; const char *name; } *vtab; /* value -> flow name */
+    size_t vcap, vlen;
 } em;
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -528,6 +531,81 @@ static int fill_args(em *E, tsj_node *x, ir_node *in)
     return OPMAP_OK;
 }
 
+/* The flow name of a value ("1", "2", ... in order of first sight), or NULL. */
+static const char *flow_name(em *E, const tsj_value *v)
+{
+    uint64_t h;
+    size_t j;
+    char buf[24];
+    if ((E->vlen + 1) * 2 > E->vcap) {
+        size_t ncap = E->vcap ? E->vcap * 2 : 256, i;
+        struct vslot *nt = om_calloc(E->c->mem, ncap, sizeof(*nt));
+        if (!nt)
+            return NULL;
+        for (i = 0; i < E->vcap; i++)
+            if (E->vtab[i].v) {
+                h = mix(0, (uintptr_t)E->vtab[i].v);
+                for (j = h & (ncap - 1); nt[j].v; j = (j + 1) & (ncap - 1))
+                    ;
+                nt[j] = E->vtab[i];
+            }
+        if (E->vtab)
+            om_dealloc(E->c->mem, E->vtab, E->vcap * sizeof(*E->vtab));
+        E->vtab = nt;
+        E->vcap = ncap;
+    }
+    h = mix(0, (uintptr_t)v);
+    for (j = h & (E->vcap - 1); E->vtab[j].v; j = (j + 1) & (E->vcap - 1))
+        if (E->vtab[j].v == v)
+            return E->vtab[j].name;
+    snprintf(buf, sizeof(buf), "%zu", E->vlen + 1);
+    if (!(E->vtab[j].name = om_arena_strdup(&E->c->m->arena, buf)))
+        return NULL;
+    E->vtab[j].v = v;
+    E->vlen++;
+    return E->vtab[j].name;
+}
+
+/* in->flow_in / flow_out: the values x reads and writes. */
+static int fill_flow(em *E, tsj_node *x, ir_node *in)
+{
+    uint32_t i;
+    if ((x->n_in && !(in->flow_in = om_arena_array(&E->c->m->arena, x->n_in, sizeof(char *)))) ||
+        (x->n_out && !(in->flow_out = om_arena_array(&E->c->m->arena, x->n_out, sizeof(char *)))))
+        return ts_oom(E->c);
+    for (i = 0; i < x->n_in; i++)
+        if (!(in->flow_in[i] = flow_name(E, tsj_input(x, i))))
+            return ts_oom(E->c);
+    for (i = 0; i < x->n_out; i++)
+        if (!(in->flow_out[i] = flow_name(E, &x->out[i])))
+            return ts_oom(E->c);
+    in->n_flow_in = x->n_in;
+    in->n_flow_out = x->n_out;
+    return OPMAP_OK;
+}
+
+/* A submodule call's flow: it writes what the nodes gathered behind it write, so a pattern
+ * in the caller sees the call as the producer of the submodule's result. */
+static int call_flow(em *E, const pend *p, ir_node *call)
+{
+    size_t i, n = 0;
+    uint32_t k;
+    for (i = 0; i < p->nodes.len; i++)
+        n += OM_VEC_AT(&p->nodes, tsj_node *, i)->n_out;
+    if (!n || n > UINT32_MAX)
+        return OPMAP_OK;
+    if (!(call->flow_out = om_arena_array(&E->c->m->arena, n, sizeof(char *))))
+        return ts_oom(E->c);
+    for (i = 0, n = 0; i < p->nodes.len; i++) {
+        tsj_node *x = OM_VEC_AT(&p->nodes, tsj_node *, i);
+        for (k = 0; k < x->n_out; k++)
+            if (!(call->flow_out[n++] = flow_name(E, &x->out[k])))
+                return ts_oom(E->c);
+    }
+    call->n_flow_out = (uint32_t)n;
+    return OPMAP_OK;
+}
+
 static int block_nodes(em *E, tsj_block *b, om_vec *v)
 {
     tsj_node *x;
@@ -550,7 +628,7 @@ static int fill_node(em *E, tsj_node *x, tsj_frame *cf, ir_node *in)
     in->name = "";
     in->src_file = x->file;
     in->src_line = x->line;
-    if ((rc = fill_args(E, x, in)))
+    if ((rc = fill_args(E, x, in)) || (rc = fill_flow(E, x, in)))
         return rc;
     if (x->n_blk) {
         ir_attr *a = om_arena_alloc(&E->c->m->arena, sizeof(*a));
@@ -643,6 +721,8 @@ static int emit_list(em *E, tsj_node **nodes, size_t n, tsj_frame *cf, ir_graph 
     for (i = 0; i < pends.len; i++) {
         pend *p = OM_VEC_AT(&pends, pend *, i);
         ir_graph *body;
+        if (rc == OPMAP_OK)
+            rc = call_flow(E, p, &OM_VEC_AT(&irn, ir_node, p->call_at));
         if (rc == OPMAP_OK) {
             rc = emit_list(E, p->nodes.data, p->nodes.len, p->f, &body);
             if (rc == OPMAP_OK) {
@@ -717,6 +797,8 @@ int tsir_lower(ts_ctx *c, tsj_graph *root)
     if (E.ftab)
         om_dealloc(c->mem, E.ftab, E.fcap * sizeof(*E.ftab));
     tsir_args_free(&E.args);
+    if (E.vtab)
+        om_dealloc(c->mem, E.vtab, E.vcap * sizeof(*E.vtab));
     if (E.abuf)
         om_dealloc(c->mem, E.abuf, E.abuf_cap * sizeof(*E.abuf));
     if (E.ibuf) {
