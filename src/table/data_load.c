@@ -2,8 +2,12 @@
  * table/data_load.c - helpers of the strict loaders of opmap's curated data files
  * (data_load.h): source_rules_load.c and patterns_load.c.
  */
+#include <inttypes.h>
 #include <string.h>
 
+#include <opmap/error.h>
+
+#include "core/context.h"
 #include "core/err.h"
 #include "data_load.h"
 #include "table_internal.h"
@@ -136,5 +140,52 @@ int om_data_cited(yr *y, const yt_node *row, const char *id, const om_data_sourc
         return yr_bad(y, n, "grade %s is above every cited source's (best: %s)", grade_names[v],
                       grade_names[best]);
     *grade = (uint8_t)v;
+    return OPMAP_OK;
+}
+
+void om_data_free(om_data_file *f, size_t struct_size)
+{
+    om_mem mem;
+    if (!f)
+        return;
+    mem = f->mem;
+    om_arena_free(&f->arena);
+    om_dealloc(&mem, f, struct_size);
+}
+
+int om_data_load(void **out, size_t struct_size, opmap_ctx *ctx, const void *data, size_t size,
+                 const char *name, const char *what, om_data_parse_fn parse, opmap_error *err)
+{
+    om_mem mem;
+    om_data_file *f;
+    yr y;
+    int rc;
+    om_err_clear(err);
+    if (!name)
+        name = "<memory>";
+    if (!out || !ctx || (!data && size))
+        return om_fail(err, OPMAP_EINVAL, name, "loading %s: NULL argument", what);
+    *out = NULL;
+    if (size > ctx->limits.max_table_bytes)
+        return om_fail(err, OPMAP_ELIMIT, name, "%s are %zu bytes, over max_table_bytes (%" PRIu64
+                       ")", what, size, ctx->limits.max_table_bytes);
+    om_mem_init(&mem, &ctx->al, ctx->limits.max_heap_bytes);
+    if (!(f = om_calloc(&mem, 1, struct_size)))
+        return om_fail_mem(err, &mem, name);
+    f->mem = mem;
+    om_arena_init(&f->arena, &f->mem, 0);
+    memset(&y, 0, sizeof(y));
+    y.err = err;
+    y.A = &f->arena;
+    if (!(f->origin = om_arena_strdup(&f->arena, name))) {
+        om_data_free(f, struct_size);
+        return om_fail_mem(err, &mem, name);
+    }
+    y.src = f->origin;
+    if ((rc = parse(&y, f, data, size, ctx))) {
+        om_data_free(f, struct_size);
+        return rc;
+    }
+    *out = f;
     return OPMAP_OK;
 }

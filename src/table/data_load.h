@@ -10,10 +10,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <opmap/context.h>
 #include <opmap/table.h>
 
 #include "core/yaml_read.h"
 #include "core/yaml_tree.h"
+
+/* What every loaded data file starts with: its budget, its arena, its name. */
+typedef struct om_data_file {
+    om_mem mem;
+    om_arena arena;
+    const char *origin;
+} om_data_file;
+
+/* Parses data into `file` (a struct starting with an om_data_file, zeroed otherwise). */
+typedef int (*om_data_parse_fn)(yr *y, void *file, const void *data, size_t size,
+                                const opmap_ctx *ctx);
+
+/* A new struct of struct_size bytes on ctx's budget, its om_data_file set up and named
+ * `name`, filled by parse; `what` names the file in the size error ("patterns"). On failure
+ * *out is NULL and nothing is left allocated. */
+int om_data_load(void **out, size_t struct_size, opmap_ctx *ctx, const void *data, size_t size,
+                 const char *name, const char *what, om_data_parse_fn parse, opmap_error *err);
+/* Releases what om_data_load made; NULL is a no-op. */
+void om_data_free(om_data_file *f, size_t struct_size);
 
 /* A source of a data file (its `sources:` list). */
 typedef struct om_data_source {

@@ -56,9 +56,7 @@ typedef struct om_pattern {
 } om_pattern;
 
 typedef struct om_patterns {
-    om_mem mem;
-    om_arena arena;
-    const char *origin;
+    om_data_file f;            /* first: its budget, arena and name */
     om_data_source *sources;
     size_t n_sources;
     om_pattern *patterns;

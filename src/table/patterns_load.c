@@ -190,7 +190,7 @@ static int parse(yr *y, om_patterns *t, const void *data, size_t size, const opm
     int64_t schema;
     size_t i, j;
     int rc;
-    if ((rc = yt_parse(data ? data : (const void *)"", size, t->origin, &t->arena,
+    if ((rc = yt_parse(data ? data : (const void *)"", size, t->f.origin, &t->f.arena,
                        ctx->limits.max_yaml_depth, ctx->limits.max_yaml_nodes, &root, y->err)) ||
         (rc = yr_kind(y, root, YT_MAP, "the patterns")) ||
         (rc = yr_keys(y, root, keys, "the patterns")) ||
@@ -203,13 +203,13 @@ static int parse(yr *y, om_patterns *t, const void *data, size_t size, const opm
     if ((n = yt_get(root, "weight")) && (rc = om_data_effort(y, n, "weight", &dflt)))
         return rc;
     if ((rc = yr_require(y, root, "sources", "the patterns", &n)) ||
-        (rc = om_data_sources(y, &t->arena, n, &t->sources, &t->n_sources)) ||
+        (rc = om_data_sources(y, &t->f.arena, n, &t->sources, &t->n_sources)) ||
         (rc = yr_require(y, root, "patterns", "the patterns", &pats)) ||
         (rc = yr_kind(y, pats, YT_SEQ, "patterns")))
         return rc;
     if (pats->n > 1024)
         return yr_bad(y, pats, "%zu patterns, over 1024", pats->n);
-    if (pats->n && !(t->patterns = om_arena_array(&t->arena, pats->n, sizeof(*t->patterns))))
+    if (pats->n && !(t->patterns = om_arena_array(&t->f.arena, pats->n, sizeof(*t->patterns))))
         return yr_oom(y);
     for (i = 0; i < pats->n; i++) {
         if ((rc = parse_pattern(y, t, pats->items[i], &t->patterns[i], &dflt)))
@@ -225,49 +225,23 @@ static int parse(yr *y, om_patterns *t, const void *data, size_t size, const opm
 
 void om_patterns_free(om_patterns *t)
 {
-    om_mem mem;
-    if (!t)
-        return;
-    mem = t->mem;
-    om_arena_free(&t->arena);
-    om_dealloc(&mem, t, sizeof(*t));
+    om_data_free(t ? &t->f : NULL, sizeof(*t));
+}
+
+static int parse_file(yr *y, void *file, const void *data, size_t size, const opmap_ctx *ctx)
+{
+    return parse(y, file, data, size, ctx);
 }
 
 int om_patterns_load_memory(om_patterns **out, opmap_ctx *ctx, const void *data, size_t size,
                             const char *name, opmap_error *err)
 {
-    om_mem mem;
-    om_patterns *t;
-    yr y;
-    int rc;
-    om_err_clear(err);
-    if (!name)
-        name = "<memory>";
-    if (!out || !ctx || (!data && size))
-        return om_fail(err, OPMAP_EINVAL, name, "om_patterns_load_memory: NULL argument");
-    *out = NULL;
-    if (size > ctx->limits.max_table_bytes)
-        return om_fail(err, OPMAP_ELIMIT, name, "patterns are %zu bytes, over max_table_bytes "
-                       "(%" PRIu64 ")", size, ctx->limits.max_table_bytes);
-    om_mem_init(&mem, &ctx->al, ctx->limits.max_heap_bytes);
-    if (!(t = om_calloc(&mem, 1, sizeof(*t))))
-        return om_fail_mem(err, &mem, name);
-    t->mem = mem;
-    om_arena_init(&t->arena, &t->mem, 0);
-    memset(&y, 0, sizeof(y));
-    y.err = err;
-    y.A = &t->arena;
-    if (!(t->origin = om_arena_strdup(&t->arena, name))) {
-        om_patterns_free(t);
-        return om_fail_mem(err, &mem, name);
-    }
-    y.src = t->origin;
-    if ((rc = parse(&y, t, data, size, ctx))) {
-        om_patterns_free(t);
-        return rc;
-    }
-    *out = t;
-    return OPMAP_OK;
+    void *f = NULL;
+    int rc = om_data_load(out ? &f : NULL, sizeof(**out), ctx, data, size, name, "patterns",
+                          parse_file, err);
+    if (out)
+        *out = f;
+    return rc;
 }
 
 extern const unsigned char om_patterns_builtin[];

@@ -40,9 +40,7 @@ typedef struct om_source_rule {
 } om_source_rule;
 
 typedef struct om_source_rules {
-    om_mem mem;
-    om_arena arena;
-    const char *origin;
+    om_data_file f;                /* first: its budget, arena and name */
     opmap_effort weights[OM_SR_STATUS_COUNT];
     om_sr_source *sources;
     size_t n_sources;

@@ -180,12 +180,7 @@ static int check_unique(yr *y, const om_source_rules *r, const yt_node *seq)
 
 void om_source_rules_free(om_source_rules *r)
 {
-    om_mem mem;
-    if (!r)
-        return;
-    mem = r->mem;
-    om_arena_free(&r->arena);
-    om_dealloc(&mem, r, sizeof(*r));
+    om_data_free(r ? &r->f : NULL, sizeof(*r));
 }
 
 static int parse(yr *y, om_source_rules *r, const void *data, size_t size, const opmap_ctx *ctx)
@@ -197,7 +192,7 @@ static int parse(yr *y, om_source_rules *r, const void *data, size_t size, const
     int64_t schema;
     size_t i;
     int rc, s = 0;
-    if ((rc = yt_parse(data ? data : (const void *)"", size, r->origin, &r->arena,
+    if ((rc = yt_parse(data ? data : (const void *)"", size, r->f.origin, &r->f.arena,
                        ctx->limits.max_yaml_depth, ctx->limits.max_yaml_nodes, &root, y->err)) ||
         (rc = yr_kind(y, root, YT_MAP, "the source rules")) ||
         (rc = yr_keys(y, root, keys, "the source rules")) ||
@@ -228,13 +223,13 @@ static int parse(yr *y, om_source_rules *r, const void *data, size_t size, const
         }
     }
     if ((rc = yr_require(y, root, "sources", "the source rules", &n)) ||
-        (rc = om_data_sources(y, &r->arena, n, &r->sources, &r->n_sources)) ||
+        (rc = om_data_sources(y, &r->f.arena, n, &r->sources, &r->n_sources)) ||
         (rc = yr_require(y, root, "rules", "the source rules", &rules)) ||
         (rc = yr_kind(y, rules, YT_SEQ, "rules")))
         return rc;
     if (rules->n > 65536)
         return yr_bad(y, rules, "%zu rules, over 65536", rules->n);
-    if (rules->n && !(r->rules = om_arena_array(&r->arena, rules->n, sizeof(*r->rules))))
+    if (rules->n && !(r->rules = om_arena_array(&r->f.arena, rules->n, sizeof(*r->rules))))
         return yr_oom(y);
     for (i = 0; i < rules->n; i++) {
         if ((rc = parse_rule(y, r, rules->items[i], &r->rules[i])))
@@ -244,42 +239,20 @@ static int parse(yr *y, om_source_rules *r, const void *data, size_t size, const
     return check_unique(y, r, rules);
 }
 
+static int parse_file(yr *y, void *file, const void *data, size_t size, const opmap_ctx *ctx)
+{
+    return parse(y, file, data, size, ctx);
+}
+
 int om_source_rules_load_memory(om_source_rules **out, opmap_ctx *ctx, const void *data,
                                 size_t size, const char *name, opmap_error *err)
 {
-    om_mem mem;
-    om_source_rules *r;
-    yr y;
-    int rc;
-    om_err_clear(err);
-    if (!name)
-        name = "<memory>";
-    if (!out || !ctx || (!data && size))
-        return om_fail(err, OPMAP_EINVAL, name, "om_source_rules_load_memory: NULL argument");
-    *out = NULL;
-    if (size > ctx->limits.max_table_bytes)
-        return om_fail(err, OPMAP_ELIMIT, name,
-                       "source rules are %zu bytes, over max_table_bytes (%" PRIu64 ")", size,
-                       ctx->limits.max_table_bytes);
-    om_mem_init(&mem, &ctx->al, ctx->limits.max_heap_bytes);
-    if (!(r = om_calloc(&mem, 1, sizeof(*r))))
-        return om_fail_mem(err, &mem, name);
-    r->mem = mem;
-    om_arena_init(&r->arena, &r->mem, 0);
-    y.src = name;
-    y.err = err;
-    y.A = &r->arena;
-    if (!(r->origin = om_arena_strdup(&r->arena, name))) {
-        om_source_rules_free(r);
-        return om_fail_mem(err, &mem, name);
-    }
-    y.src = r->origin;
-    if ((rc = parse(&y, r, data, size, ctx))) {
-        om_source_rules_free(r);
-        return rc;
-    }
-    *out = r;
-    return OPMAP_OK;
+    void *f = NULL;
+    int rc = om_data_load(out ? &f : NULL, sizeof(**out), ctx, data, size, name, "source rules",
+                          parse_file, err);
+    if (out)
+        *out = f;
+    return rc;
 }
 
 extern const unsigned char om_source_rules_builtin[];
