@@ -90,7 +90,8 @@ static void predict_op(const opmap_op *op, const char *type, prediction *p, char
     } else if (no_registration(op)) {
         p->unsupported = 1;
         if (note)
-            snprintf(note, size, "opmap: the table says %s", op->becomes_how);
+            snprintf(note, size, "opmap: no ATC parser plugin for this type at the model's "
+                     "opset (the table: \"%s\")", op->becomes_how);
     } else if (note && msit_only(op)) {
         snprintf(note, size, "opmap: only msit's onnx.yaml map lists a parser registration "
                  "for this type, no pinned hicann parser plugin: a real pre-check may answer "
