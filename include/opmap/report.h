@@ -26,11 +26,14 @@ typedef enum opmap_report_format {
     OPMAP_REPORT_MARKDOWN = 3, /**< for a pull-request comment */
     OPMAP_REPORT_CSV = 4,      /**< one row per operator, for spreadsheets */
     OPMAP_REPORT_SARIF = 5,    /**< SARIF 2.1.0, for code-scanning dashboards */
-    OPMAP_REPORT_JUNIT = 6     /**< JUnit XML, one test case per distinct operator */
+    OPMAP_REPORT_JUNIT = 6,    /**< JUnit XML, one test case per distinct operator */
+    /** What `atc --mode=3` would write into check_result.json for each ONNX model, in
+     *  ATC's layout, with its cause codes (docs/reports.md, "ATC pre-check") */
+    OPMAP_REPORT_ATC_PRECHECK = 7
 } opmap_report_format;
 
 /** The number of opmap_report_format values. */
-#define OPMAP_REPORT_FORMAT_COUNT 7
+#define OPMAP_REPORT_FORMAT_COUNT 8
 
 /** The JSON report's schema identifier, written as its top-level "schema" member. */
 #define OPMAP_REPORT_JSON_SCHEMA "opmap-report/5"
@@ -100,11 +103,11 @@ OPMAP_API int opmap_report_write(opmap_ctx *ctx, const opmap_result *const *resu
                                  opmap_write_fn write, void *payload, opmap_error *err);
 
 /** @return the name of a format ("text", "json", "html", "markdown", "csv", "sarif",
- *  "junit"), or NULL if unknown. */
+ *  "junit", "atc-precheck"), or NULL if unknown. */
 OPMAP_API const char *opmap_report_format_name(opmap_report_format format);
 
 /** @return the file extension of a format ("txt", "json", "html", "md", "csv", "sarif",
- *  "xml"), or NULL if unknown. */
+ *  "xml", "atc-precheck.json"), or NULL if unknown. */
 OPMAP_API const char *opmap_report_format_extension(opmap_report_format format);
 
 /** Parses a format name ("md" is accepted for markdown); @return OPMAP_OK or OPMAP_EINVAL. */

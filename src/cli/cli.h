@@ -34,7 +34,7 @@ typedef struct cli_paths cli_paths;
 typedef struct scan_opts {
     const char *table, *soc, *output, *waivers, *weights_file, *currency;
     const char *torch_npu;        /* --torch-npu, or NULL */
-    opmap_report_format formats[8];
+    opmap_report_format formats[16]; /* every format, and room to name some twice */
     size_t n_formats;
     unsigned fail_on;
     int fail_on_given;

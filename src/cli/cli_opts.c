@@ -76,9 +76,9 @@ static int parse_formats(const char *list, scan_opts *o)
     o->n_formats = 0;
     for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         opmap_report_format f;
-        if (opmap_report_format_parse(tok, &f) != OPMAP_OK || o->n_formats == 8) {
+        if (opmap_report_format_parse(tok, &f) != OPMAP_OK || o->n_formats == sizeof(o->formats) / sizeof(o->formats[0])) {
             cli_fail("unknown format '%s' (expected text, json, html, markdown, csv, sarif, "
-                     "junit, or a comma-separated list)", tok);
+                     "junit, atc-precheck, or a comma-separated list)", tok);
             return 0;
         }
         o->formats[o->n_formats++] = f;

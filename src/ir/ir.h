@@ -69,6 +69,8 @@ typedef struct ir_tensor {
     uint64_t payload_offset;   /* where embedded data starts in the input, when embedded */
     uint64_t payload_bytes;    /* embedded data size (raw_data or typed *_data) */
     uint8_t external;          /* data_location == EXTERNAL */
+    uint8_t sparse;            /* ONNX: a GraphProto.sparse_initializer (ATC's parser reads
+                                  only the dense ones: scan/atc_graph.c) */
     uint8_t has_ext_offset, has_ext_length;
     const char *ext_location;  /* external_data "location", or NULL */
     uint64_t ext_offset;       /* external_data "offset" (default 0) */

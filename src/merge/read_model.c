@@ -201,7 +201,8 @@ int om_merge_read_model(rr *r, opmap_ctx *ctx, const rr_header *h, const oj_valu
              !(rc = om_merge_read_values(r, res, m, "inputs", &res->inputs, &res->n_inputs)) &&
              !(rc = om_merge_read_values(r, res, m, "outputs", &res->outputs, &res->n_outputs)) &&
              !(rc = read_external(r, res, m)) && !(rc = read_operators(r, res, m, base)) &&
-             !(rc = check_totals(r, res, m)) && !(rc = om_merge_read_segments(r, res, m)))
+             !(rc = om_merge_read_atc(r, res, m, base)) && !(rc = check_totals(r, res, m)) &&
+             !(rc = om_merge_read_segments(r, res, m)))
         rc = om_merge_read_notes(r, res, m);
     if (rc) {
         opmap_result_free(res);

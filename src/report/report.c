@@ -25,6 +25,8 @@ static const struct {
     [OPMAP_REPORT_CSV] = { "csv", "csv", om_report_csv },
     [OPMAP_REPORT_SARIF] = { "sarif", "sarif", om_report_sarif },
     [OPMAP_REPORT_JUNIT] = { "junit", "xml", om_report_junit },
+    /* its own extension: several formats go into one directory beside opmap-report.json */
+    [OPMAP_REPORT_ATC_PRECHECK] = { "atc-precheck", "atc-precheck.json", om_report_atc_precheck },
 };
 
 const char *opmap_report_format_name(opmap_report_format format)

@@ -60,6 +60,7 @@ int om_report_markdown(const om_report_in *in, om_out *out);
 int om_report_csv(const om_report_in *in, om_out *out);
 int om_report_sarif(const om_report_in *in, om_out *out);
 int om_report_junit(const om_report_in *in, om_out *out);
+int om_report_atc_precheck(const om_report_in *in, om_out *out);
 
 /* A money amount as "1234.5" / "1234.56" / "1234", whatever the host's locale. */
 void om_format_amount(double v, char *buf, size_t size);

@@ -444,6 +444,52 @@ static void fused_json(jsonw *w, const om_advice *a)
     jw_end_array(w);
 }
 
+static void external_json(jsonw *w, const opmap_result *r)
+{
+    size_t i;
+    jw_key(w, "external_data");
+    jw_array(w);
+    for (i = 0; i < r->n_ext; i++) {
+        jw_object(w);
+        jw_kstring(w, "tensor", r->ext[i].tensor);
+        jw_kstring(w, "location", r->ext[i].location);
+        jw_kuint(w, "offset", r->ext[i].offset);
+        jw_key(w, "length");
+        if (r->ext[i].has_length)
+            jw_uint(w, r->ext[i].length);
+        else
+            jw_null(w);
+        jw_kstring(w, "file", ext_checks[r->ext[i].check]);
+        jw_end_object(w);
+    }
+    jw_end_array(w);
+}
+
+/* The main graph as ATC's pre-check lists it (ONNX models): what the atc-precheck format
+ * is written from, kept here so that opmap merge writes that format again. */
+static void atc_precheck_json(jsonw *w, const opmap_result *r)
+{
+    size_t i;
+    if (!r->has_atc)
+        return;
+    jw_key(w, "atc_precheck");
+    jw_array(w);
+    for (i = 0; i < r->n_atc; i++) {
+        const om_atc_entry *e = &r->atc[i];
+        jw_object(w);
+        jw_kstring(w, "name", e->name);
+        jw_kstring(w, "type", e->type);
+        jw_kstring(w, "kind", om_atc_kind_name(e->kind));
+        jw_key(w, "operator");
+        if (e->op == OM_ATC_NO_OP)
+            jw_null(w);
+        else
+            jw_uint(w, e->op);
+        jw_end_object(w);
+    }
+    jw_end_array(w);
+}
+
 static void model_json(jsonw *w, const opmap_result *r, const opmap_headline *h)
 {
     size_t i;
@@ -486,22 +532,7 @@ static void model_json(jsonw *w, const opmap_result *r, const opmap_headline *h)
     jw_end_object(w);
     values(w, "inputs", r->inputs, r->n_inputs);
     values(w, "outputs", r->outputs, r->n_outputs);
-    jw_key(w, "external_data");
-    jw_array(w);
-    for (i = 0; i < r->n_ext; i++) {
-        jw_object(w);
-        jw_kstring(w, "tensor", r->ext[i].tensor);
-        jw_kstring(w, "location", r->ext[i].location);
-        jw_kuint(w, "offset", r->ext[i].offset);
-        jw_key(w, "length");
-        if (r->ext[i].has_length)
-            jw_uint(w, r->ext[i].length);
-        else
-            jw_null(w);
-        jw_kstring(w, "file", ext_checks[r->ext[i].check]);
-        jw_end_object(w);
-    }
-    jw_end_array(w);
+    external_json(w, r);
     jw_key(w, "operators");
     jw_array(w);
     for (i = 0; i < r->n_ops; i++)
@@ -521,6 +552,7 @@ static void model_json(jsonw *w, const opmap_result *r, const opmap_headline *h)
         jw_end_object(w);
     }
     jw_end_array(w);
+    atc_precheck_json(w, r);
     jw_key(w, "totals");
     jw_object(w);
     jw_kuint(w, "operators", r->summary.operators_total);

@@ -138,6 +138,18 @@ static void headline(om_out *o, const om_report_in *in)
                   h->instances_full, h->instances, in->count > 1 ? " (all models)" : "");
 }
 
+/* The operators without a published answer for a chip, over every model: counted apart. */
+static void unpublished_note(om_out *o, const om_report_in *in)
+{
+    uint64_t n = 0;
+    size_t i;
+    for (i = 0; i < in->count; i++)
+        n += in->results[i]->unpublished_ops;
+    if (n)
+        om_out_printf(o, "\n%" PRIu64 " operator%s without a published answer for a chip "
+                      "scanned for: counted apart, not in the effort.\n", n, n == 1 ? "" : "s");
+}
+
 int om_report_markdown(const om_report_in *in, om_out *o)
 {
     const om_portfolio *p = in->portfolio;
@@ -181,14 +193,7 @@ int om_report_markdown(const om_report_in *in, om_out *o)
     }
     if (in->count)
         tnpu_needed(o, in);
-    {
-        uint64_t n = 0;
-        for (i = 0; i < in->count; i++)
-            n += in->results[i]->unpublished_ops;
-        if (n)
-            om_out_printf(o, "\n%" PRIu64 " operator%s without a published answer for a chip "
-                          "scanned for: counted apart, not in the effort.\n", n, n == 1 ? "" : "s");
-    }
+    unpublished_note(o, in);
     if (in->count > 1) {
         om_out_str(o, "\nAll models, each shared operator adapted once: **");
         effort(o, p->summary.effort_total);

@@ -114,6 +114,29 @@ typedef struct om_ext_ref {
     int check;                /* IR_EXT_* */
 } om_ext_ref;
 
+/*
+ * One entry of the list ATC's ONNX pre-check makes of the main graph (scan/atc_graph.c;
+ * docs/reports.md, "ATC pre-check"): a node, a graph input or an initializer, named and
+ * typed as ATC's parser names and types it, in its order.
+ */
+enum { OM_ATC_NODE, OM_ATC_CALL, OM_ATC_INPUT, OM_ATC_INITIALIZER, OM_ATC_KIND_COUNT };
+#define OM_ATC_NO_OP ((size_t)-1)
+
+typedef struct om_atc_entry {
+    const char *name;         /* the node's name, or <op_type>_<k> for the k-th unnamed node */
+    const char *type;         /* "ai.onnx::17::Conv", or bare: "Input", "Constant", "FileConstant" */
+    size_t op;                /* OM_ATC_NODE: its operator, an index into ops; else OM_ATC_NO_OP */
+    uint8_t kind;             /* OM_ATC_*: CALL is a node calling a function of the model */
+    uint8_t repeated;         /* its name is another entry's too: 1 the first, 2 a later one */
+} om_atc_entry;
+
+/* Marks the entries whose names repeat (their `repeated`), as scans and merges both leave
+ * them; OPMAP_ENOMEM on failure. */
+int om_atc_mark_repeated(opmap_result *res);
+
+/* The kind's name in JSON reports ("node", "call", "input", "initializer"), or NULL. */
+const char *om_atc_kind_name(int kind);
+
 struct opmap_result {
     opmap_ctx *ctx;
     om_mem mem;
@@ -154,6 +177,11 @@ struct opmap_result {
     /* Python sources (OPMAP_FORMAT_PYTHON): the files read, their lines, the files that
      * did not parse (each a diagnostic) */
     uint64_t src_files, src_lines, src_not_read;
+    /* ONNX models: the main graph as ATC's pre-check lists it (has_atc says it is known;
+     * a main graph without inputs lists nothing, as ATC stops before its pre-check) */
+    om_atc_entry *atc;
+    size_t n_atc;
+    uint8_t has_atc;
 };
 
 /* An empty result on the context's budget, as opmap_scan() and the report reader

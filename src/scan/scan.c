@@ -66,6 +66,7 @@ static int on_instance(void *payload, const om_visit *v)
 
     if (!(op = om_scan_operator(g, n, v->opset)))
         return om_scan_oom(g);
+    om_scan_atc_note(g, v, op);
     op->instances++;
     op->dtypes_seen |= n->n_inputs && n->in_facts && n->in_facts[0].dtype > 0 &&
                                n->in_facts[0].dtype < 32
@@ -359,6 +360,8 @@ void om_scan_end(group *g)
     ir_intern_free(&g->names);
     if (g->advice)
         om_dealloc(&res->mem, g->advice, g->table->n_advice * sizeof(*g->advice));
+    if (g->main_ops)
+        om_dealloc(&res->mem, g->main_ops, g->main->n_nodes * sizeof(*g->main_ops));
 }
 
 int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
@@ -383,7 +386,7 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
         rc = om_fail_mem(err, &res->mem, model->ir.name);
         goto done;
     }
-    if ((rc = om_scan_patterns_begin(&g)))
+    if ((rc = om_scan_patterns_begin(&g)) || (rc = om_scan_atc_begin(&g, &model->ir)))
         goto done;
     rc = om_walk(&model->ir, &ctx->limits, &res->mem, on_instance, on_note, &g, err);
     if (rc == OPMAP_OK)
@@ -394,6 +397,8 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
         rc = om_scan_patterns_finish(&g);
     if (rc == OPMAP_OK)
         rc = om_scan_list_ops(&g);
+    if (rc == OPMAP_OK)
+        rc = om_scan_atc_graph(&g, &model->ir);
     if (rc == OPMAP_OK && (om_risks_flags(res) != OPMAP_OK || om_risks_calls(res) != OPMAP_OK ||
                            om_scan_torch_npu_needed(res) != OPMAP_OK))
         rc = om_scan_oom(&g);

@@ -27,6 +27,8 @@ typedef struct group {
     struct om_pat_found *found; /* per pattern, or NULL */
     int has_target;           /* a torch_npu version to answer for was given */
     om_npu_version target;    /* ... and its parse */
+    const ir_graph *main;     /* ONNX models: the main graph, whose nodes ATC pre-checks */
+    opmap_op **main_ops;      /* ... and the operator each of its nodes counts under */
     opmap_error *err;
 } group;
 
@@ -68,6 +70,13 @@ int om_scan_patterns_begin(group *g);
 int om_scan_patterns_visit(group *g, const om_visit *v);
 int om_scan_patterns_finish(group *g);
 void om_scan_patterns_end(group *g);
+
+/* atc_graph.c: for an ONNX model, room to note the operator of each main-graph node the
+ * walk visits (om_scan_atc_note); then, once the operators are in report order, the list
+ * ATC's pre-check makes of the main graph, into the result. */
+int om_scan_atc_begin(group *g, const ir_model *m);
+void om_scan_atc_note(group *g, const om_visit *v, opmap_op *op);
+int om_scan_atc_graph(group *g, const ir_model *m);
 
 /* model_copy.c: the model facts a result keeps (ENOMEM on failure). */
 int om_scan_copy_model(opmap_result *res, const ir_model *m);

@@ -150,11 +150,14 @@ class Export(unittest.TestCase):
     def test_every_report(self):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "r")
-            proc = run("scan", "--format", "text,json,html,markdown,csv,sarif,junit",
+            proc = run("scan", "--format", "text,json,html,markdown,csv,sarif,junit,atc-precheck",
                        "-o", out, os.path.join(FIX, "cond.pt2"))
             self.assertIn(proc.returncode, (0, 1), proc.stderr)
             files = sorted(os.listdir(out))
-            self.assertEqual(len(files), 7, files)
+            self.assertEqual(len(files), 8, files)
+            # ATC's pre-check reads ONNX only: the program is listed, with why it is not checked
+            with open(os.path.join(out, "opmap-report.atc-precheck.json"), encoding="utf-8") as f:
+                self.assertIn("export the model to ONNX", json.load(f)[0]["skipped"])
             with open(os.path.join(out, "opmap-report.json"), encoding="utf-8") as f:
                 self.assertEqual(json.load(f)["models"][0]["format"], "torch-export")
             with open(os.path.join(out, "opmap-report.txt"), encoding="utf-8") as f:

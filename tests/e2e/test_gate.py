@@ -326,7 +326,8 @@ class Gate(unittest.TestCase):
             f.write(data[:len(data) // 2])  # cut in the middle
         bad = os.path.join(d, "b.onnx")
         out = self.path("r")
-        proc = self.scan("--format", "json,sarif,junit,text,markdown,html,csv", "-o", out, d)
+        proc = self.scan("--format", "json,sarif,junit,text,markdown,html,csv,atc-precheck", "-o",
+                         out, d)
         self.assertEqual(proc.returncode, 3, proc.stderr)
         with open(os.path.join(out, "opmap-report.json")) as f:
             rep = validate(json.load(f))
@@ -358,6 +359,10 @@ class Gate(unittest.TestCase):
         with open(os.path.join(out, "opmap-report.csv"), newline="") as f:
             rows = list(csv.DictReader(f))
         self.assertEqual([r["status"] for r in rows if r["model"] == bad], ["unreadable"])
+        with open(os.path.join(out, "opmap-report.atc-precheck.json")) as f:
+            atc = json.load(f)
+        self.assertEqual([e["file"] for e in atc if "skipped" in e], [bad])
+        self.assertTrue(atc[-1]["skipped"].startswith("not read: "))
         # the gate passes on the two models alone: only the unreadable file fails it
         self.assertEqual(self.scan(os.path.join(d, "a.onnx"), os.path.join(d, "c.onnx"))
                          .returncode, 0)

@@ -20,7 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 TESTDATA = os.environ.get("OPMAP_TESTDATA", "/usr/share/libonnx-testdata/data")
 FIX = os.path.join(ROOT, "tests", "fixtures")
-FORMATS = ["json", "text", "html", "markdown", "csv", "sarif", "junit"]
+FORMATS = ["json", "text", "html", "markdown", "csv", "sarif", "junit", "atc-precheck"]
 ENV = dict(os.environ, OPMAP_TODAY="2026-12-01")
 
 # a real tree in four shards, one directory argument or more each: libonnx-testdata and the

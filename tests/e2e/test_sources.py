@@ -240,7 +240,7 @@ class Command(unittest.TestCase):
         b = os.path.join(self.tmp, "b.json")
         run("scan", "-q", "--format", "json", "-o", a, self.model)
         run("scan", "-q", "--format", "json", "-o", b, self.train)
-        for fmt in ("text", "json", "sarif", "html", "markdown", "csv", "junit"):
+        for fmt in ("text", "json", "sarif", "html", "markdown", "csv", "junit", "atc-precheck"):
             one = run("scan", "-q", "--format", fmt, self.model, self.train)
             merged = run("merge", "-q", "--format", fmt, a, b)
             self.assertEqual((merged.stdout, merged.returncode), (one.stdout, one.returncode), fmt)

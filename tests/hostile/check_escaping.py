@@ -13,7 +13,7 @@ The formats checked are the ones `opmap scan --help` lists, so new formats are p
 
   every     valid UTF-8 (a name holds bytes that are not: they must not pass through)
   text      no control bytes but newline, no C1 controls
-  json      parses; sarif: parses
+  json      parses; sarif, atc-precheck: parse
   html      parsed with html.parser: only the writer's tags, no on* attribute, no
             javascript: URL, one <script> (the writer's: the CSP allows inline script),
             none of the attack strings verbatim
@@ -65,13 +65,14 @@ def fail(where, msg):
 def formats_listed(opmap):
     help_text = subprocess.run([opmap, "scan", "--help"], capture_output=True,
                                text=True).stdout
-    m = re.search(r"--format\s+\S+\s+(.*)", help_text)
+    # the list may go on over indented lines; a parenthesis explains, it names nothing
+    m = re.search(r"--format\s+\S+\s+(.*(?:\n {20,}\S.*)*)", help_text)
     if not m:
         return ["text", "json"]
     names = []
-    for word in m.group(1).split(","):
-        word = re.sub(r"\(.*?\)", "", word).strip()
-        if re.fullmatch(r"[a-z]+", word):
+    for word in re.sub(r"\([^)]*\)", "", m.group(1)).split(","):
+        word = word.strip()
+        if re.fullmatch(r"[a-z][a-z-]*", word):
             names.append(word)
     return names
 
@@ -199,7 +200,7 @@ def check_json(where, data):
 
 CHECKS = {"text": lambda w, d: check_terminal(w, d), "json": check_json, "sarif": check_json,
           "html": check_html, "markdown": check_markdown, "csv": check_csv,
-          "junit": check_junit}
+          "junit": check_junit, "atc-precheck": check_json}
 
 
 def main():

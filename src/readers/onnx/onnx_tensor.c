@@ -490,6 +490,7 @@ int om_onnx_sparse(rd *r, uint64_t off, uint64_t len, ir_tensor *t)
     if (ndims && !(t->dims = om_arena_array(r->A, (size_t)ndims, sizeof(int64_t))))
         return om_onnx_oom(r);
     t->name = "";
+    t->sparse = 1;
 
     c = pb_span(r->base, r->view, off, len);
     while ((k = pb_next(&c, &f)) > 0) {
