@@ -145,7 +145,7 @@ static int read_chips(rr *r, opmap_result *res, const oj_value *o, opmap_op *op)
             (rc = rr_bool(r, k, "published", &published)))
             return rc;
         if (op->source) { /* a rule answers every chip alike: published unless unknown */
-            if (published != (op->sr_status != OM_SR_UNKNOWN))
+            if (published != (op->sr_status != OM_SR_UNKNOWN) || op->chip_status[c] != op->status)
                 return rr_fail(r, k, "published", "disagrees with the rule's status");
             op->chip_unknown[c] = 0;
         } else {
@@ -231,7 +231,8 @@ static int read_nodes(rr *r, opmap_result *res, const oj_value *o, opmap_op *op)
         return rc;
     op->n_paths = a->n;
     if (!oj_get(o, "locations"))
-        return OPMAP_OK;
+        return op->source ? rr_fail(r, o, "locations", "missing for a pattern of Python sources")
+                          : OPMAP_OK;
     if ((rc = rr_arr(r, o, "locations", &l)))
         return rc;
     if (l->n != a->n)

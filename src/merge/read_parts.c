@@ -178,9 +178,12 @@ static int read_fused(rr *r, opmap_result *res, const oj_value *k, om_advice *x)
         (rc = rr_str(r, k, "atc", &res->arena, &x->atc)) || (rc = rr_arr(r, k, "places", &p)) ||
         (rc = rr_arr(r, k, "lines", &l)))
         return rc;
-    if (p->n != l->n || !p->n || p->n > x->count)
-        return rr_fail(r, k, "places", "%u places and %u lines for %llu matches", p->n, l->n,
-                       (unsigned long long)x->count);
+    if (p->n != l->n || !p->n || p->n > x->count || p->n > 1000 ||
+        (p->n < x->count && p->n < 1000))
+        return rr_fail(r, k, "places", "%u places and %u lines for %llu matches (a scan keeps "
+                       "every one, up to 1000)", p->n, l->n, (unsigned long long)x->count);
+    if (p->kids[0].type != OJ_STRING || strcmp(p->kids[0].s, x->where) != 0)
+        return rr_fail(r, k, "where", "is not the first of the places");
     if (!(x->places = om_arena_array(&res->arena, p->n, sizeof(char *))) ||
         !(x->lines = om_arena_array(&res->arena, p->n, sizeof(char *))))
         return oom(r, res);

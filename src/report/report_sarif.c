@@ -370,8 +370,8 @@ int om_report_sarif(const om_report_in *in, om_out *out)
                 char msg[1200];
                 snprintf(msg, sizeof(msg), "%s: %s::%s: %s", op->paths[p], op->domain, op->name,
                          op->hint);
-                result(&w, &f, op->locations[p], op->paths[p], p ? msg : f.message, 1, buf,
-                       sizeof(buf));
+                result(&w, &f, op->locations ? op->locations[p] : NULL, op->paths[p],
+                       p ? msg : f.message, 1, buf, sizeof(buf));
             }
             continue;
         }

@@ -183,13 +183,17 @@ static size_t producer(walk *w, const char *name)
     return NONE;
 }
 
-static int shares_input(const ir_node *a, const ir_node *b)
+/* Every comparison is charged to the walk's budget: a node of huge fan-in costs a bound. */
+static int shares_input(walk *w, const ir_node *a, const ir_node *b)
 {
     uint32_t i, j;
     for (i = 0; i < n_ins(a); i++)
-        for (j = 0; in_at(a, i)[0] && j < n_ins(b); j++)
+        for (j = 0; in_at(a, i)[0] && j < n_ins(b); j++) {
+            if (++w->work > OM_PAT_MAX_WORK)
+                return 0;
             if (strcmp(in_at(a, i), in_at(b, j)) == 0)
                 return 1;
+        }
     return 0;
 }
 
@@ -202,7 +206,7 @@ static int other_input(walk *w, uint8_t s, const om_pat_step *ops)
     int8_t t;
     for (t = (int8_t)s - 1; t >= 0 && prev == NONE; t--)
         prev = w->m[t];
-    for (k = 0; k < n_ins(n); k++)
+    for (k = 0; k < n_ins(n) && w->work < OM_PAT_MAX_WORK; k++)
         if ((at = producer(w, in_at(n, k))) != NONE && at != prev &&
             step_is(&w->pg->g->nodes[at], ops))
             return 1;
@@ -216,7 +220,7 @@ static int constraints_hold(walk *w)
     uint8_t i;
     for (i = 0; i < c->n_shares; i++) {
         size_t a = w->m[c->shares[i][0]], b = w->m[c->shares[i][1]];
-        if (a == NONE || b == NONE || !shares_input(&nodes[a], &nodes[b]))
+        if (a == NONE || b == NONE || !shares_input(w, &nodes[a], &nodes[b]))
             return 0;
     }
     for (i = 0; i < c->n_other; i++)

@@ -120,7 +120,26 @@ static const om_source_rule *by_name(const om_sr_index *ix, int kind, const char
     return NULL;
 }
 
-/* value (exact) or value_prefix, read as a device: the prefix itself or "prefix:..." */
+/* The rule for a name among kinds a, b, c (in that order): every exact rule before any
+ * prefix, so `from torch.cuda import is_available` is torch-cuda-is-available, not the
+ * torch.cuda fallback (c == OM_SR_KIND_COUNT: two kinds only). */
+static const om_source_rule *first_of(const om_sr_index *ix, const char *name, int a, int b, int c)
+{
+    const int kinds[3] = { a, b, c };
+    const om_source_rule *rule;
+    size_t n = strlen(name), k;
+    for (k = 0; k < 3; k++)
+        if (kinds[k] < OM_SR_KIND_COUNT && (rule = lookup(ix, kinds[k], name, n)))
+            return rule;
+    for (k = 0; k < 3; k++)
+        if (kinds[k] < OM_SR_KIND_COUNT && (rule = by_name(ix, kinds[k], name)))
+            return rule;
+    return NULL;
+}
+
+/* value (exact) or value_prefix, read as a device: the prefix itself, or "prefix:" and an
+ * ordinal, a format field or a placeholder ("cuda:0", "cuda:{rank}", "cuda:%d"), never a
+ * message ("cuda: out of memory") */
 static int same_bytes(const char *a, const char *b, size_t n, int ignore_case)
 {
     size_t i;
@@ -143,7 +162,10 @@ static int value_matches(const om_source_rule *rule, const py_site *s)
                same_bytes(rule->value, s->value, s->value_len, rule->ignore_case);
     n = strlen(rule->value_prefix);
     return s->value_len >= n && same_bytes(s->value, rule->value_prefix, n, rule->ignore_case) &&
-           (s->value_len == n || s->value[n] == ':');
+           (s->value_len == n ||
+            (s->value[n] == ':' &&
+             (s->value_len == n + 1 || (s->value[n + 1] >= '0' && s->value[n + 1] <= '9') ||
+              s->value[n + 1] == '{' || s->value[n + 1] == '%')));
 }
 
 /* A call named "a.b" is that resolved name; one named "to" is any method .to */
@@ -195,7 +217,6 @@ const om_source_rule *om_sr_match_site(const om_sr_index *ix, const py_site *s)
 
 static const om_source_rule *answer(const om_sr_index *ix, const py_site *s)
 {
-    const om_source_rule *rule;
     const char *dot;
     switch (s->kind) {
     case PY_SITE_IMPORT: {
@@ -212,21 +233,16 @@ static const om_source_rule *answer(const om_sr_index *ix, const py_site *s)
             name = module;
         }
         /* a module's rule, else what the name imported is (a name, a function called) */
-        if ((rule = by_name(ix, OM_SR_IMPORT, name)) || (rule = by_name(ix, OM_SR_NAME, name)))
-            return rule;
-        return by_name(ix, OM_SR_CALL, name);
+        return first_of(ix, name, OM_SR_IMPORT, OM_SR_NAME, OM_SR_CALL);
     }
     case PY_SITE_CALL:
         if (!s->resolved)
             return NULL;
         /* a name rule answers its calls too; a library's import rule the uses of its names */
-        if ((rule = by_name(ix, OM_SR_CALL, s->name)) || (rule = by_name(ix, OM_SR_NAME, s->name)))
-            return rule;
-        return by_name(ix, OM_SR_IMPORT, s->name);
+        return first_of(ix, s->name, OM_SR_CALL, OM_SR_NAME, OM_SR_IMPORT);
     case PY_SITE_NAME:
         if (s->resolved)
-            return (rule = by_name(ix, OM_SR_NAME, s->name)) ? rule
-                                                              : by_name(ix, OM_SR_IMPORT, s->name);
+            return first_of(ix, s->name, OM_SR_NAME, OM_SR_IMPORT, OM_SR_KIND_COUNT);
         /* an attribute of a receiver the file did not import: bare attribute rules only */
         if (!(dot = strrchr(s->name, '.')))
             return NULL;

@@ -135,6 +135,7 @@ static const char SILENT[] =
     "log.info(\"nccl backend: %s\", name)\n"
     "parser.add_argument('--amp', help='use torch.cuda.amp')\n"
     "raw = b'cuda'\n"
+    "print('cuda: out of memory, try a smaller batch')\n"
     "for batch in loader:\n"
     "    pass\n"
     "loss.item()\n"
@@ -179,6 +180,24 @@ static void loop_traps(void **state)
     opmap_result_free(r);
 }
 
+/* What a second read found (each a regression test): an exact rule before a prefix for an
+ * imported name, a format spec's fill character, a while condition in its loop. */
+static void review_cases(void **state)
+{
+    opmap_result *r = scan_one(*state, "v.py",
+                               "import torch\n"
+                               "from torch.cuda import is_available\n"
+                               "if is_available(): pass\n"
+                               "s = f\"{x:'>10} {torch.cuda.synchronize()}\"\n"
+                               "while loss.item() > 0.1: pass\n");
+    assert_string_equal(places(r, "torch-cuda-is-available"),
+                        "v.py:2:1 torch.cuda.is_available|v.py:3:4 is_available");
+    assert_null(find_rule(r, "torch-cuda-other"));
+    assert_string_equal(places(r, "torch-cuda-npu-exports"), "v.py:4:17 torch.cuda.synchronize");
+    assert_string_equal(places(r, "item-in-loop"), "v.py:5:7 loss.item");
+    opmap_result_free(r);
+}
+
 static void statuses_and_estimate(void **state)
 {
     fixture *f = *state;
@@ -220,15 +239,16 @@ static void a_bad_file_is_a_warning(void **state)
         { "bad.py", "x = 'never closed\n", 0 },
         { "utf.py", "x = 1\ny = '\xff'\n", 0 },
         { "good.py", "m.cuda()\n", 0 },
+        { "field.py", "x = 1\nx = 1;       y = f\"{x} {'\\x4'}\"\n", 0 },
     };
     opmap_diag_info d = { .size = sizeof(d) };
     opmap_result *r;
     size_t i;
-    for (i = 0; i < 3; i++)
+    for (i = 0; i < 4; i++)
         files[i].size = strlen(files[i].data);
-    r = scan_texts(f, files, 3);
+    r = scan_texts(f, files, 4);
     assert_non_null(find_rule(r, "method-cuda"));
-    assert_int_equal(opmap_result_diag_count(r), 2);
+    assert_int_equal(opmap_result_diag_count(r), 3);
     assert_int_equal(opmap_result_diag(r, 0, &d), OPMAP_OK);
     assert_int_equal(d.level, OPMAP_DIAG_WARNING);
     assert_string_equal(d.where, "bad.py:1:5");
@@ -236,6 +256,9 @@ static void a_bad_file_is_a_warning(void **state)
     assert_int_equal(opmap_result_diag(r, 1, &d), OPMAP_OK);
     assert_string_equal(d.where, "utf.py:2:6");
     assert_non_null(strstr(d.message, "UTF-8"));
+    /* an error in an f-string's field names where the field is in the file */
+    assert_int_equal(opmap_result_diag(r, 2, &d), OPMAP_OK);
+    assert_string_equal(d.where, "field.py:2:25");
     opmap_result_free(r);
 }
 
@@ -287,6 +310,7 @@ int main(void)
         cmocka_unit_test(resolution),
         cmocka_unit_test(strings_and_comments_are_silent),
         cmocka_unit_test(loop_traps),
+        cmocka_unit_test(review_cases),
         cmocka_unit_test(statuses_and_estimate),
         cmocka_unit_test(a_bad_file_is_a_warning),
         cmocka_unit_test(limits),

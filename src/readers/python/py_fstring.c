@@ -36,51 +36,63 @@ static size_t field_expr(const unsigned char *b, size_t start, size_t n, size_t 
     int depth = 0, braces = 0;
     while (i < n) {
         unsigned char c = b[i];
+        if (expr_end) { /* the conversion and format spec: only braces nest there */
+            if (c == '{')
+                braces++;
+            else if (c == '}' && braces > 0)
+                braces--;
+            else if (c == '}')
+                break;
+            i++;
+            continue;
+        }
         if (c == '\'' || c == '"') {
             i = skip_quoted(b, i, n);
             continue;
         }
-        if (!expr_end && depth == 0 &&
+        if (depth == 0 &&
             ((c == '!' && i + 1 < n && b[i + 1] != '=') || c == ':' ||
              (c == '=' && i + 1 < n && (b[i + 1] == '}' || b[i + 1] == '!' || b[i + 1] == ':') &&
-              i > start && !strchr("=!<>", b[i - 1]))))
-            expr_end = i; /* then the conversion or spec, nested fields and all */
-        if (c == '(' || c == '[' || (c == '{' && !expr_end))
-            depth++;
-        else if ((c == ')' || c == ']' || (c == '}' && !expr_end)) && depth > 0)
-            depth--;
-        else if (c == '{')
-            braces++;
-        else if (c == '}' && braces > 0)
-            braces--;
-        else if (c == '}' && depth == 0) {
-            *field_end = i + 1;
-            return expr_end ? expr_end : i;
+              i > start && !strchr("=!<>", b[i - 1])))) {
+            expr_end = i;
+            continue;
         }
+        if (c == '(' || c == '[' || c == '{')
+            depth++;
+        else if ((c == ')' || c == ']' || c == '}') && depth > 0)
+            depth--;
+        else if (c == '}')
+            break;
         i++;
     }
-    *field_end = n;
-    return expr_end ? expr_end : n;
+    *field_end = i < n ? i + 1 : n;
+    return expr_end ? expr_end : i;
 }
 
-/* Line and column of text offset `off`, from token t's start. */
-static void position(const py_finder *f, const py_token *t, size_t off, uint32_t *line,
-                     uint32_t *col)
+/* Where the walk through an f-string's body has got to: offsets only move forward, so
+ * finding each field's line and column costs the body's length once, not once per field. */
+typedef struct fcursor {
+    size_t off, line_start;
+    uint32_t line, col0;      /* col0: the column of line_start (the token's own on its line) */
+    uint8_t in_loop;          /* the f-string is in a loop: so is the code of its fields */
+} fcursor;
+
+static void cursor_to(const py_finder *f, fcursor *c, size_t off, uint32_t *line, uint32_t *col)
 {
-    size_t i, line_start = t->off;
-    uint32_t l = t->line, c0 = t->col;
-    for (i = t->off; i < off; i++)
-        if (f->text[i] == '\n' || (f->text[i] == '\r' && f->text[i + 1] != '\n')) {
-            l++;
-            line_start = i + 1;
-            c0 = 1;
+    for (; c->off < off; c->off++)
+        if (f->text[c->off] == '\n' ||
+            (f->text[c->off] == '\r' && f->text[c->off + 1] != '\n')) {
+            c->line++;
+            c->line_start = c->off + 1;
+            c->col0 = 1;
         }
-    *line = l;
-    *col = line_start == t->off ? c0 + (uint32_t)(off - t->off) : (uint32_t)(off - line_start) + 1;
+    *line = c->line;
+    *col = c->col0 + (uint32_t)(off - c->line_start);
 }
 
-/* One field's code [a, b) of the text: tokenized, walked, its sites placed. */
-static int field_sites(py_finder *f, const py_token *t, size_t a, size_t b)
+/* One field's code [a, b) of the text: tokenized, walked, its sites (and an error's
+ * place) moved to where they are in the file. */
+static int field_sites(py_finder *f, fcursor *cur, size_t a, size_t b)
 {
     py_lex_in in;
     py_finder sub;
@@ -96,21 +108,28 @@ static int field_sites(py_finder *f, const py_token *t, size_t a, size_t b)
     in.lim = f->lim;
     in.mem = f->arena->mem;
     om_vec_init(&toks, sizeof(py_token));
+    cursor_to(f, cur, a, &line, &col);
     if (py_lex(&in, &toks, &local) != OPMAP_OK) {
         om_vec_free(&toks, f->arena->mem);
-        return local.code == OPMAP_ENOMEM ? om_fail_mem(f->err, f->arena->mem, f->file)
-                                          : OPMAP_OK;
+        if (local.code == OPMAP_EFORMAT) /* the file's own lexer took it: nothing to add */
+            return OPMAP_OK;
+        *f->err = local;
+        return local.code;
     }
     sub = *f;
     sub.text = f->text + a;
     sub.toks = toks.data;
     sub.ntok = toks.len;
     sub.fdepth = f->fdepth + 1;
-    sub.in_loop = f->in_loop || (f->in_comp && f->in_comp[t - f->toks]);
+    sub.in_loop = cur->in_loop;
     sub.in_comp = NULL;
     rc = py_find_sites(&sub);
     om_vec_free(&toks, f->arena->mem);
-    position(f, t, a, &line, &col);
+    if (rc != OPMAP_OK && f->err->line) { /* the sub-walk's error, at the field's place */
+        if (f->err->line == 1)
+            f->err->column += col - 1;
+        f->err->line += line - 1;
+    }
     for (k = first; rc == OPMAP_OK && k < f->sites->len; k++) {
         py_site *s = &OM_VEC_AT(f->sites, py_site, k);
         if (s->line == 1)
@@ -124,9 +143,11 @@ int py_fstring_sites(py_finder *f, const py_token *t)
 {
     const unsigned char *body = f->text + t->body;
     size_t n = t->blen, i = 0;
+    fcursor cur = { t->off, t->off, t->line, t->col, 0 };
     int rc = OPMAP_OK;
     if (f->fdepth >= f->lim->max_depth)
         return OPMAP_OK; /* the lexer bounded the nesting already: never reached */
+    cur.in_loop = f->in_loop || (f->in_comp && f->in_comp[t - f->toks]);
     while (i < n && rc == OPMAP_OK) {
         size_t end, field_end;
         if (body[i] != '{') {
@@ -139,7 +160,7 @@ int py_fstring_sites(py_finder *f, const py_token *t)
         }
         end = field_expr(body, i + 1, n, &field_end);
         if (end > i + 1)
-            rc = field_sites(f, t, t->body + i + 1, t->body + end);
+            rc = field_sites(f, &cur, t->body + i + 1, t->body + end);
         i = field_end;
     }
     return rc;

@@ -241,6 +241,8 @@ static void start_of_line(walk *w, size_t i)
                 (py_tok_is(f, t, PY_T_NAME, "async") && i + 1 < f->ntok &&
                  py_tok_is(f, &f->toks[i + 1], PY_T_NAME, "for"));
     w->header_col = t->col;
+    if (py_tok_is(f, t, PY_T_NAME, "while"))
+        f->in_loop = 1; /* a while condition runs every iteration; a for's iterable once */
 }
 
 /* One token (or a chain or import from it); *pi moves past what was read. */
