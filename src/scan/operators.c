@@ -152,6 +152,7 @@ static opmap_op *new_op(group *g, const opkey *key)
     om_vec_init(&op->path_vec, sizeof(const char *));
     om_vec_init(&op->loc_vec, sizeof(const char *));
     om_vec_init(&op->reason_vec, sizeof(om_reason));
+    om_vec_init(&op->verified_vec, sizeof(om_verified));
     row = opmap_table_lookup(g->table, op->domain, op->name, opset);
     op->row = row;
     op->since = row ? row->since : 0;

@@ -92,6 +92,8 @@ static int on_instance(void *payload, const om_visit *v)
         om_advice_visit(g->table->advice[j].detector, &g->advice[j], v);
     if ((rc = om_risks_instance(res, op, v)))
         return rc == OPMAP_ENOMEM ? om_scan_oom(g) : rc;
+    if ((rc = om_scan_verify_instance(g, op, v)))
+        return rc;
     return segment(g, op, v, worst);
 }
 
@@ -154,6 +156,7 @@ static int finish_ops(group *g)
 {
     opmap_result *res = g->res;
     size_t i, c;
+    int rc;
     for (i = 0; i < g->ops.len; i++) {
         opmap_op *op = OM_VEC_AT(&g->ops, opmap_op *, i);
         /* chips whose answer is unpublished count apart; with no other chip, the row's
@@ -192,6 +195,8 @@ static int finish_ops(group *g)
         om_vec_free(&op->path_vec, &res->mem);
         om_vec_free(&op->loc_vec, &res->mem);
         om_vec_free(&op->reason_vec, &res->mem);
+        if ((rc = om_scan_verify_finish(g, op)) != OPMAP_OK)
+            return rc;
     }
     return OPMAP_OK;
 }
@@ -313,7 +318,8 @@ int om_scan_begin(group *g, opmap_result **resp, opmap_ctx *ctx, const char *nam
     ir_intern_init(&g->names, &res->mem, &res->arena);
     *resp = res;
     if ((rc = pick_chips(g, table, opts ? opts->soc : NULL, err)) ||
-        (rc = om_scan_torch_npu_target(g, opts && opts->version >= 2 ? opts->torch_npu : NULL)))
+        (rc = om_scan_torch_npu_target(g, opts && opts->version >= 2 ? opts->torch_npu : NULL)) ||
+        (rc = om_scan_verify_begin(g, opts && opts->version >= 3 ? opts->results : NULL)))
         return rc;
     if (!(res->model_name = om_arena_strdup(&res->arena, name)) ||
         !(res->table_origin = om_arena_strdup(&res->arena, table->origin)) ||
@@ -349,7 +355,9 @@ void om_scan_end(group *g)
         om_vec_free(&op->path_vec, &res->mem);
         om_vec_free(&op->loc_vec, &res->mem);
         om_vec_free(&op->reason_vec, &res->mem);
+        om_vec_free(&op->verified_vec, &res->mem);
     }
+    om_scan_verify_end(g);
     om_vec_free(&g->ops, &res->mem);
     if (g->index)
         om_dealloc(&res->mem, g->index, g->index_cap * sizeof(*g->index));

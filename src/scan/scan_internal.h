@@ -22,6 +22,8 @@ typedef struct group {
     size_t index_cap;
     ir_interner names;        /* names of ATen fallback operators, for the index */
     om_advice_state *advice;  /* per table advice entry (ONNX models only), or NULL */
+    const struct opmap_results *results; /* device results to match, or NULL */
+    int16_t *vchip;           /* per results entry: the result's chip it counts for, -1 none */
     int has_target;           /* a torch_npu version to answer for was given */
     om_npu_version target;    /* ... and its parse */
     opmap_error *err;
@@ -58,6 +60,15 @@ const char *om_scan_sources(om_arena *A, const om_evidence *ev);
  * that does not parse, ENOMEM); the oldest line the model needs, once ops are sorted. */
 int om_scan_torch_npu_target(group *g, const char *version);
 int om_scan_torch_npu_needed(opmap_result *res);
+
+/* verify_match.c: device results (opmap_scan_options.results) matched to instances by
+ * signature: om_scan_verify_begin maps each result's chip to the result's chips (after
+ * pick_chips); om_scan_verify_instance matches one instance of op; om_scan_verify_finish
+ * gives op its results, state and, for a pass, its effort's minimum. ENOMEM on failure. */
+int om_scan_verify_begin(group *g, const struct opmap_results *results);
+int om_scan_verify_instance(group *g, opmap_op *op, const om_visit *v);
+int om_scan_verify_finish(group *g, opmap_op *op);
+void om_scan_verify_end(group *g);
 
 /* model_copy.c: the model facts a result keeps (ENOMEM on failure). */
 int om_scan_copy_model(opmap_result *res, const ir_model *m);
