@@ -13,6 +13,7 @@
 #include "scan/result_internal.h"
 #include "table/table_internal.h"
 #include "report_internal.h"
+#include "verified.h"
 #include "torch_npu_need.h"
 
 #define C_RESET "\033[0m"
@@ -270,6 +271,33 @@ static void reason_lines(om_out *o, const opmap_result *r, const opmap_op *op)
                       op->n_reasons - i);
 }
 
+/* The device results that matched the operator's instances (scan --results). */
+static void verified_lines(om_out *o, const opmap_op *op)
+{
+    char line[1024];
+    size_t i;
+    for (i = 0; i < op->n_verified && i < 4; i++) {
+        const om_verified *x = &op->verified[i];
+        om_verify_result(x, line, sizeof(line));
+        om_out_str(o, "             verified: ");
+        om_out_term(o, line);
+        om_out_printf(o, " [%llu instance%s", (unsigned long long)x->instances,
+                      x->instances == 1 ? "" : "s");
+        om_out_str(o, x->instances > 1 ? ", e.g. " : ": ");
+        om_out_term(o, x->example);
+        om_out_str(o, "]\n");
+    }
+    if (op->n_verified + op->verified_dropped > i)
+        om_out_printf(o, "             ... %llu more results (see --format json)\n",
+                      (unsigned long long)(op->n_verified + op->verified_dropped - i));
+    if (op->verify_state == OPMAP_VERIFY_PARTLY) {
+        om_out_printf(o, "             verified: %llu of %llu instances passed on every chip "
+                      "scanned for; the others have no result\n",
+                      (unsigned long long)op->verified_instances,
+                      (unsigned long long)op->instances);
+    }
+}
+
 /* "  torch_npu: answered for 2.1; needs 2.7 or later (aten::x)": the version answered for
  * (--torch-npu) and the oldest line with a kernel for every operator. */
 static void tnpu_line(om_out *o, const opmap_result *r)
@@ -393,6 +421,15 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
                       "effort)\n", r->unpublished_ops, r->unpublished_ops == 1 ? "" : "s", ex, lo,
                       hi);
     }
+    {
+        char counts[512];
+        om_verify_counts_text(r, counts, sizeof(counts));
+        if (counts[0]) {
+            om_out_str(o, "  verified: ");
+            om_out_term(o, counts);
+            om_out_str(o, "\n");
+        }
+    }
     segments_lines(o, r);
     if (r->n_ext)
         om_out_printf(o, "  external data: %zu tensors in side files (not opened)\n", r->n_ext);
@@ -457,6 +494,7 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
             om_out_str(o, "\n");
         }
         reason_lines(o, r, op);
+        verified_lines(o, op);
         if (op->status >= OPMAP_OP_PARTIAL) {
             char step[1024];
             om_out_str(o, "             hint: ");
