@@ -105,11 +105,11 @@ static void values(sw *w, const ir_tensor *t)
         if (i)
             put(w, ",", 1);
         double v = t->values[i];
-        /* an integer as one, while it is one (a cast outside int64's range is undefined) */
-        if (is_float_dtype(t->dtype) || !(v >= -9.2e18 && v <= 9.2e18) || v != (double)(int64_t)v)
+        char n[48];
+        if (is_float_dtype(t->dtype) || !om_sig_integer(v, n, sizeof(n)))
             number(w, v, t->dtype != IR_DT_DOUBLE);
         else
-            putf(w, "", (int64_t)v);
+            puts_(w, n);
     }
     put(w, "}", 1);
 }

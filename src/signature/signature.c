@@ -150,3 +150,13 @@ void om_sig_float(double v, int single, char *buf, size_t size)
     if (!strpbrk(buf, ".e") && strlen(buf) + 2 < size)
         strcat(buf, ".0"); /* "1.0", not "1": a float reads as one */
 }
+
+int om_sig_integer(double v, char *buf, size_t size)
+{
+    if (!(v >= -1e20 && v <= 1e20) || floor(v) != v)
+        return 0;
+    snprintf(buf, size, "%.0f", v); /* no decimal point: the same in every locale */
+    if (strcmp(buf, "-0") == 0)
+        snprintf(buf, size, "0");
+    return 1;
+}

@@ -87,4 +87,8 @@ size_t om_sig_attrs(const ir_node *n, const ir_attr **out);
  * attributes, stored at that precision). */
 void om_sig_float(double v, int single, char *buf, size_t size);
 
+/* An integral value of an integer tensor as its exact decimal digits (INT64_MAX, stored as
+ * the double 2^63, as "9223372036854775808"): 1, or 0 when v is not a whole number there. */
+int om_sig_integer(double v, char *buf, size_t size);
+
 #endif /* OM_SIGNATURE_H */
