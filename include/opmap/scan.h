@@ -59,7 +59,8 @@ typedef struct opmap_scan_options {
      * instance whose signature a result names, on a chip of the scan's families, is
      * verified by it: the operator lists the results (opmap_op_verified), and one whose
      * every instance passed on every chip scanned for costs its effort's minimum (the
-     * range's risk is gone). Borrowed for the call: the result copies what it reports.
+     * range's risk is gone) and leaves opmap_summary.unpublished (nothing left to verify).
+     * Borrowed for the call: the result copies what it reports.
      */
     const struct opmap_results *results;
 } opmap_scan_options;

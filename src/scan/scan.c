@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <opmap/verify.h>
+
 #include "core/context.h"
 #include "core/err.h"
 #include "core/text.h"
@@ -165,7 +167,11 @@ static int finish_ops(group *g)
         for (c = 0; c < res->n_chips; c++)
             if (op->chip_status[c] > op->status && (!op->chip_unknown[c] || op->all_unknown))
                 op->status = op->chip_status[c];
-        if (op->unpublished && op->status != OPMAP_OP_STRUCTURAL) {
+        if ((rc = om_scan_verify_finish(g, op)) != OPMAP_OK)
+            return rc;
+        /* verified on every chip, the unpublished answer is known: nothing left to verify */
+        if (op->unpublished && op->status != OPMAP_OP_STRUCTURAL &&
+            op->verify_state != OPMAP_VERIFY_PASS) {
             res->unpublished_ops++;
             res->unpublished_effort.min += g->table->unpublished.min;
             res->unpublished_effort.expected += g->table->unpublished.expected;
@@ -175,6 +181,8 @@ static int finish_ops(group *g)
                              op->status != OPMAP_OP_STRUCTURAL
                          ? g->weights->effort[op->status]
                          : opmap_table_weights(g->table, op->status);
+        if (op->verify_state == OPMAP_VERIFY_PASS) /* what the range held for the unknown */
+            op->effort.expected = op->effort.max = op->effort.min;
         if (op->path_vec.len) {
             if (!(op->paths = om_arena_array(&res->arena, op->path_vec.len, sizeof(char *))))
                 return om_scan_oom(g);
@@ -195,8 +203,6 @@ static int finish_ops(group *g)
         om_vec_free(&op->path_vec, &res->mem);
         om_vec_free(&op->loc_vec, &res->mem);
         om_vec_free(&op->reason_vec, &res->mem);
-        if ((rc = om_scan_verify_finish(g, op)) != OPMAP_OK)
-            return rc;
     }
     return OPMAP_OK;
 }

@@ -47,6 +47,9 @@ void om_scan_end(group *g);
  * (NULL when memory ran out); the chip's answer in a row (NULL: the row's applies); items
  * joined by sep into one arena string ("" for none, NULL when memory ran out). */
 opmap_op *om_scan_operator(group *g, const ir_node *n, int64_t opset);
+/* What node n is answered as: its own domain and name, or 1 with "aten" and the operator an
+ * ATen fallback node names (its opset is then 0); borrowed from the node. */
+int om_scan_answered_as(const ir_node *n, const char **domain, const char **name);
 const om_soc_answer *om_scan_soc_answer(const opmap_row *row, uint32_t soc);
 const char *om_scan_join(om_arena *A, const char *const *items, size_t n, const char *sep);
 
@@ -64,7 +67,8 @@ int om_scan_torch_npu_needed(opmap_result *res);
 /* verify_match.c: device results (opmap_scan_options.results) matched to instances by
  * signature: om_scan_verify_begin maps each result's chip to the result's chips (after
  * pick_chips); om_scan_verify_instance matches one instance of op; om_scan_verify_finish
- * gives op its results, state and, for a pass, its effort's minimum. ENOMEM on failure. */
+ * gives op its results and state (finish_ops then gives a pass its effort's minimum, and
+ * no unpublished answer left to verify). ENOMEM on failure. */
 int om_scan_verify_begin(group *g, const struct opmap_results *results);
 int om_scan_verify_instance(group *g, opmap_op *op, const om_visit *v);
 int om_scan_verify_finish(group *g, opmap_op *op);

@@ -127,7 +127,5 @@ int om_scan_verify_finish(group *g, opmap_op *op)
                        : op->instances && op->verified_instances == op->instances ? OPMAP_VERIFY_PASS
                        : op->n_verified || op->verified_dropped             ? OPMAP_VERIFY_PARTLY
                                                                             : OPMAP_VERIFY_NONE;
-    if (op->verify_state == OPMAP_VERIFY_PASS)
-        op->effort.expected = op->effort.max = op->effort.min;
     return OPMAP_OK;
 }
