@@ -8,7 +8,8 @@
  * versions, and per signature pass or fail with the errors and times measured. Scanning
  * with those results (opmap_scan_options.results) marks each matching operator "verified on
  * <chip>", matching by the signature's text, never by position; an operator whose every
- * instance passed on every chip scanned for leaves the estimate's risk range.
+ * instance passed on every chip scanned for leaves the estimate's risk range (it costs its
+ * effort's minimum, and an unpublished answer it had is no longer left to verify).
  */
 #ifndef OPMAP_VERIFY_H
 #define OPMAP_VERIFY_H
@@ -17,6 +18,7 @@
 #include "context.h"
 #include "error.h"
 #include "model.h"
+#include "report.h"
 #include "scan.h"
 
 OPMAP_BEGIN_DECL
@@ -106,6 +108,64 @@ OPMAP_API size_t opmap_op_verified_count(const opmap_op *op);
  * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range, out is NULL or too small.
  */
 OPMAP_API int opmap_op_verified(const opmap_op *op, size_t i, opmap_verified_info *out);
+
+/* ---- writing the tests ---- */
+
+/** What opmap_testgen_write() writes. */
+typedef enum opmap_testgen_part {
+    OPMAP_TESTGEN_MODULE = 0, /**< the pytest module, one test per signature */
+    OPMAP_TESTGEN_RUNNER = 1  /**< the runner script: runs the module's tests without
+                                   pytest and writes the results file */
+} opmap_testgen_part;
+
+/** Which signatures get a test (opmap_testgen_options.select). */
+enum {
+    OPMAP_TESTGEN_FLAGGED = 0, /**< operators partial, rewrite or unmapped, flagged
+                                    precision or performance, or without a published answer
+                                    for a chip scanned for (the default) */
+    OPMAP_TESTGEN_ALL = 1      /**< every operator but structural ones */
+};
+
+/** The current layout of opmap_testgen_options. */
+#define OPMAP_TESTGEN_OPTIONS_VERSION 1
+
+/** Options for opmap_testgen_write(); initialise with OPMAP_TESTGEN_OPTIONS_INIT. */
+typedef struct opmap_testgen_options {
+    unsigned version;          /**< OPMAP_TESTGEN_OPTIONS_VERSION */
+    unsigned select;           /**< OPMAP_TESTGEN_FLAGGED or OPMAP_TESTGEN_ALL */
+    /** Operators to test as well, comma-separated: "domain::name" or a bare name
+     *  ("aten::layer_norm,Softmax"), or NULL. */
+    const char *ops;
+    /** Sizes of symbolic dimensions, "name=value" each ("batch=8"), or NULL. */
+    const char *const *dims;
+    size_t n_dims;
+    /** The size of a dimension nobody names a value for: 0 for the default, 2. */
+    uint32_t default_dim;
+    /** At most this many tests: 0 for the default, 1,000. */
+    uint32_t max_tests;
+} opmap_testgen_options;
+
+/** Initialiser of an opmap_testgen_options: the current version, flagged operators. */
+#define OPMAP_TESTGEN_OPTIONS_INIT { OPMAP_TESTGEN_OPTIONS_VERSION, 0, NULL, NULL, 0, 0, 0 }
+
+/**
+ * Writes the tests of `count` models (docs/testgen.md): results[i] must be the scan of
+ * models[i] (its statuses and flags choose what is tested). The module is self-contained
+ * Python (torch; torch_npu on the device): one test per distinct signature selected, each
+ * building inputs of the model's dtypes and shapes with fixed seeds, running the operator
+ * (an ONNX operator through its ATen equivalent) on the CPU at a higher precision and on
+ * the device, comparing with the tolerances of Ascend's msprobe for the dtype, and naming
+ * the node paths it stands for. A signature that cannot be built (a shape the model does
+ * not state, a value computed at run time) is written as a test that skips, saying why.
+ *
+ * @return OPMAP_OK; OPMAP_EINVAL (a NULL argument, unknown options, a --dims entry that is
+ *         not name=value, a result that is not its model's); OPMAP_ELIMIT (more than
+ *         max_tests tests); OPMAP_EWRITE; OPMAP_ENOMEM.
+ */
+OPMAP_API int opmap_testgen_write(opmap_ctx *ctx, const opmap_model *const *models,
+                                  const opmap_result *const *results, size_t count,
+                                  opmap_testgen_part part, const opmap_testgen_options *opts,
+                                  opmap_write_fn write, void *payload, opmap_error *err);
 
 OPMAP_END_DECL
 

@@ -27,6 +27,7 @@ int cli_merge(int argc, char **argv);
 int cli_table(int argc, char **argv);
 int cli_baseline(int argc, char **argv);
 int cli_diff(int argc, char **argv);
+int cli_testgen(int argc, char **argv);
 
 typedef struct cli_paths cli_paths;
 
