@@ -10,6 +10,7 @@
 #include <opmap/verify.h>
 
 #include "core/err.h"
+#include "core/text.h"
 #include "merge_internal.h"
 
 static const char *state_name(int s) { return opmap_verify_state_name(s); }
@@ -25,7 +26,7 @@ static int measure(rr *r, const oj_value *o, const char *key, double *out)
     }
     if (!v || v->type != OJ_NUMBER || !isfinite(v->d) || v->d < 0)
         return rr_fail(r, v ? v : o, key, v ? "not a number >= 0 or null" : "missing");
-    *out = v->d;
+    *out = om_measure_round(v->d); /* the scan's double, whatever digits the reader rounds */
     return OPMAP_OK;
 }
 

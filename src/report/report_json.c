@@ -8,6 +8,7 @@
 
 #include <opmap/verify.h>
 
+#include "core/text.h"
 #include "ir/ir.h"
 #include "scan/result_internal.h"
 #include "table/source_rules.h"
@@ -130,6 +131,18 @@ static void reasons(jsonw *w, const opmap_result *r, const opmap_op *op)
     jw_end_array(w);
 }
 
+/* A measurement at its six digits (core/text.h), null when not measured. */
+static void measure(jsonw *w, const char *key, double v)
+{
+    char t[OM_MEASURE_TEXT];
+    om_measure_text(v, t);
+    jw_key(w, key);
+    if (t[0])
+        jw_number_text(w, t);
+    else
+        jw_null(w);
+}
+
 /* "verification": the device results that matched (scan --results), when any did. */
 static void verification(jsonw *w, const opmap_op *op)
 {
@@ -152,14 +165,10 @@ static void verification(jsonw *w, const opmap_op *op)
         jw_kstring(w, "cann", x->cann);
         jw_kstring(w, "outcome", x->passed ? "pass" : "fail");
         jw_kstring(w, "standard", x->standard);
-        jw_key(w, "max_abs_error"); /* NaN (not measured) is written null */
-        jw_number(w, x->max_abs);
-        jw_key(w, "max_rel_error");
-        jw_number(w, x->max_rel);
-        jw_key(w, "cpu_ms");
-        jw_number(w, x->cpu_ms);
-        jw_key(w, "device_ms");
-        jw_number(w, x->device_ms);
+        measure(w, "max_abs_error", x->max_abs);
+        measure(w, "max_rel_error", x->max_rel);
+        measure(w, "cpu_ms", x->cpu_ms);
+        measure(w, "device_ms", x->device_ms);
         jw_kstring(w, "message", x->message);
         jw_kstring(w, "source", x->source);
         jw_kuint(w, "instances", x->instances);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/hash.h"
+#include "core/text.h"
 #include "signature/signature.h"
 #include "verify/results.h"
 #include "scan_internal.h"
@@ -55,8 +56,9 @@ static int copy_result(group *g, om_verified *x, const om_vres *e, size_t c, con
         !(x->source = om_arena_strdup(A, e->source)) || !(x->example = om_arena_strdup(A, path)))
         return om_scan_oom(g);
     x->passed = e->passed;
-    x->max_abs = e->max_abs, x->max_rel = e->max_rel;
-    x->cpu_ms = e->cpu_ms, x->device_ms = e->device_ms;
+    /* at six digits, as reports write them: a report read back holds the same doubles */
+    x->max_abs = om_measure_round(e->max_abs), x->max_rel = om_measure_round(e->max_rel);
+    x->cpu_ms = om_measure_round(e->cpu_ms), x->device_ms = om_measure_round(e->device_ms);
     return OPMAP_OK;
 }
 
