@@ -315,17 +315,17 @@ def run_case(case):
         device = device_name()
         args, kwargs = inputs(case)
         with torch.no_grad():
+            bench, raised = benchmark(case, args, kwargs)
+            dev_args, dev_kwargs = moved(args, device), moved(kwargs, device)
             try:
-                bench = call(case, moved(args, raise_floats=True),
-                             moved(kwargs, raise_floats=True), "cpu")
-                raised = True
+                out = call(case, dev_args, dev_kwargs, device)
+                sync(device)
             except Skip:
                 raise
-            except Exception:  # the operator has no kernel at the raised dtype
-                bench, raised = call(case, args, kwargs, "cpu"), False
-            dev_args, dev_kwargs = moved(args, device), moved(kwargs, device)
-            out = call(case, dev_args, dev_kwargs, device)
-            sync(device)
+            except Exception as e:  # it runs on the CPU, not here: that is the answer
+                res.update(outcome="fail", message="the device raised %s: %s" % (
+                    type(e).__name__, e))
+                return finish(res)
             res["cpu_ms"] = timed(lambda: call(case, args, kwargs, "cpu"), "cpu")
             res["device_ms"] = timed(lambda: call(case, dev_args, dev_kwargs, device), device)
         bench_t, out_t = tensors(bench), tensors(out)
@@ -349,8 +349,34 @@ def run_case(case):
                                            " (benchmark at the model's dtype: none raised)")
     except Skip as e:
         res["outcome"], res["message"] = "skipped", str(e)
-    except Exception as e:  # the operator would not run: what it said
+    except Exception as e:  # the harness itself failed: what it said
         res["outcome"], res["message"] = "error", "%s: %s" % (type(e).__name__, e)
+    return finish(res)
+
+
+def benchmark(case, args, kwargs):
+    """The CPU's output at the raised precision (or, when the operator has no kernel
+    there, at the model's), and whether it was raised. When the CPU cannot run the operator
+    on these inputs either, they are not the model's (a dynamic dimension at its default
+    size, a value guessed): the case skips, saying so."""
+    try:
+        return call(case, moved(args, raise_floats=True), moved(kwargs, raise_floats=True),
+                    "cpu"), True
+    except Skip:
+        raise
+    except Exception:
+        pass
+    try:
+        return call(case, args, kwargs, "cpu"), False
+    except Skip:
+        raise
+    except Exception as e:
+        raise Skip("the inputs built do not fit the operator on the CPU either (%s: %s): "
+                   "give its dynamic dimensions their sizes (opmap testgen --dim NAME=SIZE, "
+                   "or DIMS)" % (type(e).__name__, str(e)[:200]))
+
+
+def finish(res):
     res["message"] = res["message"].strip()[:500]
     for key in ("max_abs_error", "max_rel_error", "cpu_ms", "device_ms"):
         if res[key] is not None and not math.isfinite(res[key]):
