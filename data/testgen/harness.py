@@ -433,8 +433,6 @@ def _reduce(fn):
             if attrs.get("noop_with_empty_axes", 0):
                 return x
             axes = list(range(x.dim()))
-        if fn is torch.amax or fn is torch.amin:
-            return fn(x, dim=axes, keepdim=keep)
         return fn(x, dim=axes, keepdim=keep)
     return run
 
@@ -721,7 +719,7 @@ ONNX_API = {"Sub": "sub", "Mul": "mul", "Div": "div", "Add": "add", "MatMul": "m
             "LeakyRelu": "leaky_relu", "PRelu": "prelu", "Max": "maximum", "Min": "minimum",
             "Transpose": "transpose", "Reshape": "reshape", "Flatten": "flatten",
             "Gather": "gather", "TopK": "topk", "NonZero": "nonzero", "Tile": "tile",
-            "Conv": "convolution", "Expand": "broadcast_to", "Not": "logical_not",
+            "Conv": "conv2d", "Expand": "broadcast_to", "Not": "logical_not",
             "And": "logical_and", "Or": "logical_or", "Unsqueeze": "reshape",
             "Squeeze": "reshape", "Slice": "select", "Concat": "cat", "Cast": "type_as",
             "IsNaN": "isnan", "Identity": "clone", "Dropout": "clone", "Shape": "reshape"}
