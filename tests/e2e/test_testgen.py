@@ -7,7 +7,8 @@ the generated tests pass here with --device cpu under /usr/bin/python3, through 
 runner (no pytest) and called one by one; a results file with one pass and one failure
 changes the JSON, text and HTML reports exactly as docs/testgen.md says; results are
 matched by signature, never by position; merged shards keep the verification byte for
-byte; results files that are not an NPU run, or not one at all, are refused.
+byte; results files that are not an NPU run, or not one at all, are refused; the hostile
+corpus gives ASCII Python or a clean error.
 
 Usage: test_testgen.py OPMAP_BINARY   (run by ctest)
 """
@@ -374,6 +375,32 @@ class Loop(unittest.TestCase):
         proc = run("scan", PT2, "--results", bad)
         self.assertEqual(proc.returncode, 3)
         self.assertRegex(proc.stderr, r"bad\.json: offset \d+: results\[0\]\.signature: missing")
+
+
+class Hostile(unittest.TestCase):
+    def test_hostile_models_give_valid_ascii_python_or_a_clean_error(self):
+        """Every model of the hostile corpus, every operator: a module that is ASCII Python
+        (names with quotes, newlines, escapes and bytes that are not UTF-8 stay inside
+        their strings), or one error naming the file; never a crash."""
+        cases = os.path.join(ROOT, "tests", "hostile", "cases")
+        with tempfile.TemporaryDirectory() as out:
+            written = 0
+            for name in sorted(os.listdir(cases)):
+                if not name.endswith((".onnx", ".pt", ".txt")):
+                    continue
+                proc = run("testgen", "--all", "-q", os.path.join(cases, name), "-o", out)
+                self.assertIn(proc.returncode, (0, 3), name + proc.stderr)
+                module = os.path.join(out, "test_opmap_ops.py")
+                if proc.returncode == 0:
+                    with open(module, "rb") as f:
+                        src = f.read()
+                    self.assertTrue(src.isascii(), name)
+                    ast.parse(src.decode())
+                    written += 1
+                    os.remove(module)
+                else:
+                    self.assertEqual(proc.stderr.count("\n"), 1, proc.stderr)
+            self.assertGreater(written, 10)
 
 
 def main():
