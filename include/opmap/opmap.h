@@ -45,5 +45,6 @@
 #include "scan.h"
 #include "report.h"
 #include "policy.h"
+#include "verify.h"
 
 #endif /* OPMAP_OPMAP_H */

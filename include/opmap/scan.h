@@ -24,8 +24,11 @@ typedef struct opmap_result opmap_result;
 /** One distinct operator of a result (domain, op, opset); borrowed from its result. */
 typedef struct opmap_op opmap_op;
 
-/** The current layout of opmap_scan_options (2: torch_npu added; 1 is still accepted). */
-#define OPMAP_SCAN_OPTIONS_VERSION 2
+/** The current layout of opmap_scan_options (2: torch_npu added, 3: results; 1 and 2 are
+ *  still accepted). */
+#define OPMAP_SCAN_OPTIONS_VERSION 3
+
+struct opmap_results;
 
 /** Options for opmap_scan(); initialise with OPMAP_SCAN_OPTIONS_INIT. */
 typedef struct opmap_scan_options {
@@ -51,10 +54,19 @@ typedef struct opmap_scan_options {
      * that is not a version is OPMAP_EINVAL.
      */
     const char *torch_npu;
+    /**
+     * Version 3: device results of opmap testgen's tests (opmap/verify.h), or NULL. Each
+     * instance whose signature a result names, on a chip of the scan's families, is
+     * verified by it: the operator lists the results (opmap_op_verified), and one whose
+     * every instance passed on every chip scanned for costs its effort's minimum (the
+     * range's risk is gone) and leaves opmap_summary.unpublished (nothing left to verify).
+     * Borrowed for the call: the result copies what it reports.
+     */
+    const struct opmap_results *results;
 } opmap_scan_options;
 
 /** Initialiser of an opmap_scan_options: the current version, the table's default chip. */
-#define OPMAP_SCAN_OPTIONS_INIT { OPMAP_SCAN_OPTIONS_VERSION, NULL, NULL, 0, NULL }
+#define OPMAP_SCAN_OPTIONS_INIT { OPMAP_SCAN_OPTIONS_VERSION, NULL, NULL, 0, NULL, NULL }
 
 /**
  * Scans a model.

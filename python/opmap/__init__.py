@@ -124,11 +124,11 @@ class _Err(ctypes.Structure):
 
 
 class _ScanOptions(ctypes.Structure):
-    """opmap_scan_options, version 2 (include/opmap/scan.h): torch_npu is the version to
-    answer for (NULL: the table's general answer)."""
+    """opmap_scan_options, version 3 (include/opmap/scan.h): torch_npu is the version to
+    answer for (NULL: the table's general answer); results, device results (NULL here)."""
     _fields_ = [("version", ctypes.c_uint), ("soc", ctypes.c_char_p),
                 ("weights", ctypes.c_void_p), ("reserved", ctypes.c_uint),
-                ("torch_npu", ctypes.c_char_p)]
+                ("torch_npu", ctypes.c_char_p), ("results", ctypes.c_void_p)]
 
 
 class _Effort(ctypes.Structure):
@@ -579,8 +579,8 @@ class _Scan:
         try:
             if table is None or not isinstance(table, Table):
                 own_table = table = Table(table)
-            opts = _ScanOptions(2, soc.encode() if soc else None, None, 0,
-                                torch_npu.encode() if torch_npu else None)
+            opts = _ScanOptions(3, soc.encode() if soc else None, None, 0,
+                                torch_npu.encode() if torch_npu else None, None)
             for path in paths:
                 model, res, err = ctypes.c_void_p(), ctypes.c_void_p(), _Err()
                 rc = lib.opmap_model_open_file(ctypes.byref(model), self.ctx.ptr,

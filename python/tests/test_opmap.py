@@ -377,7 +377,7 @@ class Library(unittest.TestCase):
                 self.assertEqual(int(want["%s.%s" % (cname, field)]), getattr(py, field).offset,
                                  "%s.%s" % (cname, field))
         self.assertEqual(opmap._ScanOptions().version, 0)
-        self.assertIn("OPMAP_SCAN_OPTIONS_VERSION 2",
+        self.assertIn("OPMAP_SCAN_OPTIONS_VERSION 3",
                       open(os.path.join(inc, "opmap", "scan.h")).read())
 
 

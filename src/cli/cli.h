@@ -27,6 +27,7 @@ int cli_merge(int argc, char **argv);
 int cli_table(int argc, char **argv);
 int cli_baseline(int argc, char **argv);
 int cli_diff(int argc, char **argv);
+int cli_testgen(int argc, char **argv);
 
 typedef struct cli_paths cli_paths;
 
@@ -45,6 +46,8 @@ typedef struct scan_opts {
     int jobs, quiet;
     const char *owner, *expires, *reason;   /* baseline */
     const char *files_from;       /* --files-from: a list of paths, one per line ("-": stdin) */
+    const char *results[64];      /* --results: device results files (docs/testgen.md) */
+    size_t n_results;
 } scan_opts;
 
 /* The commands that share those options. */
@@ -59,6 +62,7 @@ typedef struct scan_run {
     opmap_table *table;
     opmap_waivers *waivers;
     opmap_weights weights;        /* --weights file merged with --weight flags */
+    opmap_results *results;       /* --results files, or NULL */
     opmap_result **slots;         /* the results, count of them, in command-line order */
     size_t count, skipped;
     int input_failed, usage, internal;

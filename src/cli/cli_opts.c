@@ -12,7 +12,7 @@
 enum {
     OPT_TABLE = 256, OPT_SOC, OPT_FORMAT, OPT_FAIL_ON, OPT_MAX_EFFORT, OPT_WAIVERS, OPT_WEIGHTS,
     OPT_WEIGHT, OPT_DAY_RATE, OPT_CURRENCY, OPT_JOBS, OPT_OWNER, OPT_EXPIRES, OPT_REASON,
-    OPT_FILES_FROM, OPT_TORCH_NPU, OPT_CANN, OPT_BLOCKED_ON, OPT_NEEDS_WORK_ON
+    OPT_FILES_FROM, OPT_TORCH_NPU, OPT_CANN, OPT_BLOCKED_ON, OPT_NEEDS_WORK_ON, OPT_RESULTS
 };
 
 static int parse_double(const char *s, double *out)
@@ -113,7 +113,10 @@ static int belongs_elsewhere(int c, int cmd)
 {
     int baseline_only = c == OPT_OWNER || c == OPT_EXPIRES || c == OPT_REASON;
     int scan_only = c == OPT_SOC || c == OPT_WEIGHTS || c == OPT_WEIGHT || c == OPT_JOBS ||
-                    c == 'j' || c == OPT_FILES_FROM || c == OPT_TORCH_NPU || c == OPT_CANN;
+                    c == 'j' || c == OPT_FILES_FROM || c == OPT_TORCH_NPU || c == OPT_CANN ||
+                    c == OPT_RESULTS;
+    if (cmd == CLI_BASELINE && c == OPT_RESULTS)
+        return CLI_SCAN;
     if (cmd == CLI_BASELINE && (c == OPT_FORMAT || c == OPT_WAIVERS || c == OPT_DAY_RATE ||
                                 c == OPT_CURRENCY || c == OPT_BLOCKED_ON ||
                                 c == OPT_NEEDS_WORK_ON))
@@ -172,6 +175,7 @@ int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const char *usa
         { "expires", required_argument, NULL, OPT_EXPIRES },
         { "reason", required_argument, NULL, OPT_REASON },
         { "files-from", required_argument, NULL, OPT_FILES_FROM },
+        { "results", required_argument, NULL, OPT_RESULTS },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
@@ -209,6 +213,14 @@ int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const char *usa
         case OPT_REASON: o->reason = optarg; break;
         case OPT_FILES_FROM: o->files_from = optarg; break;
         case 'q': o->quiet = 1; break;
+        case OPT_RESULTS:
+            if (o->n_results == sizeof(o->results) / sizeof(o->results[0])) {
+                cli_fail("--results: at most %zu files",
+                         sizeof(o->results) / sizeof(o->results[0]));
+                return EXIT_USAGE;
+            }
+            o->results[o->n_results++] = optarg;
+            break;
         case OPT_FORMAT:
             if (!parse_formats(optarg, o))
                 return EXIT_USAGE;

@@ -165,6 +165,12 @@ static int load_inputs(scan_run *run, const scan_opts *o)
                : opmap_table_load_default(&run->table, run->ctx, &err);
     if (rc == OPMAP_OK && o->waivers)
         rc = opmap_waivers_load_file(&run->waivers, run->ctx, o->waivers, &err);
+    if (rc == OPMAP_OK && o->n_results) {
+        size_t i;
+        rc = opmap_results_new(&run->results, run->ctx, &err);
+        for (i = 0; rc == OPMAP_OK && i < o->n_results; i++)
+            rc = opmap_results_add_file(run->results, o->results[i], &err);
+    }
     run->weights = o->weights;
     if (rc == OPMAP_OK && o->weights_file) {
         opmap_weights file;
@@ -283,6 +289,7 @@ int cli_run(const scan_opts *o, const cli_paths *paths, scan_run *run)
     sopts.soc = o->soc;
     sopts.torch_npu = o->torch_npu;
     sopts.weights = run->weights.set ? &run->weights : NULL;
+    sopts.results = run->results;
     memset(&j, 0, sizeof(j));
     j.run = run;
     j.paths = paths;
@@ -332,6 +339,7 @@ void cli_run_free(scan_run *run)
     free(run->problems);
     free(run->failed);
     opmap_waivers_free(run->waivers);
+    opmap_results_free(run->results);
     opmap_table_free(run->table);
     opmap_ctx_free(run->ctx);
     memset(run, 0, sizeof(*run));

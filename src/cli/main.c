@@ -20,6 +20,8 @@ static const char usage[] =
     "  baseline FILE|DIR...   write a waiver file accepting what the gate fails on now\n"
     "  diff OLD.json NEW.json what changed between two JSON reports\n"
     "  merge REPORT.json...   one report from the JSON reports of several scans (shards)\n"
+    "  testgen FILE|DIR... -o DIR   per-operator tests of what the scan flags, to run on\n"
+    "                         the NPU (their results: scan --results)\n"
     "  table lint [FILE]      check a compatibility table (default: the built-in one)\n"
     "  table show OP          everything the table knows about an operator\n"
     "  table stats [FILE]     counts per status, domain, chip and source\n"
@@ -100,6 +102,8 @@ static int run_command(int argc, char **argv)
         return cli_diff(argc - 1, argv + 1);
     if (strcmp(argv[1], "merge") == 0)
         return cli_merge(argc - 1, argv + 1);
+    if (strcmp(argv[1], "testgen") == 0)
+        return cli_testgen(argc - 1, argv + 1);
     cli_fail("unknown command '%s' (try opmap --help)", argv[1]);
     return EXIT_USAGE;
 }

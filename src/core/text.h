@@ -20,4 +20,17 @@ void om_appendf(char *buf, size_t size, size_t *used, const char *fmt, ...)
  * overlong forms, surrogates and code points over U+10FFFF are malformed. */
 size_t om_utf8_len(const unsigned char *s, size_t n);
 
+/*
+ * Measurements (a test's errors and times, docs/testgen.md) kept at six significant digits,
+ * so that a report read back (opmap merge) holds the very doubles the scan held and writes
+ * the same digits: om_measure_text writes "%.6g" with '.' in every locale ("" for NaN);
+ * om_measure_value reads such text back with one rounding rule (no locale, no libm), NaN for
+ * anything else; om_measure_round is the value of the text (magnitudes below 1e-300 are 0:
+ * their digits would not survive the trip).
+ */
+#define OM_MEASURE_TEXT 24
+void om_measure_text(double v, char buf[OM_MEASURE_TEXT]);
+double om_measure_value(const char *s);
+double om_measure_round(double v);
+
 #endif /* OM_TEXT_H */

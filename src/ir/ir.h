@@ -114,18 +114,30 @@ typedef struct ir_attr {
     ir_bytes *strings;
     ir_tensor *tensors;       /* t (first) and tensors, sparse ones included */
     struct ir_graph **graphs; /* g (first) and graphs: every subgraph the attribute holds */
+    /* ATen call arguments (ir_node.args) only: what the type does not say. IR_ARG_BOOL:
+     * an IR_ATTR_INT that is a bool; IR_ARG_NONE: None; IR_ARG_INPUTS: the argument passes
+     * inputs [arg_input, arg_input + arg_inputs) of the node (a tensor, a tensor list, a
+     * value computed at run time). 0: nothing more is known. */
+    uint8_t arg_kind;
+    uint32_t arg_input, arg_inputs;
 } ir_attr;
+
+enum { IR_ARG_UNKNOWN = 0, IR_ARG_BOOL, IR_ARG_NONE, IR_ARG_INPUTS };
 
 struct ir_function;
 
 /*
  * What is known statically about a value a node reads or writes (ir/values.c fills it
- * after reading): dtype and rank when declared or inferable, whether it is a constant
+ * after reading): dtype and rank when declared or inferable, the dimensions a declaration
+ * gives (graph inputs and outputs, value_info, TorchScript's printed types, torch.export's
+ * tensor metadata), whether it is a constant
  * (initializer, Constant, ConstantOfShape), and the constant tensor when there is one.
  */
 typedef struct ir_fact {
     int32_t dtype;            /* IR_DT_*, IR_DT_UNDEFINED when unknown */
     int32_t rank;             /* -1 when unknown */
+    const ir_dim *dims;       /* rank entries when a declaration gives the shape, else NULL
+                                 (a constant's shape is its tensor's: `value`) */
     uint8_t is_const;
     /* Integer shape arithmetic: computed only from tensor shapes (Shape, Size) and integer
      * constants, so the graph engine folds it at compile time or runs it on the host. */

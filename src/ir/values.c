@@ -78,6 +78,8 @@ static void define(scope *s, const char *name, const ir_fact *f)
         s->facts[j].dtype = f->dtype;
     if (s->facts[j].rank < 0)
         s->facts[j].rank = f->rank;
+    if (!s->facts[j].dims && f->dims && f->rank == s->facts[j].rank)
+        s->facts[j].dims = f->dims;
     s->facts[j].is_const |= f->is_const;
     s->facts[j].is_shape |= f->is_shape;
     if (!s->facts[j].value)
@@ -92,6 +94,7 @@ static ir_fact from_type(const ir_type *t)
     memset(&f, 0, sizeof(f));
     f.dtype = t->kind == IR_TYPE_TENSOR || t->kind == IR_TYPE_SPARSE_TENSOR ? t->elem : 0;
     f.rank = t->kind == IR_TYPE_TENSOR ? t->rank : -1;
+    f.dims = f.rank > 0 ? t->dims : NULL;
     return f;
 }
 
@@ -318,8 +321,12 @@ static int infer_node(infer *in, ir_node *n, scope *s)
         if (declared) {
             if (declared->dtype)
                 o->dtype = declared->dtype;
-            if (declared->rank >= 0)
+            if (declared->rank >= 0 && declared->rank != o->rank) {
                 o->rank = declared->rank;
+                o->dims = declared->dims;
+            } else if (declared->dims) {
+                o->dims = declared->dims;
+            }
         }
         define(s, n->outputs[i], o);
     }

@@ -77,6 +77,9 @@ int om_merge_read_op(rr *r, opmap_result *res, const oj_value *o, opmap_op **out
 /* read_atc.c: the model's "atc_precheck" (after its operators), when it has one. */
 int om_merge_read_atc(rr *r, opmap_result *res, const oj_value *m, const char *base);
 
+/* read_verify.c: an operator's "verification" (device results), when it has one. */
+int om_merge_read_verification(rr *r, opmap_result *res, const oj_value *o, opmap_op *op);
+
 /* read_parts.c: the model-level lists of a result. */
 int om_merge_read_values(rr *r, opmap_result *res, const oj_value *m, const char *key,
                          ir_value **out, size_t *n);

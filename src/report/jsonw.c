@@ -207,6 +207,12 @@ void jw_number(jsonw *w, double v)
     }
 }
 
+void jw_number_text(jsonw *w, const char *t)
+{
+    value_start(w);
+    om_out_str(w->o, t);
+}
+
 void jw_bool(jsonw *w, int v)
 {
     value_start(w);

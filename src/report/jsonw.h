@@ -32,6 +32,7 @@ void jw_int(jsonw *w, int64_t v);
 void jw_uint(jsonw *w, uint64_t v);
 void jw_days(jsonw *w, uint64_t milli);    /* 2500 -> 2.5 */
 void jw_number(jsonw *w, double v);         /* shortest round-trip form */
+void jw_number_text(jsonw *w, const char *t); /* a number already written as JSON text */
 void jw_bool(jsonw *w, int v);
 void jw_null(jsonw *w);
 

@@ -16,6 +16,7 @@
 #include "table/table_internal.h"
 #include "escape.h"
 #include "report_internal.h"
+#include "verified.h"
 #include "torch_npu_need.h"
 
 static const char *const status_colour[OPMAP_OP_STATUS_COUNT] = {
@@ -338,6 +339,54 @@ static void flag_spans(om_out *o, unsigned flags)
             om_out_printf(o, "<span class=\"flag\">%s</span>", opmap_flag_name(i));
 }
 
+/* A badge for an operator with device results (scan --results): green for a pass, red for
+ * a failure, blue for part of its instances; its title says where and with what. Inline
+ * colours, so a page without results keeps its style sheet. */
+static void verify_span(om_out *o, const opmap_op *op)
+{
+    static const char *const colour[] = { "", "#dbeafe", "#bbf7d0", "#fecaca" };
+    static const char *const word[] = { "", "partly verified", "verified", "failed on NPU" };
+    char summary[1024];
+    if (op->verify_state == OPMAP_VERIFY_NONE || op->verify_state > OPMAP_VERIFY_FAIL)
+        return;
+    om_verify_summary(op, summary, sizeof(summary));
+    om_out_printf(o, "<span class=\"flag\" style=\"background:%s\" title=\"",
+                  colour[op->verify_state]);
+    om_out_html(o, summary);
+    om_out_printf(o, "\">%s</span>", word[op->verify_state]);
+}
+
+/* The device results of an operator, in its details. */
+static void verified_list(om_out *o, const opmap_op *op)
+{
+    char line[1024];
+    size_t i;
+    if (!op->n_verified)
+        return;
+    om_out_str(o, "<div><b>On the device:</b> ");
+    om_verify_summary(op, line, sizeof(line));
+    om_out_html(o, line);
+    om_out_str(o, "<ul>");
+    for (i = 0; i < op->n_verified; i++) {
+        const om_verified *x = &op->verified[i];
+        om_verify_result(x, line, sizeof(line));
+        om_out_str(o, "<li>");
+        om_out_html(o, line);
+        om_out_str(o, " <code>");
+        om_out_html(o, x->signature);
+        om_out_printf(o, "</code> <span class=\"muted\">(%llu&times;, e.g. ",
+                      (unsigned long long)x->instances);
+        om_out_html(o, x->example);
+        om_out_str(o, "; ");
+        om_out_html(o, x->source);
+        om_out_str(o, ")</span></li>");
+    }
+    if (op->verified_dropped)
+        om_out_printf(o, "<li class=\"muted\">... %llu more (see the JSON report)</li>",
+                      (unsigned long long)op->verified_dropped);
+    om_out_str(o, "</ul></div>");
+}
+
 /* The details of one operator in one model: reasons, hint, notes, node paths. */
 static void op_details(om_out *o, const opmap_result *r, const opmap_op *op, int with_model)
 {
@@ -370,6 +419,7 @@ static void op_details(om_out *o, const opmap_result *r, const opmap_op *op, int
         }
         om_out_str(o, "</ul>");
     }
+    verified_list(o, op);
     if (om_next_step(op, step, sizeof(step))[0]) {
         om_out_str(o, "<div><b>Next step:</b> ");
         om_out_html(o, om_next_step(op, step, sizeof(step)));
@@ -463,6 +513,7 @@ static void single_model_rows(om_out *o, const opmap_result *r)
         om_out_html(o, op->name);
         om_out_str(o, "</code> ");
         flag_spans(o, op->flags);
+        verify_span(o, op);
         if (op->opset)
             om_out_printf(o, "</td><td class=\"n\">%" PRId64 "</td>", op->opset);
         else
@@ -608,6 +659,12 @@ static void model_section(om_out *o, const opmap_result *r)
         om_out_str(o, ")</p>");
     } else {
         om_out_str(o, "none (no operator's row gives a torch_npu range)</p>");
+    }
+    om_verify_counts_text(r, cmd, sizeof(cmd));
+    if (cmd[0]) {
+        om_out_str(o, "<p><b>Verified on the device:</b> ");
+        om_out_html(o, cmd);
+        om_out_str(o, ".</p>");
     }
     opmap_result_segments(r, &seg);
     if (r->format == OPMAP_FORMAT_PYTHON) /* code, not a graph: no segments to speak of */

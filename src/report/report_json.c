@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <opmap/verify.h>
+
+#include "core/text.h"
 #include "ir/ir.h"
 #include "scan/result_internal.h"
 #include "table/source_rules.h"
@@ -128,6 +131,56 @@ static void reasons(jsonw *w, const opmap_result *r, const opmap_op *op)
     jw_end_array(w);
 }
 
+/* A measurement at its six digits (core/text.h), null when not measured. */
+static void measure(jsonw *w, const char *key, double v)
+{
+    char t[OM_MEASURE_TEXT];
+    om_measure_text(v, t);
+    jw_key(w, key);
+    if (t[0])
+        jw_number_text(w, t);
+    else
+        jw_null(w);
+}
+
+/* "verification": the device results that matched (scan --results), when any did. */
+static void verification(jsonw *w, const opmap_op *op)
+{
+    size_t i;
+    if (op->verify_state == OPMAP_VERIFY_NONE)
+        return;
+    jw_key(w, "verification");
+    jw_object(w);
+    jw_kstring(w, "state", opmap_verify_state_name(op->verify_state));
+    jw_kuint(w, "instances", op->verified_instances);
+    jw_key(w, "results");
+    jw_array(w);
+    for (i = 0; i < op->n_verified; i++) {
+        const om_verified *x = &op->verified[i];
+        jw_object(w);
+        jw_kstring(w, "signature", x->signature);
+        jw_kstring(w, "chip", x->chip);
+        jw_kstring(w, "family", x->family);
+        jw_kstring(w, "torch_npu", x->torch_npu);
+        jw_kstring(w, "cann", x->cann);
+        jw_kstring(w, "outcome", x->passed ? "pass" : "fail");
+        jw_kstring(w, "standard", x->standard);
+        measure(w, "max_abs_error", x->max_abs);
+        measure(w, "max_rel_error", x->max_rel);
+        measure(w, "cpu_ms", x->cpu_ms);
+        measure(w, "device_ms", x->device_ms);
+        jw_kstring(w, "message", x->message);
+        jw_kstring(w, "source", x->source);
+        jw_kuint(w, "instances", x->instances);
+        jw_kstring(w, "example", x->example);
+        jw_end_object(w);
+    }
+    jw_end_array(w);
+    if (op->verified_dropped)
+        jw_kuint(w, "results_dropped", op->verified_dropped);
+    jw_end_object(w);
+}
+
 static void op_json(jsonw *w, const opmap_result *r, const opmap_op *op)
 {
     size_t i;
@@ -173,6 +226,7 @@ static void op_json(jsonw *w, const opmap_result *r, const opmap_op *op)
     if (op->reasons_dropped)
         jw_kuint(w, "reasons_dropped", op->reasons_dropped);
     effort(w, "effort", op->effort);
+    verification(w, op);
     {
         jw_key(w, "ascend");
         jw_object(w);

@@ -13,6 +13,7 @@
 #include "scan/result_internal.h"
 #include "escape.h"
 #include "report_internal.h"
+#include "verified.h"
 
 /* Findings of one operator (op NULL: model-level) of one model. */
 static void count(const opmap_verdict *v, const char *model, const opmap_op *op, size_t *fails,
@@ -72,7 +73,16 @@ static void testcase(om_out *o, const opmap_verdict *v, const char *model, const
             break;
         }
     }
-    om_out_str(o, fails || waived ? "\n    </testcase>\n" : "</testcase>\n");
+    if (op && op->verify_state != OPMAP_VERIFY_NONE) { /* what the device said of it */
+        char said[1024];
+        om_verify_summary(op, said, sizeof(said));
+        om_out_str(o, "\n      <system-out>");
+        om_out_xml(o, said);
+        om_out_str(o, "</system-out>");
+    }
+    om_out_str(o, fails || waived || (op && op->verify_state != OPMAP_VERIFY_NONE)
+                      ? "\n    </testcase>\n"
+                      : "</testcase>\n");
 }
 
 /*

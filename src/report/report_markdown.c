@@ -12,6 +12,7 @@
 #include "core/err.h"
 #include "escape.h"
 #include "report_internal.h"
+#include "verified.h"
 #include "torch_npu_need.h"
 
 /*
@@ -114,6 +115,37 @@ static void next_commands(om_out *o, const om_report_in *in)
 }
 
 /* The headline first (docs/reports.md): verdict, coverage, what runs as-is. */
+/* Operators with device results (scan --results): each result on a row. */
+static void verified_table(om_out *o, const om_report_in *in)
+{
+    char line[1024];
+    size_t i, j, k;
+    if (!om_report_verified(in))
+        return;
+    om_out_str(o, "\n### Verified on the device\n\n"
+                  "| Operator | Model | Verdict | Result | Signature |\n|---|---|---|---|---|\n");
+    for (i = 0; i < in->count; i++) {
+        const opmap_result *r = in->results[i];
+        for (j = 0; j < r->n_ops; j++) {
+            const opmap_op *op = r->ops[j];
+            for (k = 0; k < op->n_verified; k++) {
+                om_out_str(o, "| `");
+                code_span_text(o, op->domain);
+                om_out_str(o, "::");
+                code_span_text(o, op->name);
+                om_out_str(o, "` | ");
+                om_out_md(o, r->model_name);
+                om_out_printf(o, " | %s | ", opmap_verify_state_name(op->verify_state));
+                om_verify_result(&op->verified[k], line, sizeof(line));
+                om_out_md(o, line);
+                om_out_str(o, " | `");
+                code_span_text(o, op->verified[k].signature);
+                om_out_str(o, "` |\n");
+            }
+        }
+    }
+}
+
 static void headline(om_out *o, const om_report_in *in)
 {
     const opmap_headline *h = &in->overall;
@@ -247,6 +279,7 @@ int om_report_markdown(const om_report_in *in, om_out *o)
     }
     if (!listed)
         om_out_str(o, "| – | none | | | | |\n");
+    verified_table(o, in);
     {
         size_t shown = 0;
         for (i = 0; i < in->count; i++) {

@@ -11,6 +11,7 @@
 #include "scan/result_internal.h"
 #include "jsonw.h"
 #include "report_internal.h"
+#include "verified.h"
 #include "torch_npu_need.h"
 
 static const char *const rule_text[OPMAP_FAIL_KIND_COUNT] = {
@@ -160,7 +161,8 @@ static void source_location(jsonw *w, const char *loc, char *buf, size_t size)
 /* Files not read, as the run's tool notifications: a dashboard shows the run failed. */
 /* One SARIF result: a finding at `loc` (a Python line, or NULL: the model file) and `node`. */
 static void result(jsonw *w, const opmap_finding *f, const char *loc, const char *node,
-                   const char *message, uint64_t instances, char *buf, size_t size)
+                   const char *message, uint64_t instances, const opmap_op *op, char *buf,
+                   size_t size)
 {
     unsigned k = (unsigned)__builtin_ctz(f->kind);
     jw_object(w);
@@ -170,7 +172,14 @@ static void result(jsonw *w, const opmap_finding *f, const char *loc, const char
     jw_kstring(w, "level", f->fails ? "error" : f->waived ? "note" : "warning");
     jw_key(w, "message");
     jw_object(w);
-    jw_kstring(w, "text", message);
+    if (op && op->verify_state != OPMAP_VERIFY_NONE) { /* what the device said of it */
+        char said[1024];
+        om_verify_summary(op, said, sizeof(said));
+        snprintf(buf, size, "%s (%s)", message, said);
+        jw_kstring(w, "text", buf);
+    } else {
+        jw_kstring(w, "text", message);
+    }
     jw_end_object(w);
     jw_key(w, "locations");
     jw_array(w);
@@ -235,6 +244,8 @@ static void result(jsonw *w, const opmap_finding *f, const char *loc, const char
         jw_kstring(w, "operator", buf);
     }
     jw_kuint(w, "instances", instances);
+    if (op && op->verify_state != OPMAP_VERIFY_NONE)
+        jw_kstring(w, "verified", opmap_verify_state_name(op->verify_state));
     jw_end_object(w);
     jw_end_object(w);
 }
@@ -371,12 +382,12 @@ int om_report_sarif(const om_report_in *in, om_out *out)
                 snprintf(msg, sizeof(msg), "%s: %s::%s: %s", op->paths[p], op->domain, op->name,
                          op->hint);
                 result(&w, &f, op->locations ? op->locations[p] : NULL, op->paths[p],
-                       p ? msg : f.message, 1, buf, sizeof(buf));
+                       p ? msg : f.message, 1, NULL, buf, sizeof(buf));
             }
             continue;
         }
         result(&w, &f, op && op->locations ? op->locations[0] : NULL, f.node, f.message,
-               f.instances, buf, sizeof(buf));
+               f.instances, op, buf, sizeof(buf));
     }
     jw_end_array(&w); /* results */
     jw_end_object(&w); /* run */

@@ -13,6 +13,7 @@
 #include "scan/result_internal.h"
 #include "table/table_internal.h"
 #include "report_internal.h"
+#include "verified.h"
 #include "torch_npu_need.h"
 
 #define C_RESET "\033[0m"
@@ -322,6 +323,45 @@ static void reason_lines(om_out *o, const opmap_result *r, const opmap_op *op)
                       op->n_reasons - i);
 }
 
+/* The device results that matched the operator's instances (scan --results). */
+static void verified_lines(om_out *o, const opmap_op *op)
+{
+    char line[1024];
+    size_t i;
+    for (i = 0; i < op->n_verified && i < 4; i++) {
+        const om_verified *x = &op->verified[i];
+        om_verify_result(x, line, sizeof(line));
+        om_out_str(o, "             verified: ");
+        om_out_term(o, line);
+        om_out_printf(o, " [%llu instance%s", (unsigned long long)x->instances,
+                      x->instances == 1 ? "" : "s");
+        om_out_str(o, x->instances > 1 ? ", e.g. " : ": ");
+        om_out_term(o, x->example);
+        om_out_str(o, "]\n");
+    }
+    if (op->n_verified + op->verified_dropped > i)
+        om_out_printf(o, "             ... %llu more results (see --format json)\n",
+                      (unsigned long long)(op->n_verified + op->verified_dropped - i));
+    if (op->verify_state == OPMAP_VERIFY_PARTLY) {
+        om_out_printf(o, "             verified: %llu of %llu instances passed on every chip "
+                      "scanned for; the others have no result\n",
+                      (unsigned long long)op->verified_instances,
+                      (unsigned long long)op->instances);
+    }
+}
+
+/* "  verified: 1 operator passes on the device, ...", when device results matched. */
+static void verified_count_line(om_out *o, const opmap_result *r)
+{
+    char counts[512];
+    om_verify_counts_text(r, counts, sizeof(counts));
+    if (counts[0]) {
+        om_out_str(o, "  verified: ");
+        om_out_term(o, counts);
+        om_out_str(o, "\n");
+    }
+}
+
 /* "  torch_npu: answered for 2.1; needs 2.7 or later (aten::x)": the version answered for
  * (--torch-npu) and the oldest line with a kernel for every operator. */
 static void tnpu_line(om_out *o, const opmap_result *r)
@@ -373,6 +413,61 @@ static void tnpu_portfolio(om_out *o, const om_report_in *in)
         om_out_term(o, in->results[i]->tnpu_needed[0] ? in->results[i]->tnpu_needed : "-");
     }
     om_out_str(o, "\n");
+}
+
+/* One operator's row and the lines under it. */
+static void op_row(om_out *o, const opmap_result *r, const opmap_op *op, int colour)
+{
+    char name[512];
+    size_t len;
+    om_out_str(o, "  ");
+    op_status_cell(o, op, colour);
+    om_out_str(o, " ");
+    len = (size_t)snprintf(name, sizeof(name), "%s::%s", op->domain, op->name);
+    om_out_term(o, name);
+    for (; len < 40; len++)
+        om_out_str(o, " ");
+    if (op->opset)
+        om_out_printf(o, " %6" PRId64 " %9" PRIu64 "  ", op->opset, op->instances);
+    else /* TorchScript namespaces have no opset */
+        om_out_printf(o, " %6s %9" PRIu64 "  ", "-", op->instances);
+    if (r->n_chips > 1) {
+        size_t c;
+        for (c = 0; c < r->n_chips; c++) {
+            char cell[32];
+            snprintf(cell, sizeof(cell), "%s", op->chip_unknown[c]
+                                                   ? "unpublished"
+                                                   : opmap_op_status_name(op->chip_status[c]));
+            om_out_printf(o, "%-13s ", cell);
+        }
+    }
+    om_out_term(o, om_becomes(op));
+    if (op->engine[0]) {
+        om_out_str(o, " (");
+        om_out_term(o, op->engine);
+        om_out_str(o, ")");
+    }
+    om_out_str(o, "\n");
+    if (op->exported_as[0]) {
+        om_out_str(o, "             exported as: ");
+        om_out_term(o, op->exported_as);
+        om_out_str(o, "\n");
+    }
+    reason_lines(o, r, op);
+    verified_lines(o, op);
+    if (op->status >= OPMAP_OP_PARTIAL) {
+        char step[1024];
+        om_out_str(o, "             hint: ");
+        om_out_term(o, om_next_step(op, step, sizeof(step)));
+        om_out_str(o, "\n");
+    }
+    if (op->source && op->sr_status != OM_SR_UNCHANGED) {
+        source_places(o, op);
+    } else if (op->status >= OPMAP_OP_PARTIAL && op->locations && op->locations[0]) {
+        om_out_str(o, "             first at: ");
+        om_out_term(o, op->locations[0]);
+        om_out_str(o, "\n");
+    }
 }
 
 static void model_block(om_out *o, const om_report_in *in, const opmap_result *r, int colour)
@@ -445,6 +540,7 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
                       "effort)\n", r->unpublished_ops, r->unpublished_ops == 1 ? "" : "s", ex, lo,
                       hi);
     }
+    verified_count_line(o, r);
     segments_lines(o, r);
     if (r->n_ext)
         om_out_printf(o, "  external data: %zu tensors in side files (not opened)\n", r->n_ext);
@@ -471,58 +567,8 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
         for (i = 0; i < r->n_chips; i++)
             om_out_printf(o, "%-13.13s ", r->chips[i]);
     om_out_str(o, "ON ASCEND\n");
-    for (i = 0; i < r->n_ops; i++) {
-        const opmap_op *op = r->ops[i];
-        char name[512];
-        size_t len;
-        om_out_str(o, "  ");
-        op_status_cell(o, op, colour);
-        om_out_str(o, " ");
-        len = (size_t)snprintf(name, sizeof(name), "%s::%s", op->domain, op->name);
-        om_out_term(o, name);
-        for (; len < 40; len++)
-            om_out_str(o, " ");
-        if (op->opset)
-            om_out_printf(o, " %6" PRId64 " %9" PRIu64 "  ", op->opset, op->instances);
-        else /* TorchScript namespaces have no opset */
-            om_out_printf(o, " %6s %9" PRIu64 "  ", "-", op->instances);
-        if (r->n_chips > 1) {
-            size_t c;
-            for (c = 0; c < r->n_chips; c++) {
-                char cell[32];
-                snprintf(cell, sizeof(cell), "%s", op->chip_unknown[c]
-                                                       ? "unpublished"
-                                                       : opmap_op_status_name(op->chip_status[c]));
-                om_out_printf(o, "%-13s ", cell);
-            }
-        }
-        om_out_term(o, om_becomes(op));
-        if (op->engine[0]) {
-            om_out_str(o, " (");
-            om_out_term(o, op->engine);
-            om_out_str(o, ")");
-        }
-        om_out_str(o, "\n");
-        if (op->exported_as[0]) {
-            om_out_str(o, "             exported as: ");
-            om_out_term(o, op->exported_as);
-            om_out_str(o, "\n");
-        }
-        reason_lines(o, r, op);
-        if (op->status >= OPMAP_OP_PARTIAL) {
-            char step[1024];
-            om_out_str(o, "             hint: ");
-            om_out_term(o, om_next_step(op, step, sizeof(step)));
-            om_out_str(o, "\n");
-        }
-        if (op->source && op->sr_status != OM_SR_UNCHANGED) {
-            source_places(o, op);
-        } else if (op->status >= OPMAP_OP_PARTIAL && op->locations && op->locations[0]) {
-            om_out_str(o, "             first at: ");
-            om_out_term(o, op->locations[0]);
-            om_out_str(o, "\n");
-        }
-    }
+    for (i = 0; i < r->n_ops; i++)
+        op_row(o, r, r->ops[i], colour);
     om_out_str(o, "\n");
 }
 

@@ -105,22 +105,30 @@ typedef struct opkey {
  * older exporters) whose `operator` attribute names it; ops of the org.pytorch.aten domain
  * are ATen ops by name. Both are answered from the ATen rows, under their ATen name.
  */
-static int aten_fallback(group *g, const ir_node *n, opkey *k)
+int om_scan_answered_as(const ir_node *n, const char **domain, const char **name)
 {
     const ir_attr *a;
-    const char *name;
-    char as[300];
     int is_domain = strcmp(n->domain, "org.pytorch.aten") == 0;
+    *domain = n->domain;
+    *name = n->op;
     if (strcmp(n->op, "ATen") == 0 && (is_domain || strcmp(n->domain, "ai.onnx") == 0)) {
         if (!(a = ir_node_attr(n, "operator")) || a->type != IR_ATTR_STRING || !a->s.data ||
             !a->s.data[0] || strlen(a->s.data) != a->s.size)
             return 0; /* no usable operator name: answered as written (unmapped) */
-        name = a->s.data;
-    } else if (is_domain) {
-        name = n->op;
-    } else {
+        *name = a->s.data;
+    } else if (!is_domain) {
         return 0;
     }
+    *domain = "aten";
+    return 1;
+}
+
+static int aten_fallback(group *g, const ir_node *n, opkey *k)
+{
+    const char *domain, *name;
+    char as[300];
+    if (!om_scan_answered_as(n, &domain, &name))
+        return 0;
     snprintf(as, sizeof(as), "%.100s::%.100s", n->domain, n->op);
     if (!(k->domain = ir_intern(&g->names, "aten", 4)) ||
         !(k->name = ir_intern(&g->names, name, strlen(name))) ||
@@ -152,6 +160,7 @@ static opmap_op *new_op(group *g, const opkey *key)
     om_vec_init(&op->path_vec, sizeof(const char *));
     om_vec_init(&op->loc_vec, sizeof(const char *));
     om_vec_init(&op->reason_vec, sizeof(om_reason));
+    om_vec_init(&op->verified_vec, sizeof(om_verified));
     row = opmap_table_lookup(g->table, op->domain, op->name, opset);
     op->row = row;
     op->since = row ? row->since : 0;

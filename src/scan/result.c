@@ -2,6 +2,7 @@
  * scan/result.c - read-only accessors of a scan result (see opmap/scan.h).
  */
 #include <opmap/scan.h>
+#include <opmap/verify.h>
 
 #include "table/table_internal.h"
 #include "core/context.h"
@@ -217,4 +218,48 @@ int opmap_result_advice(const opmap_result *r, size_t i, opmap_advice_info *out)
     info.sources = a->sources;
     info.recipes = a->recipes;
     return OM_INFO_FILL(out, &info, opmap_advice_info, recipes);
+}
+
+/* ---- device results (opmap/verify.h) ---- */
+
+int opmap_op_verify_state(const opmap_op *op)
+{
+    return op ? op->verify_state : OPMAP_VERIFY_NONE;
+}
+
+const char *opmap_verify_state_name(int state)
+{
+    static const char *const names[] = { "none", "partly", "pass", "fail" };
+    return state >= 0 && state < 4 ? names[state] : NULL;
+}
+
+size_t opmap_op_verified_count(const opmap_op *op)
+{
+    return op ? op->n_verified : 0;
+}
+
+int opmap_op_verified(const opmap_op *op, size_t i, opmap_verified_info *out)
+{
+    const om_verified *x;
+    opmap_verified_info v;
+    if (!op || i >= op->n_verified)
+        return OPMAP_EINVAL;
+    x = &op->verified[i];
+    v.size = sizeof(v);
+    v.signature = x->signature;
+    v.chip = x->chip;
+    v.family = x->family;
+    v.torch_npu = x->torch_npu;
+    v.cann = x->cann;
+    v.passed = x->passed;
+    v.standard = x->standard;
+    v.max_abs_error = x->max_abs;
+    v.max_rel_error = x->max_rel;
+    v.cpu_ms = x->cpu_ms;
+    v.device_ms = x->device_ms;
+    v.message = x->message;
+    v.source = x->source;
+    v.instances = x->instances;
+    v.example = x->example;
+    return OM_INFO_FILL(out, &v, opmap_verified_info, example);
 }

@@ -26,6 +26,18 @@ typedef struct om_reason {
 
 #define OM_MAX_REASONS 64     /* distinct reasons kept per operator */
 
+/* A device result that matched instances of the operator (opmap/verify.h), copied. */
+typedef struct om_verified {
+    const char *signature, *chip, *family, *torch_npu, *cann, *standard, *message, *source;
+    uint8_t passed;
+    double max_abs, max_rel, cpu_ms, device_ms;   /* NaN: not measured */
+    uint64_t instances;       /* instances with its signature */
+    const char *example;      /* the first one's node path */
+    size_t entry;             /* while scanning: its index in the results set */
+} om_verified;
+
+#define OM_MAX_VERIFIED 64    /* device results kept per operator */
+
 struct opmap_op {
     const char *domain, *name;
     int64_t opset, since;
@@ -55,7 +67,16 @@ struct opmap_op {
     om_reason *reasons;
     size_t n_reasons;
     uint64_t reasons_dropped; /* distinct reasons beyond OM_MAX_REASONS */
+    /* device results (opmap_scan_options.results): those that matched, the state they
+     * give, and the instances that passed on every chip of the result */
+    om_verified *verified;
+    size_t n_verified;
+    uint64_t verified_dropped; /* matched results beyond OM_MAX_VERIFIED */
+    uint8_t verify_state;      /* OPMAP_VERIFY_* */
+    uint8_t verify_failed;     /* while scanning: a matching result failed */
+    uint64_t verified_instances;
     /* while scanning */
+    om_vec verified_vec;      /* om_verified */
     om_vec path_vec;          /* const char* */
     om_vec loc_vec;           /* const char*, parallel to path_vec, once a location is known */
     om_vec reason_vec;        /* om_reason */

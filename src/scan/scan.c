@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <opmap/verify.h>
+
 #include "core/context.h"
 #include "core/err.h"
 #include "core/text.h"
@@ -95,6 +97,8 @@ static int on_instance(void *payload, const om_visit *v)
         return rc == OPMAP_ENOMEM ? om_scan_oom(g) : rc;
     if ((rc = om_scan_patterns_visit(g, v)))
         return rc;
+    if ((rc = om_scan_verify_instance(g, op, v)))
+        return rc;
     return segment(g, op, v, worst);
 }
 
@@ -157,6 +161,7 @@ static int finish_ops(group *g)
 {
     opmap_result *res = g->res;
     size_t i, c;
+    int rc;
     for (i = 0; i < g->ops.len; i++) {
         opmap_op *op = OM_VEC_AT(&g->ops, opmap_op *, i);
         /* chips whose answer is unpublished count apart; with no other chip, the row's
@@ -165,7 +170,11 @@ static int finish_ops(group *g)
         for (c = 0; c < res->n_chips; c++)
             if (op->chip_status[c] > op->status && (!op->chip_unknown[c] || op->all_unknown))
                 op->status = op->chip_status[c];
-        if (op->unpublished && op->status != OPMAP_OP_STRUCTURAL) {
+        if ((rc = om_scan_verify_finish(g, op)) != OPMAP_OK)
+            return rc;
+        /* verified on every chip, the unpublished answer is known: nothing left to verify */
+        if (op->unpublished && op->status != OPMAP_OP_STRUCTURAL &&
+            op->verify_state != OPMAP_VERIFY_PASS) {
             res->unpublished_ops++;
             res->unpublished_effort.min += g->table->unpublished.min;
             res->unpublished_effort.expected += g->table->unpublished.expected;
@@ -175,6 +184,8 @@ static int finish_ops(group *g)
                              op->status != OPMAP_OP_STRUCTURAL
                          ? g->weights->effort[op->status]
                          : opmap_table_weights(g->table, op->status);
+        if (op->verify_state == OPMAP_VERIFY_PASS) /* what the range held for the unknown */
+            op->effort.expected = op->effort.max = op->effort.min;
         if (op->path_vec.len) {
             if (!(op->paths = om_arena_array(&res->arena, op->path_vec.len, sizeof(char *))))
                 return om_scan_oom(g);
@@ -316,7 +327,8 @@ int om_scan_begin(group *g, opmap_result **resp, opmap_ctx *ctx, const char *nam
     ir_intern_init(&g->names, &res->mem, &res->arena);
     *resp = res;
     if ((rc = pick_chips(g, table, opts ? opts->soc : NULL, err)) ||
-        (rc = om_scan_torch_npu_target(g, opts && opts->version >= 2 ? opts->torch_npu : NULL)))
+        (rc = om_scan_torch_npu_target(g, opts && opts->version >= 2 ? opts->torch_npu : NULL)) ||
+        (rc = om_scan_verify_begin(g, opts && opts->version >= 3 ? opts->results : NULL)))
         return rc;
     if (!(res->model_name = om_arena_strdup(&res->arena, name)) ||
         !(res->table_origin = om_arena_strdup(&res->arena, table->origin)) ||
@@ -353,7 +365,9 @@ void om_scan_end(group *g)
         om_vec_free(&op->path_vec, &res->mem);
         om_vec_free(&op->loc_vec, &res->mem);
         om_vec_free(&op->reason_vec, &res->mem);
+        om_vec_free(&op->verified_vec, &res->mem);
     }
+    om_scan_verify_end(g);
     om_vec_free(&g->ops, &res->mem);
     if (g->index)
         om_dealloc(&res->mem, g->index, g->index_cap * sizeof(*g->index));

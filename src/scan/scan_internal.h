@@ -25,6 +25,8 @@ typedef struct group {
     om_advice_state *advice;  /* per table advice entry (ONNX models only), or NULL */
     om_pattern_run patterns;  /* the table's patterns over the instances (patterns.c) */
     struct om_pat_found *found; /* per pattern, or NULL */
+    const struct opmap_results *results; /* device results to match, or NULL */
+    int16_t *vchip;           /* per results entry: the result's chip it counts for, -1 none */
     int has_target;           /* a torch_npu version to answer for was given */
     om_npu_version target;    /* ... and its parse */
     const ir_graph *main;     /* ONNX models: the main graph, whose nodes ATC pre-checks */
@@ -50,6 +52,9 @@ void om_scan_end(group *g);
  * (NULL when memory ran out); the chip's answer in a row (NULL: the row's applies); items
  * joined by sep into one arena string ("" for none, NULL when memory ran out). */
 opmap_op *om_scan_operator(group *g, const ir_node *n, int64_t opset);
+/* What node n is answered as: its own domain and name, or 1 with "aten" and the operator an
+ * ATen fallback node names (its opset is then 0); borrowed from the node. */
+int om_scan_answered_as(const ir_node *n, const char **domain, const char **name);
 const om_soc_answer *om_scan_soc_answer(const opmap_row *row, uint32_t soc);
 const char *om_scan_join(om_arena *A, const char *const *items, size_t n, const char *sep);
 
@@ -77,6 +82,16 @@ void om_scan_patterns_end(group *g);
 int om_scan_atc_begin(group *g, const ir_model *m);
 void om_scan_atc_note(group *g, const om_visit *v, opmap_op *op);
 int om_scan_atc_graph(group *g, const ir_model *m);
+
+/* verify_match.c: device results (opmap_scan_options.results) matched to instances by
+ * signature: om_scan_verify_begin maps each result's chip to the result's chips (after
+ * pick_chips); om_scan_verify_instance matches one instance of op; om_scan_verify_finish
+ * gives op its results and state (finish_ops then gives a pass its effort's minimum, and
+ * no unpublished answer left to verify). ENOMEM on failure. */
+int om_scan_verify_begin(group *g, const struct opmap_results *results);
+int om_scan_verify_instance(group *g, opmap_op *op, const om_visit *v);
+int om_scan_verify_finish(group *g, opmap_op *op);
+void om_scan_verify_end(group *g);
 
 /* model_copy.c: the model facts a result keeps (ENOMEM on failure). */
 int om_scan_copy_model(opmap_result *res, const ir_model *m);

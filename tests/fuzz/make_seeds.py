@@ -279,11 +279,48 @@ def ts_seeds():
     }
 
 
+def results_seeds():
+    """Results files of opmap testgen's runner (the results harness scans a printed graph of
+    aten::layer_norm and aten::add with them): passes and failures of its signatures, chips
+    of two families and one the table lacks, a repeat of a run, every outcome."""
+    ln = ("aten::layer_norm(float32[2,16,64], [64], float32[64], None, 1e-05, True)")
+    add = "aten::add(float32[2,16,64], float32[64], 1)"
+
+    def entry(op, sig, outcome, err=1e-6, message=None):
+        e = {"op": op, "signature": sig, "outcome": outcome, "standard": "thousandth",
+             "max_abs_error": err, "max_rel_error": err * 3, "cpu_ms": 0.25,
+             "device_ms": None if outcome != "pass" else 0.05}
+        if message is not None:
+            e["message"] = message
+        return e
+
+    def results(chip, entries, device="npu"):
+        return json.dumps({"schema": "opmap-results/1", "generator": "opmap testgen",
+                           "device": device, "chip": chip, "torch": "2.1.0",
+                           "torch_npu": "2.1.0.post3", "cann": "8.0.RC1",
+                           "results": entries}, indent=1).encode()
+
+    return {
+        "seed-pass-fail.json": results("Ascend910B3", [
+            entry("aten::layer_norm", ln, "pass"),
+            entry("aten::add", add, "fail", 0.5, "max rel error 1.5 over 0.001 \u00e9")]),
+        "seed-chips.json": results("Ascend310P3", [entry("aten::add", add, "pass"),
+                                                   entry("aten::x", "aten::x(?)", "pass")]),
+        "seed-unknown-chip.json": results("Ascend999Z", [entry("aten::add", add, "pass")]),
+        "seed-repeat.json": results("Ascend910B1", [
+            entry("aten::add", add, "pass"), entry("aten::add", add, "fail", 0.5),
+            entry("aten::layer_norm", ln, "error", 0, "RuntimeError: no kernel"),
+            entry("aten::layer_norm", ln, "skipped", 0, "torch_npu is not installed")]),
+        "seed-cpu-run.json": results("cpu", [entry("aten::add", add, "pass")], device="cpu"),
+    }
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "corpus")
     opmap = sys.argv[2] if len(sys.argv) > 2 else None
     sets = {"onnx": onnx_seeds(), "table": table_seeds(), "pipeline": pipeline_seeds(),
-            "waivers": waiver_seeds(), "diff": diff_seeds(opmap), "report": report_seeds(opmap)}
+            "waivers": waiver_seeds(), "diff": diff_seeds(opmap), "report": report_seeds(opmap),
+            "results": results_seeds()}
     sets.update(ts_seeds())
     for target, seeds in sets.items():
         d = os.path.join(out, target)

@@ -95,6 +95,7 @@ static int named_arg(gstate *s, const oj_value *na, const char *fqn)
     const oj_value *arg = oj_obj(na, "arg"), *m = ex_member(arg), *v, *kind = oj_get(na, "kind");
     const char *key = m ? m->key : "", *name = oj_str(na, "name");
     ir_attr *a, *g;
+    size_t at = s->args.len, before = s->inputs.len;
     int rc = OPMAP_OK, ok;
     (void)fqn;
     if (!(a = om_vec_push(&s->args, &s->x->m->mem)))
@@ -105,10 +106,14 @@ static int named_arg(gstate *s, const oj_value *na, const char *fqn)
     if (!m)
         return OPMAP_OK;
     v = m;
-    if (strcmp(key, "as_tensor") == 0 || strcmp(key, "as_optional_tensor") == 0) {
+    if (strcmp(key, "as_none") == 0) {
+        a->arg_kind = IR_ARG_NONE;
+    } else if (strcmp(key, "as_tensor") == 0 || strcmp(key, "as_optional_tensor") == 0) {
         const oj_value *t = oj_obj(v, "as_tensor");
         if (strcmp(key, "as_tensor") == 0 || t)
             rc = push_name(s, &s->inputs, oj_str(t ? t : v, "name"));
+        else
+            a->arg_kind = IR_ARG_NONE;
     } else if (strcmp(key, "as_tensors") == 0 || strcmp(key, "as_optional_tensors") == 0) {
         rc = names_of(s, v);
     } else if (strcmp(key, "as_sym_int") == 0 && oj_get(v, "as_name")) {
@@ -120,7 +125,7 @@ static int named_arg(gstate *s, const oj_value *na, const char *fqn)
                v->type == OJ_NUMBER && v->is_int) {
         a->type = IR_ATTR_INT, a->i = v->i;
     } else if (strcmp(key, "as_bool") == 0 && (v->type == OJ_TRUE || v->type == OJ_FALSE)) {
-        a->type = IR_ATTR_INT, a->i = v->type == OJ_TRUE;
+        a->type = IR_ATTR_INT, a->i = v->type == OJ_TRUE, a->arg_kind = IR_ARG_BOOL;
     } else if (strcmp(key, "as_float") == 0 && v->type == OJ_NUMBER) {
         a->type = IR_ATTR_FLOAT, a->f = v->d;
     } else if (strcmp(key, "as_string") == 0 && v->type == OJ_STRING) {
@@ -137,6 +142,12 @@ static int named_arg(gstate *s, const oj_value *na, const char *fqn)
         if (!(g = om_vec_push(&s->attrs, &s->x->m->mem)))
             return ex_oom(s->x);
         rc = sub_graph(s, v, g);
+    }
+    if (!rc && s->inputs.len > before) { /* the vector may have moved: find it again */
+        a = &OM_VEC_AT(&s->args, ir_attr, at);
+        a->arg_kind = IR_ARG_INPUTS;
+        a->arg_input = (uint32_t)before;
+        a->arg_inputs = (uint32_t)(s->inputs.len - before);
     }
     return rc;
 }

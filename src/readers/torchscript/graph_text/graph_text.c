@@ -669,12 +669,17 @@ static int note_values(gp *p, const ir_node *node)
         const ir_attr *v = ir_node_attr(node, "value");
         const ir_type *t = &node->out_types[0];
         int scalar = t->kind == IR_TYPE_OTHER && t->outer == 0;
+        if (!v && !node->n_attrs) { /* `prim::Constant()`: None */
+            a.arg_kind = IR_ARG_NONE;
+            return cval_put(p, node->outputs[0], &a, 0);
+        }
         if (!v || node->n_attrs != 1)
-            return OPMAP_OK;   /* None, or a kind of constant not known */
+            return OPMAP_OK;   /* a kind of constant not known */
         if (scalar && (t->elem == IR_DT_INT64 || t->elem == IR_DT_BOOL) &&
             v->type == IR_ATTR_INT) {
             a.type = IR_ATTR_INT;
             a.i = v->i;
+            a.arg_kind = t->elem == IR_DT_BOOL ? IR_ARG_BOOL : IR_ARG_UNKNOWN;
         } else if (scalar && t->elem == IR_DT_DOUBLE && v->type == IR_ATTR_FLOAT) {
             a.type = IR_ATTR_FLOAT;
             a.f = v->f;
@@ -768,8 +773,13 @@ static int fill_args(gp *p)
             memset(a, 0, nd->n_inputs * sizeof(*a));
             for (k = 0; k < nd->n_inputs; k++) {
                 const cval *e = cval_get(p, nd->inputs[k]);
-                if (e && !e->written)
+                if (e && !e->written) {
                     a[k] = e->a;
+                } else { /* a value the call reads: input k */
+                    a[k].arg_kind = IR_ARG_INPUTS;
+                    a[k].arg_input = k;
+                    a[k].arg_inputs = 1;
+                }
             }
             if (!(nd->args = tsir_args_intern(&tab, a, nd->n_inputs)))
                 rc = goom(p);

@@ -276,6 +276,7 @@ static uint64_t args_hash(const ir_attr *a, uint32_t n)
     for (i = 0; i < n; i++) {
         h = mix(h, (uintptr_t)a[i].name);
         h = mix(h, (uint64_t)a[i].type);
+        h = mix(h, ((uint64_t)a[i].arg_kind << 32) ^ a[i].arg_input ^ ((uint64_t)a[i].arg_inputs << 40));
         h = mix(h, (uint64_t)a[i].i);
         h = hash_f(h, a[i].f);
         h = mix(om_hash_bytes(h, a[i].s.data ? a[i].s.data : "", a[i].s.size), a[i].s.size);
@@ -295,6 +296,8 @@ static int args_eq(const ir_attr *a, const ir_attr *b, uint32_t n)
     uint32_t i;
     for (i = 0; i < n; i++) {
         if (a[i].name != b[i].name || a[i].type != b[i].type || a[i].i != b[i].i ||
+            a[i].arg_kind != b[i].arg_kind || a[i].arg_input != b[i].arg_input ||
+            a[i].arg_inputs != b[i].arg_inputs ||
             memcmp(&a[i].f, &b[i].f, sizeof(double)) != 0 || a[i].s.size != b[i].s.size ||
             (a[i].s.size && memcmp(a[i].s.data, b[i].s.data, a[i].s.size) != 0) ||
             a[i].n_ints != b[i].n_ints || a[i].n_floats != b[i].n_floats ||
@@ -501,10 +504,14 @@ static int fill_args(em *E, tsj_node *x, ir_node *in)
             return ts_oom(E->c);
         if (k) {
             switch (k->k) {
+            case TSJ_CONST_NONE:
+                a[i].arg_kind = IR_ARG_NONE;
+                break;
             case TSJ_CONST_BOOL:
             case TSJ_CONST_INT:
                 a[i].type = IR_ATTR_INT;
                 a[i].i = k->i;
+                a[i].arg_kind = k->k == TSJ_CONST_BOOL ? IR_ARG_BOOL : IR_ARG_UNKNOWN;
                 break;
             case TSJ_CONST_FLOAT:
                 a[i].type = IR_ATTR_FLOAT;
