@@ -17,7 +17,8 @@ static const char table_usage[] =
     "\n"
     "  lint   load a table with the strict loader; the first problem is printed as\n"
     "         file:line:column: message (exit 3); then every fact (status, dtype list,\n"
-    "         flag, constraint, chip answer) without a source or grade (exit 1);\n"
+    "         flag, constraint, chip answer, graph-mode answer) without a source or\n"
+    "         grade (exit 1);\n"
     "         else a one-line summary (exit 0)\n"
     "  show   everything the table knows about an operator: OP is a name (Conv,\n"
     "         layer_norm) or domain::name (ai.onnx::Resize, aten::layer_norm)\n"
@@ -52,7 +53,7 @@ static int has_source(const opmap_row *r)
 }
 
 /* "  [kernel: ops-nn-onnx-plugin, msit-onnx-map]" for a fact; "  [no evidence]" when none. */
-static void print_evidence(const opmap_row *r, const char *fact)
+void cli_print_evidence(const opmap_row *r, const char *fact)
 {
     size_t n = opmap_row_evidence_source_count(r, fact), k;
     const char *grade = opmap_row_evidence(r, fact), *id;
@@ -77,7 +78,7 @@ static void show_row(const opmap_table *t, const opmap_row *r)
         printf("  since opset %" PRId64, opmap_row_since(r));
     printf("  %s\n", opmap_op_status_name(opmap_row_status(r)));
     printf("  status:      %s", opmap_op_status_name(opmap_row_status(r)));
-    print_evidence(r, "status");
+    cli_print_evidence(r, "status");
     if (opmap_row_evidence(r, "ascend")) {
         printf("  on Ascend:   ");
         if (opmap_row_ascend_op_count(r)) {
@@ -98,7 +99,7 @@ static void show_row(const opmap_table *t, const opmap_row *r)
             printf("  aclnn %s", opmap_row_aclnn(r));
         if (opmap_row_api(r)[0] && (opmap_row_ascend_op(r)[0] || opmap_row_aclnn(r)[0]))
             printf("  api %s", opmap_row_api(r));
-        print_evidence(r, "ascend");
+        cli_print_evidence(r, "ascend");
         if (opmap_row_ascend_how(r)[0] && (opmap_row_ascend_op_count(r) || opmap_row_ascend_op(r)[0] ||
                                            opmap_row_aclnn(r)[0] || opmap_row_api(r)[0]))
             printf("               %s\n", opmap_row_ascend_how(r));
@@ -116,7 +117,7 @@ static void show_row(const opmap_table *t, const opmap_row *r)
     }
     if (opmap_row_dtypes(r, "dtypes", dts, sizeof(dts))) {
         printf("  dtypes:      input 0: %s", dts);
-        print_evidence(r, "dtypes");
+        cli_print_evidence(r, "dtypes");
     }
     for (i = 0; i < opmap_row_input_count(r); i++) {
         opmap_row_input_info in = { .size = sizeof(in) };
@@ -126,7 +127,7 @@ static void show_row(const opmap_table *t, const opmap_row *r)
         opmap_row_dtypes(r, fact, dts, sizeof(dts));
         printf("  dtypes:      input %u%s%s%s: %s", in.index, in.name[0] ? " (" : "", in.name,
                in.name[0] ? ")" : "", dts);
-        print_evidence(r, fact);
+        cli_print_evidence(r, fact);
     }
     for (i = 0; i < opmap_table_soc_count(t); i++) {
         const char *soc = "", *note = "";
@@ -154,22 +155,23 @@ static void show_row(const opmap_table *t, const opmap_row *r)
         }
         if (opmap_row_dtypes(r, fact, dts, sizeof(dts)))
             printf("; input 0: %s", dts);
-        print_evidence(r, fact);
+        cli_print_evidence(r, fact);
     }
     for (i = 0; i < OPMAP_FLAG_COUNT; i++) {
         snprintf(fact, sizeof(fact), "flags.%s", opmap_flag_name((unsigned)i));
         if (!(opmap_row_flags(r) & (1u << i)))
             continue;
         printf("  flag:        %s", opmap_flag_name((unsigned)i));
-        print_evidence(r, fact);
+        cli_print_evidence(r, fact);
     }
     for (i = 0; i < opmap_row_constraint_count(r); i++) {
         snprintf(fact, sizeof(fact), "constraints.%zu", i);
         item = "";
         opmap_row_constraint_message(r, i, &item);
         printf("  constraint:  %s", item);
-        print_evidence(r, fact);
+        cli_print_evidence(r, fact);
     }
+    cli_show_graph(t, r);
     if (opmap_row_hint(r)[0])
         printf("  hint:        %s\n", opmap_row_hint(r));
     if (opmap_row_notes(r)[0])
@@ -376,6 +378,8 @@ static uint64_t lint_evidence(const opmap_table *t)
             snprintf(fact, sizeof(fact), "constraints.%zu", j);
             bad += (uint64_t)unproven(t, r, fact, "a constraint");
         }
+        if (opmap_row_evidence(r, "graph"))
+            bad += (uint64_t)unproven(t, r, "graph", "the graph-mode answer");
         for (j = 0; j < opmap_row_soc_count(r); j++) {
             opmap_row_soc_info rs = { .size = sizeof(rs) };
             if (opmap_row_soc(r, j, &rs) != OPMAP_OK || rs.status < 0)
