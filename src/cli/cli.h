@@ -34,6 +34,7 @@ typedef struct cli_paths cli_paths;
 typedef struct scan_opts {
     const char *table, *soc, *output, *waivers, *weights_file, *currency;
     const char *torch_npu;        /* --torch-npu, or NULL */
+    int mode;                     /* --mode: OPMAP_MODE_EAGER (default) or OPMAP_MODE_GRAPH */
     opmap_report_format formats[8];
     size_t n_formats;
     unsigned fail_on;
