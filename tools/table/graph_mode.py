@@ -104,8 +104,9 @@ def direct(op, tor, nat):
 
 def _by(g, status, via, note, grade, sources):
     # torchair's registry first: `where` and the commit reports name are its
-    g.update(status=status, note=note, grade=grade, counted=[],
-             sources=[SOURCE] + sorted(set(sources) - {SOURCE}))
+    g.update(status=status, note=note, grade=grade, sources=[SOURCE] + sorted(set(sources) - {SOURCE}))
+    if status == "decomposed" or via:
+        g["counted"] = []   # answered by other operators' converters, not these
     if via:
         g["via"] = via
 
