@@ -156,6 +156,10 @@ typedef struct ir_node {
      * keyword argument, else NULL. Constraints on ATen rows read arguments by position. */
     ir_attr *args;
     uint32_t n_args;
+    /* TorchScript archives: every output is a scalar, a string, or a list, tuple or
+     * optional of them (`int = aten::sub(%a, %b)`: the interpreter's arithmetic, no tensor
+     * computed); printed graphs say it in out_types instead */
+    uint8_t scalar_out;
 } ir_node;
 
 typedef struct ir_graph {

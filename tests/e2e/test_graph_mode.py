@@ -95,6 +95,16 @@ class Scan(unittest.TestCase):
         self.assertGreater(graph["models"][0]["estimate"]["expected"],
                            eager["models"][0]["estimate"]["expected"])
 
+    def test_scalar_arithmetic_unchanged(self):
+        """A scripted model's `int = aten::sub(...)` (TorchScript's arithmetic on ints) holds
+        no tensor for torchair: graph mode leaves it alone, in an archive and in its printed
+        graph."""
+        for name in ("resnet18.scripted.pt", "resnet18.scripted.graph.txt"):
+            with self.subTest(name):
+                path = os.path.join(FIX, "torchscript", name)
+                self.assertEqual(statuses(scan_json(path)), statuses(scan_json("--mode", "graph",
+                                                                               path)))
+
     def test_gate(self):
         self.assertEqual(run("scan", "-q", "--fail-on", "rewrite", ROLL).returncode, 0)
         self.assertEqual(run("scan", "-q", "--fail-on", "rewrite", "--mode", "graph",

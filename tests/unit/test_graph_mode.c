@@ -41,6 +41,9 @@ static const char table_yaml[] =
     "  - {domain: aten, op: abs, status: full, sources: [k], graph: {status: decomposed,"
     " grade: derived, sources: [tor]}}\n"
     "  - {domain: aten, op: exp, status: full, sources: [k]}\n"
+    "  - {domain: aten, op: sub, status: full, sources: [k], graph: {status: stub,"
+    " stub: [Tensor], counted: [Tensor], grade: kernel, sources: [tor]}}\n"
+    "  - {domain: prim, op: Constant, status: structural, sources: [k]}\n"
     "  - {domain: ai.onnx, op: Relu, since: 14, status: full, sources: [k]}\n";
 
 typedef struct fixture {
@@ -217,7 +220,9 @@ static const char graph_text[] =
     "  %d : Tensor = aten::neg(%c)\n"
     "  %e : Tensor = aten::abs(%d)\n"
     "  %g : Tensor = aten::relu_(%e)\n"
-    "  return (%g)\n";
+    "  %k : int = prim::Constant[value=2]()\n"
+    "  %n : int = aten::sub(%k, %k)\n"
+    "  return (%g, %n)\n";
 
 static opmap_result *scan_text(const fixture *f, const opmap_scan_options *o, int *rc)
 {
@@ -267,6 +272,8 @@ static void test_graph__scan_option(void **state)
     assert_int_equal(status_of(res, "tanh"), OPMAP_OP_REWRITE);
     assert_int_equal(status_of(res, "neg"), OPMAP_OP_PARTIAL);
     assert_int_equal(status_of(res, "abs"), OPMAP_OP_FULL);
+    /* `int = aten::sub(...)`: the interpreter's arithmetic, no tensor for torchair */
+    assert_int_equal(status_of(res, "sub"), OPMAP_OP_FULL);
     {
         /* placement follows the eager answer: an unconvertible op still runs on the NPU */
         opmap_segments s = { .size = sizeof(s) };

@@ -7,10 +7,11 @@ Per row (aten, not structural), `r.graph` = {status, via?, declared, implemented
 stub, counted, where?, note, grade, sources}:
 
 * the overloads counted are those a torch.compile graph hands torchair: the schema torchair
-  quotes takes and returns a Tensor (overloads on ints, floats, strings and lists are
-  TorchScript's host arithmetic), it is not an out= variant (it mutates no argument but
-  self: functionalization removes out=), and native_functions.yaml does not make it
-  CompositeImplicitAutograd (PyTorch decomposes those before the backend sees them);
+  quotes returns a Tensor (overloads computing ints, floats, strings and lists are
+  TorchScript's host arithmetic; factories such as zeros take no tensor but make one), it
+  is not an out= variant (it mutates no argument but self: functionalization removes out=),
+  and native_functions.yaml does not make it CompositeImplicitAutograd (PyTorch decomposes
+  those before the backend sees them);
 * implemented: every counted overload is; partial: some counted overload works, another
   raises for some inputs or only raises;
 * otherwise, in order: an in-place op (`relu_`) whose functional op works is answered by
@@ -51,7 +52,8 @@ def _mutates_other(args):
 
 
 def counted(op, ov, e, nat):
-    """Whether overload `ov` of `op` (torchair's entry e) can reach torchair."""
+    """Whether overload `ov` of `op` (torchair's entry e) can reach torchair: it returns a
+    tensor, is no out= variant, and PyTorch does not decompose it first."""
     n = (nat or {}).get("overloads", {}).get(ov or "default")
     if n and n["composite_implicit"] and not n["composite_explicit"]:
         return False
@@ -59,8 +61,7 @@ def counted(op, ov, e, nat):
     if not parts:
         return True
     args, ret = parts
-    return bool(re.search(r"\bTensor\b", args)) and bool(re.search(r"\bTensor\b", ret)) and \
-        not _mutates_other(args)
+    return bool(re.search(r"\bTensor\b", ret)) and not _mutates_other(args)
 
 
 def _all_implicit(nat):
