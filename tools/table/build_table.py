@@ -1340,6 +1340,10 @@ def main(argv=None):
     rows = sorted(b.rows.values(), key=lambda r: (r.domain, r.op.lower(), r.op, -1 if r.since is None else r.since))
     counts = collections.Counter(s for r in rows for s in r.sources)
     for r in rows:
+        # the graph-mode answer's sources: cited (declared, counted), not the row's own list
+        for s in getattr(r, "graph", None) and r.graph["sources"] or []:
+            if s != "curated" and s not in r.sources:
+                counts[s] += 1
         for e in r.socs.values():
             for s in e.get("sources", []):
                 if s not in r.sources:

@@ -174,6 +174,7 @@ def annotate(builder, curated_dir):
     for op in order:
         answers[op] = resolve(op, tor.get(op, {}), nat.get(op), answers, alias)
     for op, r in rows.items():
+        # cited by the graph answer's own evidence, not the row's `sources:` (what an eager
+        # report lists for the operator)
         r.graph = answers[op]
-        r.sources.update(x for x in answers[op]["sources"] if x != "curated")
     return sum(1 for op in alias if op in rows)
