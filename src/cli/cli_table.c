@@ -22,7 +22,8 @@ static const char table_usage[] =
     "         else a one-line summary (exit 0)\n"
     "  show   everything the table knows about an operator: OP is a name (Conv,\n"
     "         layer_norm) or domain::name (ai.onnx::Resize, aten::layer_norm)\n"
-    "  stats  rows per status, domain, chip and source; the share of rows with a source\n"
+    "  stats  rows per status, domain, chip, graph-mode answer and source; the share of\n"
+    "         rows with a source\n"
     "  diff   the operators that gain or lose an NPU kernel from torch_npu A to B (the\n"
     "         rows' torch_npu ranges; a version counts as its line, 2.6.0rc1 as 2.6)\n"
     "\n"
@@ -316,6 +317,7 @@ static int stats(opmap_ctx *ctx, const char *path)
            rows ? 100.0 * (double)cited / (double)rows : 0.0);
     print_tally("DOMAIN", domains, 0);
     print_tally("CHIP (per-chip answers)", socs, 1);
+    cli_graph_stats(t);
     printf("\n%-28s %8s\n", "SOURCE", "ROWS");
     for (i = 0; cites && i < opmap_table_source_count(t); i++) {
         opmap_source_info s = { .size = sizeof(s) };

@@ -3,6 +3,7 @@
  * what torchair's converters do with it under torch.compile, beside the eager answer, and
  * what a `--mode graph` scan makes of the two (docs/table-format.md, "graph").
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -81,4 +82,33 @@ void cli_show_graph(const opmap_table *t, const opmap_row *r)
                    (unsigned long long)g.declared);
         printf("\n");
     }
+}
+
+/* `opmap table stats`: ATen rows per graph-mode answer. */
+void cli_graph_stats(const opmap_table *t)
+{
+    static const char *const names[] = { "implemented", "partial", "stub", "none",
+                                         "decomposed" };
+    uint64_t n[5] = { 0 }, answered = 0;
+    size_t i, k;
+    for (i = 0; i < opmap_table_row_count(t); i++) {
+        const opmap_row *r;
+        opmap_row_graph_info g = { .size = sizeof(g) };
+        if (opmap_table_row(t, i, &r) != OPMAP_OK || opmap_row_graph(r, &g) != OPMAP_OK)
+            continue;
+        for (k = 0; k < 5; k++)
+            if (strcmp(g.status, names[k]) == 0) {
+                n[k]++;
+                answered++;
+            }
+    }
+    if (!answered)
+        return;
+    printf("\n%-24s", "GRAPH MODE (torchair)");
+    for (k = 0; k < 5; k++)
+        printf(" %11s", names[k]);
+    printf("\n%-24s", "aten");
+    for (k = 0; k < 5; k++)
+        printf(" %11" PRIu64, n[k]);
+    printf("\n");
 }
