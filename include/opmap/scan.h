@@ -24,11 +24,23 @@ typedef struct opmap_result opmap_result;
 /** One distinct operator of a result (domain, op, opset); borrowed from its result. */
 typedef struct opmap_op opmap_op;
 
-/** The current layout of opmap_scan_options (2: torch_npu added, 3: results; 1 and 2 are
- *  still accepted). */
+/** The current layout of opmap_scan_options (2: torch_npu added; 3: results and mode; 1 and 2
+ *  are still accepted). */
 #define OPMAP_SCAN_OPTIONS_VERSION 3
 
 struct opmap_results;
+
+/** How the model will run, which decides what an ATen operator needs (opmap_scan_options.mode,
+ *  docs/reports.md, "Graph mode"). */
+typedef enum opmap_mode {
+    OPMAP_MODE_EAGER = 0,  /**< eagerly, through torch_npu's kernels (the default) */
+    OPMAP_MODE_GRAPH = 1   /**< compiled, torch.compile with torchair: an ATen operator of a
+                                TorchScript or torch.export model also needs a torchair GE
+                                converter that does not raise (the table's `graph:` answers) */
+} opmap_mode;
+
+/** @return "eager" or "graph" ("?" if out of range). */
+OPMAP_API const char *opmap_mode_name(int mode);
 
 /** Options for opmap_scan(); initialise with OPMAP_SCAN_OPTIONS_INIT. */
 typedef struct opmap_scan_options {
@@ -63,10 +75,19 @@ typedef struct opmap_scan_options {
      * Borrowed for the call: the result copies what it reports.
      */
     const struct opmap_results *results;
+    /**
+     * Version 3 too: an opmap_mode. OPMAP_MODE_GRAPH answers each ATen operator of a
+     * TorchScript or torch.export model as the worse of its eager answer and what torchair's
+     * converters do with it (a converter that only raises, or none: rewrite; one for some
+     * overloads or inputs only: partial), with a reason naming torchair's commit; ONNX
+     * models are unchanged. Another value is OPMAP_EINVAL.
+     */
+    int mode;
 } opmap_scan_options;
 
-/** Initialiser of an opmap_scan_options: the current version, the table's default chip. */
-#define OPMAP_SCAN_OPTIONS_INIT { OPMAP_SCAN_OPTIONS_VERSION, NULL, NULL, 0, NULL, NULL }
+/** Initialiser of an opmap_scan_options: the current version, the table's default chip,
+ *  eager mode. */
+#define OPMAP_SCAN_OPTIONS_INIT { OPMAP_SCAN_OPTIONS_VERSION, NULL, NULL, 0, NULL, NULL, OPMAP_MODE_EAGER }
 
 /**
  * Scans a model.
@@ -147,6 +168,8 @@ OPMAP_API const char *opmap_result_cann(const opmap_result *res);
 /** @return the torch_npu version the result answers for (opmap_scan_options.torch_npu,
  *  as given), or "" when none was given. */
 OPMAP_API const char *opmap_result_torch_npu_target(const opmap_result *res);
+/** @return the mode the result answers for, an opmap_mode (opmap_scan_options.mode). */
+OPMAP_API int opmap_result_mode(const opmap_result *res);
 /** @return the oldest torch_npu line with a kernel for every operator of the model: the
  *  newest `torch_npu.min` of the rows it matched ("2.6"), or "" when no row has one. */
 OPMAP_API const char *opmap_result_torch_npu_needed(const opmap_result *res);

@@ -274,7 +274,8 @@ OPMAP_API int opmap_row_torch_npu_has(const opmap_row *row, const char *version,
 /**
  * The evidence behind one fact of a row (docs/table-format.md, "Evidence"). `fact` names it:
  * "status", "ascend", "dtypes" (input 0's list), "flags.<flag>", "inputs.<k>" (the dtype
- * list of input k), "socs.<chip>" (a per-chip answer) or "constraints.<i>".
+ * list of input k), "socs.<chip>" (a per-chip answer), "constraints.<i>" or "graph" (the
+ * graph-mode answer, opmap_row_graph).
  * @return the grade ("kernel", "doc", "derived", "practice", or "" when the table gives
  *         none); NULL when the row has no such fact. Borrowed.
  */
@@ -319,6 +320,48 @@ OPMAP_API size_t opmap_row_ascend_op_count(const opmap_row *row);
 OPMAP_API int opmap_row_ascend_ops(const opmap_row *row, size_t i, const char **out);
 /** @return when which of those operators is used (ascend.how; "" when not said). */
 OPMAP_API const char *opmap_row_ascend_how(const opmap_row *row);
+
+/**
+ * An ATen row's graph-mode answer (docs/table-format.md, "graph"): what torchair's GE
+ * converters (torch.compile with torchair) do with the operator, from the pinned torchair
+ * the table names as a source. Versioned: set `size`; strings borrowed from the table.
+ */
+typedef struct opmap_row_graph_info {
+    size_t size;            /**< set by the caller: sizeof(opmap_row_graph_info) */
+    const char *status;     /**< "implemented", "partial" (some overloads or inputs), "stub"
+                                 (every converter only raises), "none" (no converter),
+                                 "decomposed" (PyTorch decomposes it before torchair sees
+                                 it), or "" when the row gives no graph-mode answer */
+    const char *via;        /**< the ATen operator whose converters answer for this one (an
+                                 in-place op's functional form, ...), or "" */
+    const char *where;      /**< "path:line" of its first converter in torchair, or "" */
+    const char *note;       /**< what the answer rests on, or "" */
+    uint64_t declared;      /**< Support cases torchair declares for its converters */
+} opmap_row_graph_info;
+
+/**
+ * Fills `out` with the row's graph-mode answer (status "" when it gives none); its evidence
+ * is fact "graph" of opmap_row_evidence().
+ * @return OPMAP_OK, or OPMAP_EINVAL when an argument is NULL or out->size is too small.
+ */
+OPMAP_API int opmap_row_graph(const opmap_row *row, opmap_row_graph_info *out);
+
+/** One overload torchair registers a converter for. Versioned: set `size`. */
+typedef struct opmap_row_graph_overload_info {
+    size_t size;            /**< set by the caller: sizeof(opmap_row_graph_overload_info) */
+    const char *name;       /**< the overload ("Tensor", "default", ...) */
+    const char *status;     /**< its converter: "implemented", "partial" or "stub" */
+    int counted;            /**< 1: one of the overloads the row's status is answered on */
+} opmap_row_graph_overload_info;
+
+/** @return the number of overloads of the row's graph-mode answer, sorted by name. */
+OPMAP_API size_t opmap_row_graph_overload_count(const opmap_row *row);
+/**
+ * Fills `out` with overload i of the row's graph-mode answer.
+ * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range, out is NULL or too small.
+ */
+OPMAP_API int opmap_row_graph_overload(const opmap_row *row, size_t i,
+                                       opmap_row_graph_overload_info *out);
 
 OPMAP_END_DECL
 

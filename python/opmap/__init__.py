@@ -125,10 +125,15 @@ class _Err(ctypes.Structure):
 
 class _ScanOptions(ctypes.Structure):
     """opmap_scan_options, version 3 (include/opmap/scan.h): torch_npu is the version to
-    answer for (NULL: the table's general answer); results, device results (NULL here)."""
+    answer for (NULL: the table's general answer); results, device results (NULL here); mode
+    OPMAP_MODE_EAGER (0) or _GRAPH (1)."""
     _fields_ = [("version", ctypes.c_uint), ("soc", ctypes.c_char_p),
                 ("weights", ctypes.c_void_p), ("reserved", ctypes.c_uint),
-                ("torch_npu", ctypes.c_char_p), ("results", ctypes.c_void_p)]
+                ("torch_npu", ctypes.c_char_p), ("results", ctypes.c_void_p),
+                ("mode", ctypes.c_int)]
+
+
+MODES = ("eager", "graph")   # opmap_mode: the index is the value
 
 
 class _Effort(ctypes.Structure):
@@ -167,6 +172,13 @@ class _RowSocInfo(_Info):
     """opmap_row_soc_info (include/opmap/table.h)."""
     _fields_ = [("size", ctypes.c_size_t), ("name", ctypes.c_char_p),
                 ("status", ctypes.c_int), ("note", ctypes.c_char_p)]
+
+
+class _RowGraphInfo(_Info):
+    """opmap_row_graph_info (include/opmap/table.h)."""
+    _fields_ = [("size", ctypes.c_size_t), ("status", ctypes.c_char_p),
+                ("via", ctypes.c_char_p), ("where", ctypes.c_char_p),
+                ("note", ctypes.c_char_p), ("declared", ctypes.c_uint64)]
 
 
 _P = ctypes.c_void_p
@@ -230,6 +242,7 @@ _PROTOTYPES = {
     "opmap_row_torch_npu_min": (_S, [_P]),
     "opmap_row_torch_npu_max": (_S, [_P]),
     "opmap_row_line": (ctypes.c_uint32, [_P]),
+    "opmap_row_graph": (_I, [_P, ctypes.POINTER(_RowGraphInfo)]),
     "opmap_op_status_name": (_S, [_I]),
     "opmap_flag_name": (_S, [ctypes.c_uint]),
     "opmap_scan": (_I, [_PP, _P, _P, _P, ctypes.POINTER(_ScanOptions), _PERR]),
@@ -493,7 +506,9 @@ class Table:
         Returns a dict: domain, op, since, status, flags, notes, hint, curated, ascend_op,
         aclnn, api, engine, sources, socs ({chip: {"status", "note"}}, status "unknown" when
         nobody has published an answer), constraints, overloads, torch_npu_min,
-        torch_npu_max, line.
+        torch_npu_max, line, and for an ATen row graph ({"status", "via", "where", "note",
+        "declared"}: what torchair's converters do with it, docs/table-format.md "graph";
+        None when the row gives no graph-mode answer).
         """
         row = self._lib.opmap_table_lookup(self._handle(), (domain or "").encode(),
                                            op.encode(), int(version))
@@ -509,6 +524,11 @@ class Table:
                 continue
             socs[_str(rs.name)] = {"status": STATUSES[rs.status] if rs.status >= 0 else "unknown",
                                    "note": _str(rs.note)}
+        g = _RowGraphInfo()
+        graph = None
+        if lib.opmap_row_graph(r, ctypes.byref(g)) == 0 and _str(g.status):
+            graph = {k: _str(getattr(g, k)) for k in ("status", "via", "where", "note")}
+            graph["declared"] = g.declared
         return {
             "domain": _str(lib.opmap_row_domain(r)),
             "op": _str(lib.opmap_row_op(r)),
@@ -532,6 +552,7 @@ class Table:
             "torch_npu_min": _str(lib.opmap_row_torch_npu_min(r)),
             "torch_npu_max": _str(lib.opmap_row_torch_npu_max(r)),
             "line": lib.opmap_row_line(r),
+            "graph": graph,
         }
 
 
@@ -563,7 +584,7 @@ def _days(e):
 class _Scan:
     """Results of scanning some models with one table, freed on close()."""
 
-    def __init__(self, paths, soc, table, torch_npu=None, sources=None):
+    def __init__(self, paths, soc, table, torch_npu=None, sources=None, mode="eager"):
         if isinstance(paths, (str, bytes, os.PathLike)):
             paths = [paths]
         paths = list(paths)
@@ -572,6 +593,8 @@ class _Scan:
             raise InvalidArgument(-1, "give at least one model file")
         if isinstance(soc, (list, tuple)):
             soc = ",".join(soc)
+        if mode not in MODES:
+            raise InvalidArgument(-1, "mode '%s' is not eager or graph" % (mode,))
         self._lib = lib = _load()
         self.ctx = _Ctx()
         self.results = []
@@ -580,7 +603,8 @@ class _Scan:
             if table is None or not isinstance(table, Table):
                 own_table = table = Table(table)
             opts = _ScanOptions(3, soc.encode() if soc else None, None, 0,
-                                torch_npu.encode() if torch_npu else None, None)
+                                torch_npu.encode() if torch_npu else None, None,
+                                MODES.index(mode))
             for path in paths:
                 model, res, err = ctypes.c_void_p(), ctypes.c_void_p(), _Err()
                 rc = lib.opmap_model_open_file(ctypes.byref(model), self.ctx.ptr,
@@ -638,7 +662,7 @@ class _Scan:
         self.close()
 
 
-def scan(path_or_paths, soc=None, table=None, torch_npu=None, sources=None):
+def scan(path_or_paths, soc=None, table=None, torch_npu=None, sources=None, mode="eager"):
     """Scans one model file or several, and returns the JSON report (docs/report-json.md)
     as Python objects: a dict with "schema", "table", "chips", "models" (one per file, in
     order, each with its "operators" and their "reasons", "estimate", ...), "totals" and,
@@ -648,19 +672,23 @@ def scan(path_or_paths, soc=None, table=None, torch_npu=None, sources=None):
     exact parts, "Ascend910B3") or a list of them.
     table: None (the built-in table), a file path, or a Table.
     torch_npu: None, or the torch_npu version to answer for ("2.1"; opmap scan --torch-npu).
+    mode: "eager" (default) or "graph": torch.compile with torchair, each ATen operator of a
+    TorchScript or torch.export model also answered by torchair's converters (opmap scan
+    --mode graph; docs/reports.md, "Graph mode").
     sources: None, or a mapping of project name -> its Python source files (.py, .cu, .cuh;
     docs/source-scan.md), each project scanned for CUDA-isms after the models, as
     `opmap scan DIR` scans a directory's sources (give them sorted to get its report).
     Raises an Error subclass on the first model or table that cannot be read.
     """
-    with _Scan(path_or_paths, soc, table, torch_npu, sources) as s:
+    with _Scan(path_or_paths, soc, table, torch_npu, sources, mode) as s:
         return json.loads(s.write("json").decode("utf-8"))
 
 
-def report(path_or_paths, format="text", soc=None, table=None, torch_npu=None, sources=None):
+def report(path_or_paths, format="text", soc=None, table=None, torch_npu=None, sources=None,
+           mode="eager"):
     """Scans like scan() and returns the report in any format the library writes
     ("text", "json", and the others opmap --help lists) as a string."""
-    with _Scan(path_or_paths, soc, table, torch_npu, sources) as s:
+    with _Scan(path_or_paths, soc, table, torch_npu, sources, mode) as s:
         return s.write(format).decode("utf-8")
 
 

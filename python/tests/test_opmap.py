@@ -100,6 +100,13 @@ class Scan(unittest.TestCase):
         self.assertEqual(got, cli_json("--soc", "Ascend910B3", "--torch-npu", "2.1", MODELS[0]))
         self.assertEqual(got["socs"][0]["part"], "Ascend910B3")
         self.assertEqual(got["torch_npu"]["target"], "2.1")
+        # graph mode (torch.compile with torchair), as --mode graph
+        got = opmap.scan(MODELS[0], mode="graph")
+        self.assertEqual(got, cli_json("--mode", "graph", MODELS[0]))
+        self.assertEqual(got["mode"], "graph")
+        self.assertEqual(opmap.scan(MODELS[0])["mode"], "eager")
+        with self.assertRaises(opmap.InvalidArgument):
+            opmap.scan(MODELS[0], mode="compiled")
 
     def test_table_file_and_object(self):
         want = cli_json("--table", SMALL_TABLE, IF_MODEL)
@@ -220,6 +227,14 @@ class TableLookup(unittest.TestCase):
         self.assertIsInstance(row["constraints"], list)
         self.assertGreater(row["line"], 0)
         self.assertEqual(self.table.lookup("", "Conv", 17), row)  # "" is ai.onnx
+
+    def test_graph_answer(self):
+        """An ATen row's graph-mode answer (torchair's converters); none on ONNX rows."""
+        self.assertIsNone(self.table.lookup("ai.onnx", "Conv", 17)["graph"])
+        roll = self.table.lookup("aten", "roll")["graph"]
+        self.assertEqual(roll["status"], "stub")
+        self.assertTrue(roll["where"].startswith("python/torchair/"))
+        self.assertEqual(self.table.lookup("aten", "add_")["graph"]["via"], "add")
 
     def test_every_row(self):
         rows = list(self.table.rows())
@@ -354,7 +369,8 @@ class Library(unittest.TestCase):
         mirrors = {"opmap_error": opmap._Err, "opmap_scan_options": opmap._ScanOptions,
                    "opmap_effort": opmap._Effort, "opmap_summary": opmap._Summary,
                    "opmap_source_info": opmap._SourceInfo,
-                   "opmap_row_soc_info": opmap._RowSocInfo}
+                   "opmap_row_soc_info": opmap._RowSocInfo,
+                   "opmap_row_graph_info": opmap._RowGraphInfo}
         lines = []
         for cname, py in mirrors.items():
             lines.append('printf("%s %%zu\\n", sizeof(%s));' % (cname, cname))

@@ -35,6 +35,7 @@ typedef struct cli_paths cli_paths;
 typedef struct scan_opts {
     const char *table, *soc, *output, *waivers, *weights_file, *currency;
     const char *torch_npu;        /* --torch-npu, or NULL */
+    int mode;                     /* --mode: OPMAP_MODE_EAGER (default) or OPMAP_MODE_GRAPH */
     opmap_report_format formats[16]; /* every format, and room to name some twice */
     size_t n_formats;
     unsigned fail_on;
@@ -102,6 +103,12 @@ void cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The table to use: --table, else $OPMAP_TABLE when set and not empty, else NULL (the
  * library's built-in table). */
 const char *cli_table_path(const char *option);
+/* A fact's evidence after a line of `opmap table show`: "  [kernel: id, id]" (cli_table.c). */
+void cli_print_evidence(const opmap_row *r, const char *fact);
+/* An ATen row's graph-mode answer in `opmap table show`, and the rows per answer in
+ * `opmap table stats` (cli_table_graph.c). */
+void cli_show_graph(const opmap_table *t, const opmap_row *r);
+void cli_graph_stats(const opmap_table *t);
 /* `opmap table diff` (cli_table_diff.c): argv after "diff"; usage printed on bad ones. */
 int cli_table_diff(opmap_ctx *ctx, int argc, char **argv, const char *usage);
 

@@ -21,7 +21,8 @@ static const char baseline_usage[] =
     "  --owner NAME        owner written on each waiver (default: unassigned)\n"
     "  --expires DATE      YYYY-MM-DD (default: 90 days from today)\n"
     "  --reason TEXT       reason written on each waiver\n"
-    "  --fail-on KINDS, --max-effort, --table, --soc, --torch-npu, --weights, --weight, -j: as opmap scan\n";
+    "  --fail-on KINDS, --max-effort, --table, --soc, --torch-npu, --mode, --weights, --weight,\n"
+    "  -j: as opmap scan\n";
 
 typedef struct baseline_args {
     const opmap_verdict *verdict;

@@ -12,7 +12,8 @@
 enum {
     OPT_TABLE = 256, OPT_SOC, OPT_FORMAT, OPT_FAIL_ON, OPT_MAX_EFFORT, OPT_WAIVERS, OPT_WEIGHTS,
     OPT_WEIGHT, OPT_DAY_RATE, OPT_CURRENCY, OPT_JOBS, OPT_OWNER, OPT_EXPIRES, OPT_REASON,
-    OPT_FILES_FROM, OPT_TORCH_NPU, OPT_CANN, OPT_BLOCKED_ON, OPT_NEEDS_WORK_ON, OPT_RESULTS
+    OPT_FILES_FROM, OPT_TORCH_NPU, OPT_CANN, OPT_BLOCKED_ON, OPT_NEEDS_WORK_ON, OPT_RESULTS,
+    OPT_MODE
 };
 
 static int parse_double(const char *s, double *out)
@@ -114,7 +115,7 @@ static int belongs_elsewhere(int c, int cmd)
     int baseline_only = c == OPT_OWNER || c == OPT_EXPIRES || c == OPT_REASON;
     int scan_only = c == OPT_SOC || c == OPT_WEIGHTS || c == OPT_WEIGHT || c == OPT_JOBS ||
                     c == 'j' || c == OPT_FILES_FROM || c == OPT_TORCH_NPU || c == OPT_CANN ||
-                    c == OPT_RESULTS;
+                    c == OPT_RESULTS || c == OPT_MODE;
     if (cmd == CLI_BASELINE && c == OPT_RESULTS)
         return CLI_SCAN;
     if (cmd == CLI_BASELINE && (c == OPT_FORMAT || c == OPT_WAIVERS || c == OPT_DAY_RATE ||
@@ -159,6 +160,7 @@ int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const char *usa
         { "soc", required_argument, NULL, OPT_SOC },
         { "torch-npu", required_argument, NULL, OPT_TORCH_NPU },
         { "cann", required_argument, NULL, OPT_CANN },
+        { "mode", required_argument, NULL, OPT_MODE },
         { "format", required_argument, NULL, OPT_FORMAT },
         { "output", required_argument, NULL, 'o' },
         { "fail-on", required_argument, NULL, OPT_FAIL_ON },
@@ -224,6 +226,13 @@ int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const char *usa
         case OPT_FORMAT:
             if (!parse_formats(optarg, o))
                 return EXIT_USAGE;
+            break;
+        case OPT_MODE:
+            if (strcmp(optarg, "eager") != 0 && strcmp(optarg, "graph") != 0) {
+                cli_fail("--mode: '%s' is not eager or graph", optarg);
+                return EXIT_USAGE;
+            }
+            o->mode = strcmp(optarg, "graph") == 0 ? OPMAP_MODE_GRAPH : OPMAP_MODE_EAGER;
             break;
         case OPT_TORCH_NPU:
         case OPT_CANN:

@@ -17,11 +17,13 @@ static const char table_usage[] =
     "\n"
     "  lint   load a table with the strict loader; the first problem is printed as\n"
     "         file:line:column: message (exit 3); then every fact (status, dtype list,\n"
-    "         flag, constraint, chip answer) without a source or grade (exit 1);\n"
+    "         flag, constraint, chip answer, graph-mode answer) without a source or\n"
+    "         grade (exit 1);\n"
     "         else a one-line summary (exit 0)\n"
     "  show   everything the table knows about an operator: OP is a name (Conv,\n"
     "         layer_norm) or domain::name (ai.onnx::Resize, aten::layer_norm)\n"
-    "  stats  rows per status, domain, chip and source; the share of rows with a source\n"
+    "  stats  rows per status, domain, chip, graph-mode answer and source; the share of\n"
+    "         rows with a source\n"
     "  diff   the operators that gain or lose an NPU kernel from torch_npu A to B (the\n"
     "         rows' torch_npu ranges; a version counts as its line, 2.6.0rc1 as 2.6)\n"
     "\n"
@@ -52,7 +54,7 @@ static int has_source(const opmap_row *r)
 }
 
 /* "  [kernel: ops-nn-onnx-plugin, msit-onnx-map]" for a fact; "  [no evidence]" when none. */
-static void print_evidence(const opmap_row *r, const char *fact)
+void cli_print_evidence(const opmap_row *r, const char *fact)
 {
     size_t n = opmap_row_evidence_source_count(r, fact), k;
     const char *grade = opmap_row_evidence(r, fact), *id;
@@ -77,7 +79,7 @@ static void show_row(const opmap_table *t, const opmap_row *r)
         printf("  since opset %" PRId64, opmap_row_since(r));
     printf("  %s\n", opmap_op_status_name(opmap_row_status(r)));
     printf("  status:      %s", opmap_op_status_name(opmap_row_status(r)));
-    print_evidence(r, "status");
+    cli_print_evidence(r, "status");
     if (opmap_row_evidence(r, "ascend")) {
         printf("  on Ascend:   ");
         if (opmap_row_ascend_op_count(r)) {
@@ -98,7 +100,7 @@ static void show_row(const opmap_table *t, const opmap_row *r)
             printf("  aclnn %s", opmap_row_aclnn(r));
         if (opmap_row_api(r)[0] && (opmap_row_ascend_op(r)[0] || opmap_row_aclnn(r)[0]))
             printf("  api %s", opmap_row_api(r));
-        print_evidence(r, "ascend");
+        cli_print_evidence(r, "ascend");
         if (opmap_row_ascend_how(r)[0] && (opmap_row_ascend_op_count(r) || opmap_row_ascend_op(r)[0] ||
                                            opmap_row_aclnn(r)[0] || opmap_row_api(r)[0]))
             printf("               %s\n", opmap_row_ascend_how(r));
@@ -116,7 +118,7 @@ static void show_row(const opmap_table *t, const opmap_row *r)
     }
     if (opmap_row_dtypes(r, "dtypes", dts, sizeof(dts))) {
         printf("  dtypes:      input 0: %s", dts);
-        print_evidence(r, "dtypes");
+        cli_print_evidence(r, "dtypes");
     }
     for (i = 0; i < opmap_row_input_count(r); i++) {
         opmap_row_input_info in = { .size = sizeof(in) };
@@ -126,7 +128,7 @@ static void show_row(const opmap_table *t, const opmap_row *r)
         opmap_row_dtypes(r, fact, dts, sizeof(dts));
         printf("  dtypes:      input %u%s%s%s: %s", in.index, in.name[0] ? " (" : "", in.name,
                in.name[0] ? ")" : "", dts);
-        print_evidence(r, fact);
+        cli_print_evidence(r, fact);
     }
     for (i = 0; i < opmap_table_soc_count(t); i++) {
         const char *soc = "", *note = "";
@@ -154,22 +156,23 @@ static void show_row(const opmap_table *t, const opmap_row *r)
         }
         if (opmap_row_dtypes(r, fact, dts, sizeof(dts)))
             printf("; input 0: %s", dts);
-        print_evidence(r, fact);
+        cli_print_evidence(r, fact);
     }
     for (i = 0; i < OPMAP_FLAG_COUNT; i++) {
         snprintf(fact, sizeof(fact), "flags.%s", opmap_flag_name((unsigned)i));
         if (!(opmap_row_flags(r) & (1u << i)))
             continue;
         printf("  flag:        %s", opmap_flag_name((unsigned)i));
-        print_evidence(r, fact);
+        cli_print_evidence(r, fact);
     }
     for (i = 0; i < opmap_row_constraint_count(r); i++) {
         snprintf(fact, sizeof(fact), "constraints.%zu", i);
         item = "";
         opmap_row_constraint_message(r, i, &item);
         printf("  constraint:  %s", item);
-        print_evidence(r, fact);
+        cli_print_evidence(r, fact);
     }
+    cli_show_graph(t, r);
     if (opmap_row_hint(r)[0])
         printf("  hint:        %s\n", opmap_row_hint(r));
     if (opmap_row_notes(r)[0])
@@ -314,6 +317,7 @@ static int stats(opmap_ctx *ctx, const char *path)
            rows ? 100.0 * (double)cited / (double)rows : 0.0);
     print_tally("DOMAIN", domains, 0);
     print_tally("CHIP (per-chip answers)", socs, 1);
+    cli_graph_stats(t);
     printf("\n%-28s %8s\n", "SOURCE", "ROWS");
     for (i = 0; cites && i < opmap_table_source_count(t); i++) {
         opmap_source_info s = { .size = sizeof(s) };
@@ -376,6 +380,8 @@ static uint64_t lint_evidence(const opmap_table *t)
             snprintf(fact, sizeof(fact), "constraints.%zu", j);
             bad += (uint64_t)unproven(t, r, fact, "a constraint");
         }
+        if (opmap_row_evidence(r, "graph"))
+            bad += (uint64_t)unproven(t, r, "graph", "the graph-mode answer");
         for (j = 0; j < opmap_row_soc_count(r); j++) {
             opmap_row_soc_info rs = { .size = sizeof(rs) };
             if (opmap_row_soc(r, j, &rs) != OPMAP_OK || rs.status < 0)

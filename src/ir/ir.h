@@ -176,6 +176,10 @@ typedef struct ir_node {
      * for those graphs. NULL elsewhere. */
     const char **flow_in, **flow_out;
     uint32_t n_flow_in, n_flow_out;
+    /* TorchScript archives: every output is a scalar, a string, or a list, tuple or
+     * optional of them (`int = aten::sub(%a, %b)`: the interpreter's arithmetic, no tensor
+     * computed); printed graphs say it in out_types instead */
+    uint8_t scalar_out;
 } ir_node;
 
 typedef struct ir_graph {

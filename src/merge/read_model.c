@@ -156,6 +156,7 @@ static int copy_header(rr *r, opmap_result *res, const rr_header *h)
 {
     om_arena *A = &res->arena;
     size_t c;
+    res->mode = h->mode;
     if (!(res->table_origin = om_arena_strdup(A, h->table_origin)) ||
         !(res->table_name = om_arena_strdup(A, h->table_name)) ||
         !(res->table_version = om_arena_strdup(A, h->table_version)) ||

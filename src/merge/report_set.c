@@ -175,15 +175,30 @@ static int read_socs(opmap_report_set *s, rr *r, const oj_value *root, rr_header
     return OPMAP_OK;
 }
 
-/* The header of a report of no model: "table" {}, no chips, no socs, target "". */
+static const char *mode_name(int i) { return opmap_mode_name(i); }
+
+/* "mode": how the scans answered (--mode); every report the first one's. */
+static int read_mode(opmap_report_set *s, rr *r, const oj_value *root, rr_header *h)
+{
+    int rc = rr_name(r, root, "mode", mode_name, 2, &h->mode);
+    if (!rc && s->have_header && h->mode != s->h.mode)
+        return rr_fail(r, oj_get(root, "mode"), "mode", "'%s', where the first report has '%s' "
+                       "(--mode: a report answered for another mode)", opmap_mode_name(h->mode),
+                       opmap_mode_name(s->h.mode));
+    return rc;
+}
+
+/* The header of a report of no model: "table" {}, no chips, no socs, target "", and a
+ * mode that is one but says nothing (the writer has no result to take it from). */
 static int headerless(rr *r, const oj_value *root, rr_header *h)
 {
     const oj_value *chips, *socs, *tnpu;
     const char *target;
-    int rc;
+    int rc, mode;
     rr_at(r, "", SIZE_MAX);
     if ((rc = rr_arr(r, root, "chips", &chips)) || (rc = rr_arr(r, root, "socs", &socs)) ||
-        (rc = rr_obj(r, root, "torch_npu", &tnpu)))
+        (rc = rr_obj(r, root, "torch_npu", &tnpu)) ||
+        (rc = rr_name(r, root, "mode", mode_name, 2, &mode)))
         return rc;
     rr_at(r, "torch_npu", SIZE_MAX);
     if ((rc = rr_str(r, tnpu, "target", NULL, &target)))
@@ -231,7 +246,7 @@ static int read_header(opmap_report_set *s, rr *r, const oj_value *root, rr_head
         (rc = rr_str(r, tnpu, "target", &s->arena, &h->tnpu_target)))
         return rc;
     rr_at(r, "", SIZE_MAX);
-    if ((rc = rr_arr(r, root, "chips", &chips)))
+    if ((rc = read_mode(s, r, root, h)) || (rc = rr_arr(r, root, "chips", &chips)))
         return rc;
     h->table_origin = opmap_table_origin(t);
     h->table_name = opmap_table_name(t);

@@ -24,7 +24,7 @@ int om_report_csv(const om_report_in *in, om_out *o)
     char step[1024];
     const opmap_result *r0 = in->count ? in->results[0] : NULL;
     int verified = om_report_verified(in); /* a last column, with device results */
-    size_t cells = 6 + (r0 ? r0->n_chips : 0) + 4 + (in->day_rate > 0) + 8 + 2 + verified;
+    size_t cells = 6 + (r0 ? r0->n_chips : 0) + 4 + (in->day_rate > 0) + 8 + 3 + verified;
     om_out_str(o, "verdict,coverage,model,domain,op_type,opset,since_version,status");
     for (c = 0; r0 && c < r0->n_chips; c++) {
         om_out_str(o, ",");
@@ -34,7 +34,7 @@ int om_report_csv(const om_report_in *in, om_out *o)
     if (in->day_rate > 0)
         om_out_str(o, ",cost_expected");
     om_out_str(o, ",flags,unpublished,ascend_op,becomes,engine,reasons,hint,first_node,"
-                  "torch_npu_target,model_torch_npu_min");
+                  "torch_npu_target,model_torch_npu_min,mode");
     om_out_str(o, verified ? ",verified\r\n" : "\r\n");
     /* the overall headline first (docs/reports.md): verdict and coverage, no other cell */
     om_out_printf(o, "%s,", om_readiness_label(in->overall.readiness));
@@ -110,6 +110,8 @@ int om_report_csv(const om_report_in *in, om_out *o)
             om_out_csv(o, r->tnpu_target);
             om_out_str(o, ",");
             om_out_csv(o, r->tnpu_needed);
+            om_out_str(o, ",");
+            om_out_str(o, opmap_mode_name(r->mode));
             if (verified) {
                 om_verify_summary(op, step, sizeof(step));
                 om_out_str(o, ",");
@@ -131,7 +133,9 @@ int om_report_csv(const om_report_in *in, om_out *o)
             om_out_str(o, ",");
         om_out_str(o, ",");
         om_out_csv(o, msg);
-        om_out_str(o, verified ? ",,,\r\n" : ",,\r\n");
+        /* hint, first_node, torch_npu_target, model_torch_npu_min, mode (and verified):
+         * as wide as the rest */
+        om_out_str(o, verified ? ",,,,,,\r\n" : ",,,,,\r\n");
     }
     return OPMAP_OK;
 }

@@ -610,6 +610,10 @@ static void tnpu_header(om_out *o, const om_report_in *in)
         om_out_str(o, " &middot; answered for torch_npu ");
         om_out_html(o, om_report_tnpu_target(in));
     }
+    if (om_report_mode(in) == OPMAP_MODE_GRAPH) {
+        om_out_str(o, " &middot; mode ");
+        om_out_html(o, om_report_graph_mode_text);
+    }
     om_out_str(o, " &middot; minimum torch_npu ");
     if (!need) {
         om_out_str(o, "none stated");

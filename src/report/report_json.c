@@ -854,6 +854,7 @@ int om_report_json(const om_report_in *in, om_out *out)
         jw_string(&w, in->results[0]->chips[i]);
     jw_end_array(&w);
     tnpu_json(&w, in);
+    jw_kstring(&w, "mode", opmap_mode_name(om_report_mode(in)));
     socs_json(&w, in);
     jw_key(&w, "models");
     jw_array(&w);

@@ -133,6 +133,8 @@ static void problem_suite(om_out *o, const om_report_in *in, size_t failing)
  * minimum and the operator that sets it ("" when no row gives a range). */
 static void tnpu_properties(om_out *o, const opmap_result *r)
 {
+    if (r->mode == OPMAP_MODE_GRAPH)
+        om_out_str(o, "<property name=\"mode\" value=\"graph\"/>");
     if (r->tnpu_target[0]) {
         om_out_str(o, "<property name=\"torch_npu_target\" value=\"");
         om_out_xml(o, r->tnpu_target);

@@ -182,13 +182,10 @@ static void unpublished_note(om_out *o, const om_report_in *in)
                       "scanned for: counted apart, not in the effort.\n", n, n == 1 ? "" : "s");
 }
 
-int om_report_markdown(const om_report_in *in, om_out *o)
+/* "**CI gate: PASS** · chips ... · table ... · answered for ...": what was answered. */
+static void gate_line(om_out *o, const om_report_in *in)
 {
-    const om_portfolio *p = in->portfolio;
-    size_t i, j, c, listed = 0;
-    char step[1024];
-    om_out_str(o, "## opmap: Ascend migration report\n\n");
-    headline(o, in);
+    size_t c;
     om_out_printf(o, "**CI gate: %s**",
                   opmap_verdict_incomplete(in->verdict) ? "FAIL (incomplete)"
                   : opmap_verdict_passed(in->verdict) ? "PASS" : "FAIL");
@@ -207,7 +204,19 @@ int om_report_markdown(const om_report_in *in, om_out *o)
             om_out_str(o, " · answered for torch_npu ");
             om_out_md(o, om_report_tnpu_target(in));
         }
+        if (om_report_mode(in) == OPMAP_MODE_GRAPH)
+            om_out_printf(o, " · mode %s", om_report_graph_mode_text);
     }
+}
+
+int om_report_markdown(const om_report_in *in, om_out *o)
+{
+    const om_portfolio *p = in->portfolio;
+    size_t i, j, listed = 0;
+    char step[1024];
+    om_out_str(o, "## opmap: Ascend migration report\n\n");
+    headline(o, in);
+    gate_line(o, in);
     om_out_str(o, "\n\n| Model | Verdict | Coverage | Operators | Unmapped | Rewrite | Partial "
                   "| Effort, person-days | Unpublished |\n|---|---|---:|---:|---:|---:|---:|---|---:|\n");
     for (i = 0; i < in->count; i++) {

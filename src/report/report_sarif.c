@@ -257,6 +257,8 @@ static void tnpu_properties(jsonw *w, const om_report_in *in)
     size_t i;
     jw_key(w, "properties");
     jw_object(w);
+    if (om_report_mode(in) == OPMAP_MODE_GRAPH)
+        jw_kstring(w, "mode", "graph");
     jw_key(w, "torch_npu");
     jw_object(w);
     om_report_tnpu_members(w, in);

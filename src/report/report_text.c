@@ -363,7 +363,8 @@ static void verified_count_line(om_out *o, const opmap_result *r)
 }
 
 /* "  torch_npu: answered for 2.1; needs 2.7 or later (aten::x)": the version answered for
- * (--torch-npu) and the oldest line with a kernel for every operator. */
+ * (--torch-npu) and the oldest line with a kernel for every operator; then the mode, when
+ * it is graph. */
 static void tnpu_line(om_out *o, const opmap_result *r)
 {
     om_out_str(o, "  torch_npu: ");
@@ -381,6 +382,8 @@ static void tnpu_line(om_out *o, const opmap_result *r)
     } else {
         om_out_str(o, "no minimum version (no operator's row gives a torch_npu range)\n");
     }
+    if (r->mode == OPMAP_MODE_GRAPH)
+        om_out_printf(o, "  mode: %s\n", om_report_graph_mode_text);
 }
 
 /* The portfolio's: the version answered for, the newest minimum and each model's. */
@@ -627,6 +630,8 @@ static void portfolio_block(om_out *o, const om_report_in *in, int colour)
     effort_line(o, in, "effort, models added up separately:", p->separately);
     source_share(o, in);
     tnpu_portfolio(o, in);
+    if (om_report_mode(in) == OPMAP_MODE_GRAPH)
+        om_out_printf(o, "  mode: %s\n", om_report_graph_mode_text);
     om_out_printf(o, "\n  %-10s %-40s %6s %9s  %s\n", "STATUS", "OPERATOR", "MODELS", "INSTANCES",
                   "ON ASCEND");
     for (i = 0; i < p->n; i++) {

@@ -1,5 +1,6 @@
 /*
- * report/torch_npu_need.c - the newest of the models' minimum torch_npu lines.
+ * report/torch_npu_need.c - the newest of the models' minimum torch_npu lines, and the mode
+ * the models were answered for.
  */
 #include "scan/result_internal.h"
 #include "table/npu_version.h"
@@ -22,6 +23,15 @@ const opmap_result *om_report_tnpu_needed(const om_report_in *in)
     }
     return best;
 }
+
+int om_report_mode(const om_report_in *in)
+{
+    return in->count ? in->results[0]->mode : OPMAP_MODE_EAGER;
+}
+
+const char om_report_graph_mode_text[] =
+    "graph (torch.compile with torchair: each ATen operator also needs a torchair GE converter "
+    "that does not raise)";
 
 const char *om_report_tnpu_target(const om_report_in *in)
 {

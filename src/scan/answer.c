@@ -1,8 +1,9 @@
 /*
  * scan/answer.c - one instance answered on every chip scanned for: the chip's answer, the
- * table's constraints that hold (rules/constraints.h), the kernels' input dtypes under
- * ATC's precision mode, unpublished chips; each reason kept once per operator with the
- * evidence behind it.
+ * torch_npu version and graph mode (torchair's converters) answered for, the table's
+ * constraints that hold (rules/constraints.h), the kernels' input dtypes under ATC's
+ * precision mode, unpublished chips; each reason kept once per operator with the evidence
+ * behind it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -243,14 +244,48 @@ static int check_torch_npu(group *g, opmap_op *op, const om_visit *v, int *inst)
                       res->n_chips >= 64 ? ~0ull : (1ull << res->n_chips) - 1, v->path, &w);
 }
 
+/* The instance's worst status over the chips, those nobody published an answer for left
+ * out unless every chip is one. */
+static int worst_of(const opmap_op *op, const int *inst, size_t n_chips)
+{
+    size_t c;
+    int worst = OPMAP_OP_STRUCTURAL;
+    for (c = 0; c < n_chips; c++)
+        if (inst[c] > worst && (!op->chip_unknown[c] || op->all_unknown))
+            worst = inst[c];
+    return worst;
+}
+
+/*
+ * Graph mode (graph_mode.c): the worse of the eager answer and what torchair's converters
+ * do with the instance, on every chip (torchair converts the same graph for all of them).
+ */
+static int check_graph(group *g, opmap_op *op, const om_visit *v, int *inst)
+{
+    const opmap_result *res = g->res;
+    om_graph_verdict gv;
+    size_t c;
+    why w;
+    if (!om_graph_applies(res) || !om_graph_verdict_of(g->table, op->row, v->node, &gv))
+        return OPMAP_OK;
+    for (c = 0; c < res->n_chips; c++)
+        if (gv.status > inst[c])
+            inst[c] = gv.status;
+    w = from_evidence(gv.ev);
+    return add_reason(g, op, gv.message, gv.actual, gv.status, 0,
+                      res->n_chips >= 64 ? ~0ull : (1ull << res->n_chips) - 1, v->path, &w);
+}
+
 /*
  * One instance on every chip: the chip's answer, then each constraint that holds (worst
  * wins), then whether the kernels take its input dtypes. A chip whose answer nobody
  * published is evaluated on the row's general answer like the others, but finish_ops()
- * leaves it out of the operator's status: it is counted apart, never charged.
- * Returns the instance's worst status over the chips.
+ * leaves it out of the operator's status: it is counted apart, never charged. Graph mode
+ * comes last. Returns the instance's worst status over the chips; *placed is the one its
+ * placement follows (the eager answer).
  */
-int om_scan_evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *rc)
+int om_scan_evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *placed,
+                     int *rc)
 {
     const opmap_result *res = g->res;
     const opmap_row *row = op->row;
@@ -313,13 +348,15 @@ int om_scan_evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *
                               -1, 0, unknown, v->path, &no_evidence)))
             return worst;
     }
-    for (c = 0; c < res->n_chips; c++) {
+    /* where it runs is the eager answer: in graph mode an operator torchair cannot convert
+     * still runs on the NPU, outside the compiled graph */
+    *placed = worst_of(op, inst, res->n_chips);
+    if ((*rc = check_graph(g, op, v, inst)))
+        return worst;
+    for (c = 0; c < res->n_chips; c++)
         if (inst[c] > op->chip_status[c])
             op->chip_status[c] = inst[c];
-        if (inst[c] > worst && (!op->chip_unknown[c] || op->all_unknown))
-            worst = inst[c];
-    }
-    return worst;
+    return worst_of(op, inst, res->n_chips);
 }
 
 const char *om_scan_sources(om_arena *A, const om_evidence *ev)

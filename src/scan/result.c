@@ -114,6 +114,12 @@ int opmap_result_chip_part(const opmap_result *r, size_t i, const char **out)
 }
 const char *opmap_result_torch_npu(const opmap_result *r) { return r->torch_npu; }
 const char *opmap_result_torch_npu_target(const opmap_result *r) { return r->tnpu_target; }
+int opmap_result_mode(const opmap_result *r) { return r ? r->mode : OPMAP_MODE_EAGER; }
+
+const char *opmap_mode_name(int mode)
+{
+    return mode == OPMAP_MODE_EAGER ? "eager" : mode == OPMAP_MODE_GRAPH ? "graph" : "?";
+}
 const char *opmap_result_torch_npu_needed(const opmap_result *r) { return r->tnpu_needed; }
 const char *opmap_result_torch_npu_needed_by(const opmap_result *r) { return r->tnpu_needed_by; }
 const char *opmap_result_cann(const opmap_result *r) { return r->cann; }

@@ -177,6 +177,7 @@ struct opmap_result {
     /* the table and the chips answered for */
     const char *table_origin, *table_name, *table_version, *torch_npu, *cann;
     const char *tnpu_target;  /* opmap_scan_options.torch_npu as given, or "" */
+    int mode;                 /* opmap_scan_options.mode: OPMAP_MODE_EAGER or _GRAPH */
     const char *tnpu_needed;  /* newest torch_npu.min of the rows matched, or "" */
     const char *tnpu_needed_by; /* "domain::name" of the first op (report order) needing it */
     const char **chips;

@@ -60,7 +60,7 @@ static int on_instance(void *payload, const om_visit *v)
     const ir_node *n = v->node;
     opmap_op *op;
     const char **slot;
-    int inst[64], rc, worst;
+    int inst[64], rc, placed = OPMAP_OP_STRUCTURAL;
     size_t j;
 
     if ((rc = om_risks_call(res, v)) != 0) /* structure, not an operator */
@@ -88,7 +88,7 @@ static int on_instance(void *payload, const om_visit *v)
             !(*slot = om_arena_printf(&res->arena, "%s:%u", n->src_file, (unsigned)n->src_line)))
             return om_scan_oom(g);
     }
-    worst = om_scan_evaluate(g, op, v, inst, &rc);
+    om_scan_evaluate(g, op, v, inst, &placed, &rc);
     if (rc)
         return rc;
     for (j = 0; g->advice && j < g->table->n_advice; j++)
@@ -99,7 +99,7 @@ static int on_instance(void *payload, const om_visit *v)
         return rc;
     if ((rc = om_scan_verify_instance(g, op, v)))
         return rc;
-    return segment(g, op, v, worst);
+    return segment(g, op, v, placed);
 }
 
 static int on_note(void *payload, const char *message, const char *path)
@@ -317,8 +317,13 @@ int om_scan_begin(group *g, opmap_result **resp, opmap_ctx *ctx, const char *nam
     if (opts && opts->weights && opts->weights->version != OPMAP_WEIGHTS_VERSION)
         return om_fail(err, OPMAP_EINVAL, NULL, "opmap_scan: weights version %u, expected %u",
                        opts->weights->version, OPMAP_WEIGHTS_VERSION);
+    if (opts && opts->version >= 3 && opts->mode != OPMAP_MODE_EAGER &&
+        opts->mode != OPMAP_MODE_GRAPH)
+        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_scan: mode %d, expected OPMAP_MODE_EAGER "
+                       "or OPMAP_MODE_GRAPH", opts->mode);
     if (!(res = om_result_new(ctx)))
         return om_fail(err, OPMAP_ENOMEM, name, "out of memory");
+    res->mode = opts && opts->version >= 3 ? opts->mode : OPMAP_MODE_EAGER;
     g->res = res;
     g->table = table;
     g->weights = opts ? opts->weights : NULL;

@@ -59,9 +59,11 @@ const om_soc_answer *om_scan_soc_answer(const opmap_row *row, uint32_t soc);
 const char *om_scan_join(om_arena *A, const char *const *items, size_t n, const char *sep);
 
 /* answer.c: one instance on every chip: fills inst[chip], records reasons on op, returns
- * the instance's worst status (*rc: OPMAP_OK or the error); the source ids of a fact,
- * joined for a result. */
-int om_scan_evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *rc);
+ * the instance's worst status and sets *placed to the worst its placement follows, the
+ * eager answer (*rc: OPMAP_OK or the error); the source ids of a fact, joined for a
+ * result. */
+int om_scan_evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *placed,
+                     int *rc);
 const char *om_scan_sources(om_arena *A, const om_evidence *ev);
 
 /* torch_npu.c: the version to answer for, from the options (NULL: none; EINVAL for one
@@ -92,6 +94,21 @@ int om_scan_verify_begin(group *g, const struct opmap_results *results);
 int om_scan_verify_instance(group *g, opmap_op *op, const om_visit *v);
 int om_scan_verify_finish(group *g, opmap_op *op);
 void om_scan_verify_end(group *g);
+
+/* graph_mode.c: graph mode (opmap_scan_options.mode). om_graph_applies: the result is in
+ * graph mode and its model a TorchScript or torch.export one (ONNX is never compiled by
+ * torch.compile). om_graph_verdict_of: what torchair's converters do with instance n of
+ * row: 1 with *out filled (status OPMAP_OP_PARTIAL/REWRITE, or -1 for a note), 0 when
+ * nothing is to be said (converted, structural, no graph answer). */
+typedef struct om_graph_verdict {
+    int status;
+    char message[512];
+    char actual[192];
+    const om_evidence *ev;
+} om_graph_verdict;
+int om_graph_applies(const opmap_result *res);
+int om_graph_verdict_of(const opmap_table *t, const opmap_row *row, const ir_node *n,
+                        om_graph_verdict *out);
 
 /* model_copy.c: the model facts a result keeps (ENOMEM on failure). */
 int om_scan_copy_model(opmap_result *res, const ir_model *m);

@@ -112,6 +112,41 @@ typedef struct om_advice_rule {
     uint32_t line;
 } om_advice_rule;
 
+/*
+ * An ATen row's graph-mode answer (docs/table-format.md, "graph"): what torchair's GE
+ * converters, which torch.compile with torchair turns each FX node into GE operators
+ * with, do with the operator.
+ */
+enum { OM_GRAPH_ABSENT = 0,   /* the row gives no graph-mode answer */
+       OM_GRAPH_IMPLEMENTED,  /* every overload a graph can hold is converted */
+       OM_GRAPH_PARTIAL,      /* some overloads or inputs only */
+       OM_GRAPH_STUB,         /* registered, but every converter only raises */
+       OM_GRAPH_NONE,         /* no converter registered */
+       OM_GRAPH_DECOMPOSED,   /* PyTorch decomposes it before torchair sees it */
+       OM_GRAPH_COUNT };
+
+/* "implemented", "partial", "stub", "none", "decomposed"; "" for OM_GRAPH_ABSENT. */
+const char *om_graph_status_name(int status);
+
+/* One overload torchair registers a converter for. */
+typedef struct om_graph_ov {
+    const char *name;          /* "Tensor", "default", ... */
+    uint8_t status;            /* OM_GRAPH_IMPLEMENTED, _PARTIAL or _STUB */
+    uint8_t counted;           /* it is one of those the row's status is answered on */
+} om_graph_ov;
+
+typedef struct om_graph {
+    uint8_t status;            /* OM_GRAPH_*; ABSENT when the row has no `graph:` */
+    uint32_t declared;         /* Support cases torchair declares over the overloads */
+    const char *via;           /* the ATen op whose converters answer (in-place ->
+                                  functional, a curated alias), or NULL */
+    const char *where;         /* "path:line" of its first registration, or NULL */
+    const char *note;
+    om_graph_ov *ovs;          /* sorted by name */
+    size_t n_ovs;
+    om_evidence ev;
+} om_graph;
+
 struct opmap_row {
     const char *domain, *op;
     int64_t since;             /* 0 when unversioned */
@@ -138,6 +173,7 @@ struct opmap_row {
     om_evidence ev_flags[OPMAP_FLAG_COUNT];
     om_input_dtypes *inputs;   /* per-input dtype lists (input 0 may also be `dtypes`) */
     size_t n_inputs;
+    om_graph graph;            /* graph mode (torchair), ATen rows only */
 };
 
 typedef struct om_source {
@@ -233,6 +269,12 @@ int om_table_index(opmap_table *t, size_t *row_a, size_t *row_b);
  */
 int om_table_find_soc(const opmap_table *t, const char *name, size_t len, size_t *family,
                       const char **part);
+
+/* table_graph.c: a row's `graph:` mapping (its grade and sources are the caller's:
+ * table_load.c reads them as every fact's evidence). */
+struct yr;
+struct yt_node;
+int om_graph_parse(struct yr *y, const struct yt_node *map, om_graph *out);
 
 /* Flag bit for a table flag name, or 0. */
 unsigned om_flag_from_name(const char *name);

@@ -934,12 +934,25 @@ static int check_version(ld *l, const yt_node *v, const char *what)
     return OPMAP_OK;
 }
 
+/* `graph:` (table_graph.c), on ATen rows only: torchair converts ATen operators; its
+ * grade and sources are read as any fact's evidence. */
+static int parse_graph(ld *l, const yt_node *n, opmap_row *row)
+{
+    int rc;
+    if (strcmp(row->domain, "aten") != 0)
+        return yr_bad(&l->y, n, "graph: only ATen rows have a graph-mode answer (torchair "
+                                "converts ATen operators), not %s", row->domain);
+    if ((rc = om_graph_parse(&l->y, n, &row->graph)))
+        return rc;
+    return parse_evidence_keys(l, n, &row->graph.ev);
+}
+
 static int parse_row(ld *l, const yt_node *e, opmap_row *row)
 {
     static const char *const keys[] = { "domain", "op", "since", "overloads", "torch_npu",
                                         "status", "ascend", "socs", "dtypes", "flags",
                                         "constraints", "hint", "notes", "sources", "curated",
-                                        "evidence", "inputs", NULL };
+                                        "evidence", "inputs", "graph", NULL };
     const yt_node *n;
     int rc;
     if ((rc = yr_kind(&l->y, e, YT_MAP, "an ops row")) || (rc = yr_keys(&l->y, e, keys, "a row")))
@@ -1018,7 +1031,7 @@ static int parse_row(ld *l, const yt_node *e, opmap_row *row)
                          "the reason", row->domain, row->op);
     if ((n = yt_get(e, "evidence")) && (rc = parse_row_evidence(l, n, row)))
         return rc;
-    return OPMAP_OK;
+    return (n = yt_get(e, "graph")) ? parse_graph(l, n, row) : OPMAP_OK;
 }
 
 /* ---- index: (domain, op) -> rows sorted by since ---- */

@@ -743,9 +743,9 @@ class TorchNpu(unittest.TestCase):
         props = sarif["runs"][0]["invocations"][0]["properties"]["torch_npu"]
         self.assertEqual(props["needed"], self.first)
         csv_lines = run("scan", "--format", "csv", self.graph).stdout.splitlines()
-        self.assertTrue(csv_lines[0].endswith(",torch_npu_target,model_torch_npu_min"))
+        self.assertTrue(csv_lines[0].endswith(",torch_npu_target,model_torch_npu_min,mode"))
         # csv_lines[1] is the overall headline row: verdict and coverage, no other cell
-        self.assertTrue(all(l.endswith(',"","%s"' % self.first) for l in csv_lines[2:]))
+        self.assertTrue(all(l.endswith(',"","%s",eager' % self.first) for l in csv_lines[2:]))
 
     def test_portfolio_minimum_per_model_and_overall(self):
         proc, rep = scan_json(self.graph, model("test_relu"))

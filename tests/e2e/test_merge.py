@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """`opmap merge`: JSON reports of shards of a real tree give, in every format, the bytes one
 scan over the whole tree gives (stdout, stderr and exit code too); the gate's options apply
-to the merge as to the scan; reports of another schema, opmap version, table or chip list,
-overlapping shards, edited totals and malformed JSON are refused with exit 3; the xargs -P
+to the merge as to the scan; reports of another schema, opmap version, table, chip list or
+mode, overlapping shards, edited totals and malformed JSON are refused with exit 3; the xargs -P
 recipe of docs/scale.md is run as written there.
 
 Usage: test_merge.py OPMAP_BINARY   (run by ctest)
@@ -123,6 +123,26 @@ class Shards(unittest.TestCase):
         self.assertTrue("--soc_version=Ascend910B3" in merged.stdout, "the part's ATC command")
         self.refused(shards[0], self.shard_reports[2], why="--torch-npu")
 
+    def test_graph_mode_kept_and_mixed_modes_refused(self):
+        """Shards scanned in graph mode (--mode graph) merge to the bytes one graph-mode scan
+        writes, in every format; a report of the other mode is refused, either way round."""
+        shards = []
+        for i, dirs in enumerate(SHARDS[2:]):
+            out = os.path.join(self.tmp, "graph-%d.json" % i)
+            run("scan", "-q", "--mode", "graph", "--format", "json", "-o", out, *dirs)
+            shards.append(out)
+        for fmt in FORMATS:
+            one = run("scan", "-q", "--mode", "graph", "--format", fmt, *(SHARDS[2] + SHARDS[3]))
+            merged = run("merge", "--format", fmt, *shards)
+            self.assertEqual(one.stdout, merged.stdout, fmt)
+            self.assertEqual((one.returncode, one.stderr), (merged.returncode, merged.stderr))
+        self.assertEqual(json.loads(run("merge", "--format", "json", *shards).stdout)["mode"],
+                         "graph")
+        self.refused(shards[0], self.shard_reports[0],
+                     why="mode: 'eager', where the first report has 'graph' (--mode")
+        self.refused(self.shard_reports[0], shards[1],
+                     why="mode: 'graph', where the first report has 'eager' (--mode")
+
     def test_one_report_merges_to_itself(self):
         out = os.path.join(self.tmp, "self.json")
         proc = run("merge", "--format", "json", "-o", out, self.shard_reports[1])
@@ -204,7 +224,7 @@ class Shards(unittest.TestCase):
 
     def test_scan_options_refused(self):
         for option in (["--soc", "all"], ["--weight", "partial=1"], ["-j", "2"],
-                       ["--torch-npu", "2.6"], ["--files-from", "-"]):
+                       ["--torch-npu", "2.6"], ["--files-from", "-"], ["--mode", "graph"]):
             with self.subTest(option):
                 proc = run("merge", *option, self.shard_reports[0])
                 self.assertEqual(proc.returncode, 2)

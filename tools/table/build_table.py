@@ -36,6 +36,8 @@ import import_ort_cann
 import import_surgeon
 import import_torch_npu_docs
 import import_torch_npu_native
+import import_torchair
+import graph_mode
 from _common import HERE, ROOT, TABLE_DTYPES, load_sources_config, version_key
 
 TABLE_VERSION = "2026.08.22"        # date of the newest pinned snapshot
@@ -1016,6 +1018,9 @@ def q(s):
     return json.dumps(s, ensure_ascii=False)
 
 
+# the graph-mode answer's keys, in the order written (docs/table-format.md, "graph")
+GRAPH_KEYS = ["status", "via", "declared", "implemented", "partial", "stub", "counted", "where",
+              "note", "grade", "sources"]
 WHEN_ORDER = ["attr", "arg", "input", "output", "default", "grade", "index", "name"]
 
 
@@ -1083,6 +1088,10 @@ def emit_row(r, out):
         w("    evidence:")
         for fact, e in ev.items():
             w("      %s: %s" % (fact, flow(e)))
+    if getattr(r, "graph", None):
+        g = r.graph
+        w("    graph: {%s}" % ", ".join("%s: %s" % (k, flow(g[k])) for k in GRAPH_KEYS
+                                     if k in g and g[k] not in ([], None)))
     if r.hint:
         w("    hint: %s" % q(r.hint))
     if r.notes:
@@ -1293,6 +1302,7 @@ def load_facts(locations):
         "ort": import_ort_cann.load(locations),
         "surgeon": import_surgeon.load(locations),
         "modelzoo": import_modelzoo.load(locations),
+        "torchair": import_torchair.load(locations),
     }
 
 
@@ -1323,10 +1333,17 @@ def main(argv=None):
     b.build_torch()
     b.build_kinds()
     b.apply_curated(load_curated(args.curated))
+    n_graph = graph_mode.annotate(b, args.curated)
+    if n_graph:
+        b.curated_used["graph.yaml"] += n_graph
     b.finish()
     rows = sorted(b.rows.values(), key=lambda r: (r.domain, r.op.lower(), r.op, -1 if r.since is None else r.since))
     counts = collections.Counter(s for r in rows for s in r.sources)
     for r in rows:
+        # the graph-mode answer's sources: cited (declared, counted), not the row's own list
+        for s in getattr(r, "graph", None) and r.graph["sources"] or []:
+            if s != "curated" and s not in r.sources:
+                counts[s] += 1
         for e in r.socs.values():
             for s in e.get("sources", []):
                 if s not in r.sources:

@@ -210,6 +210,41 @@ static void also_prepare(const om_constraint *c, size_t row, size_t part)
     free(vid);
 }
 
+/* The graph-mode answer's overloads (G<row>) and evidence (Eg<row>_0). */
+static void graph_parts(const om_graph *g, size_t id)
+{
+    size_t i;
+    if (!g->status)
+        return;
+    evidence_prepare(&g->ev, id, "Eg", 0);
+    if (!g->n_ovs)
+        return;
+    fprintf(out, "static const om_graph_ov G%zu[] = {", id);
+    for (i = 0; i < g->n_ovs; i++) {
+        fprintf(out, i ? ", {" : "{");
+        str(g->ovs[i].name);
+        fprintf(out, ", %u, %u}", g->ovs[i].status, g->ovs[i].counted);
+    }
+    fprintf(out, "};\n");
+}
+
+static void graph_init(const om_graph *g, size_t id)
+{
+    if (!g->status)
+        return;
+    fprintf(out, ",\n  .graph = {.status = %u, .declared = %u, .via = ", g->status, g->declared);
+    str(g->via);
+    fprintf(out, ", .where = ");
+    str(g->where);
+    fprintf(out, ", .note = ");
+    str(g->note);
+    if (g->n_ovs)
+        fprintf(out, ", .ovs = (om_graph_ov *)G%zu, .n_ovs = %zu", id, g->n_ovs);
+    fprintf(out, ", .ev = ");
+    evidence_init(&g->ev, id, "Eg", 0);
+    fprintf(out, "}");
+}
+
 static void row_parts(const opmap_row *r, size_t id)
 {
     char name[64];
@@ -225,6 +260,7 @@ static void row_parts(const opmap_row *r, size_t id)
     evidence_prepare(&r->ev_dtypes, id, "Ed", 0);
     for (i = 0; i < OPMAP_FLAG_COUNT; i++)
         evidence_prepare(&r->ev_flags[i], id, "Ef", i);
+    graph_parts(&r->graph, id);
     for (i = 0; i < r->n_socs; i++) {
         name_of(name, sizeof(name), "A", id, i);
         str_array(name, r->socs[i].sources, r->socs[i].n_sources);
@@ -349,7 +385,9 @@ static void row_init(const opmap_row *r, size_t id)
         fprintf(out, i ? ", " : "");
         evidence_init(&r->ev_flags[i], id, "Ef", i);
     }
-    fprintf(out, "}}");
+    fprintf(out, "}");
+    graph_init(&r->graph, id);
+    fprintf(out, "}");
 }
 
 /* The table's advice entries, as ADVICE[] (nothing when it has none). */

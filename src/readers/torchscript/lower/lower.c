@@ -625,6 +625,36 @@ static int block_nodes(em *E, tsj_block *b, om_vec *v)
     return OPMAP_OK;
 }
 
+/* A type holding no tensor: scalars, strings, None, devices, and containers of them only
+ * (an unknown or class type may hold one). */
+static int type_scalar(const tsl_type *t, int depth)
+{
+    uint32_t i;
+    if (!t || depth > 8)
+        return 0;
+    switch (t->k) {
+    case TY_INT: case TY_FLOAT: case TY_BOOL: case TY_STR: case TY_NUMBER: case TY_NONE:
+    case TY_DEVICE:
+        return 1;
+    case TY_OPTIONAL: case TY_LIST: case TY_TUPLE: case TY_DICT:
+        for (i = 0; i < t->n; i++)
+            if (!type_scalar(t->el[i], depth + 1))
+                return 0;
+        return t->n > 0;
+    default:
+        return 0;
+    }
+}
+
+static int outputs_scalar(const tsj_node *x)
+{
+    uint32_t i;
+    for (i = 0; i < x->n_out; i++)
+        if (!type_scalar(x->out[i].type, 0))
+            return 0;
+    return x->n_out > 0;
+}
+
 static int fill_node(em *E, tsj_node *x, tsj_frame *cf, ir_node *in)
 {
     uint32_t i;
@@ -635,6 +665,7 @@ static int fill_node(em *E, tsj_node *x, tsj_frame *cf, ir_node *in)
     in->name = "";
     in->src_file = x->file;
     in->src_line = x->line;
+    in->scalar_out = (uint8_t)outputs_scalar(x);
     if ((rc = fill_args(E, x, in)) || (rc = fill_flow(E, x, in)))
         return rc;
     if (x->n_blk) {
