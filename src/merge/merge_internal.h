@@ -22,9 +22,7 @@ typedef struct rr {
     size_t len;
     opmap_error *err;
     const opmap_table *table; /* rows are found again by (domain, op, opset) */
-    om_source_rules **rules;  /* ... and source rules by id (Python sources): the set's,
-                                 loaded when a report first holds Python sources */
-    opmap_ctx *ctx;
+    const om_source_rules *rules; /* ... and source rules by id (Python sources): the table's */
     char where[256];          /* the field being read, e.g. "models[3].operators[1]" */
 } rr;
 

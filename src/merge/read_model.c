@@ -46,8 +46,6 @@ static int read_facts(rr *r, opmap_result *res, const oj_value *m)
     res->format = (opmap_format)format;
     res->stats.size = sizeof(res->stats);
     if (res->format == OPMAP_FORMAT_PYTHON) {
-        if (!*r->rules && (rc = om_source_rules_default(r->rules, r->ctx, r->err)))
-            return rc;
         if ((rc = rr_obj(r, m, "sources", &s)) || (rc = rr_uint(r, s, "files", &res->src_files)) ||
             (rc = rr_uint(r, s, "lines", &res->src_lines)) ||
             (rc = rr_uint(r, s, "not_scanned", &res->src_not_read)))

@@ -170,7 +170,7 @@ static int read_rule(rr *r, const oj_value *o, opmap_op *op)
     int rc;
     if ((rc = rr_str(r, o, "rule_status", NULL, &rs)) || (rc = rr_str(r, o, "grade", NULL, &grade)))
         return rc;
-    if (strcmp(op->domain, "py") != 0 || !(rule = om_source_rule_find(*r->rules, op->name)))
+    if (strcmp(op->domain, "py") != 0 || !(rule = om_source_rule_find(r->rules, op->name)))
         return rr_fail(r, o, "op_type", "%.60s::%.60s is no source rule of this opmap",
                        op->domain, op->name);
     if (op->opset != 0 || op->status != om_sr_op_status(rule->status) ||

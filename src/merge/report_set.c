@@ -22,7 +22,6 @@
 struct opmap_report_set {
     opmap_ctx *ctx;
     const opmap_table *table;
-    om_source_rules *rules;   /* the built-in source rules, for Python sources' findings */
     om_mem mem;
     om_arena arena;           /* header, problems and their errors */
     int have_header;
@@ -62,7 +61,6 @@ void opmap_report_set_free(opmap_report_set *s)
         opmap_result_free(OM_VEC_AT(&s->results, opmap_result *, i));
     om_vec_free(&s->results, &s->mem);
     om_vec_free(&s->problems, &s->mem);
-    om_source_rules_free(s->rules);
     if (s->names)
         om_dealloc(&s->mem, s->names, s->names_cap * sizeof(*s->names));
     om_arena_free(&s->arena);
@@ -540,8 +538,7 @@ int opmap_report_set_add(opmap_report_set *s, const char *name, const void *data
     r.len = size;
     r.err = err;
     r.table = s->table;
-    r.rules = &s->rules;
-    r.ctx = s->ctx;
+    r.rules = s->table->source_rules;
     om_arena_init(&tree, &s->mem, 0);
     om_vec_init(&probs, sizeof(opmap_file_problem));
     js.mem = &s->mem;

@@ -220,7 +220,7 @@ static int scan_project(opmap_result **out, opmap_ctx *ctx, const char *name, si
                         const opmap_scan_options *opts, opmap_error *err)
 {
     opmap_result *res = NULL;
-    om_source_rules *rules = NULL;
+    const om_source_rules *rules = NULL;
     project p;
     size_t i;
     int rc;
@@ -234,9 +234,7 @@ static int scan_project(opmap_result **out, opmap_ctx *ctx, const char *name, si
         rc = om_scan_oom(&p.g);
         goto done;
     }
-    if ((rc = om_source_rules_default(&rules, ctx, err)))
-        goto done;
-    p.rules = rules;
+    p.rules = rules = table->source_rules; /* loaded with the table, parsed once */
     om_vec_init(&p.sites, sizeof(py_site));
     if (om_sr_index_build(&p.ix, rules, &res->mem) != OPMAP_OK ||
         !(p.by_rule = om_calloc(&res->mem, rules->n_rules ? rules->n_rules : 1,
@@ -258,7 +256,6 @@ done:
             om_sr_index_free(&p.ix);
     }
     om_scan_end(&p.g);
-    om_source_rules_free(rules);
     if (rc != OPMAP_OK) {
         opmap_result_free(res);
         return rc;

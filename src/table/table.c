@@ -13,6 +13,7 @@
 #include "core/info.h"
 #include "ir/ir.h"
 #include "patterns.h"
+#include "source_rules.h"
 #include "table_internal.h"
 
 static const char *const status_names[OPMAP_OP_STATUS_COUNT] = {
@@ -47,15 +48,20 @@ opmap_table *om_table_new(opmap_ctx *ctx, const char *origin)
     return t;
 }
 
-int om_table_patterns(opmap_table *t, opmap_error *err)
+int om_table_builtins(opmap_table *t, opmap_error *err)
 {
     char msg[sizeof(err->message)];
+    const char *what = "the built-in patterns (data/patterns.yaml)";
     int rc = om_patterns_default(&t->patterns, t->ctx, err);
+    if (rc == OPMAP_OK) {
+        what = "the built-in source rules (data/source_rules.yaml)";
+        rc = om_source_rules_default(&t->source_rules, t->ctx, err);
+    }
     if (rc == OPMAP_OK || !err)
         return rc;
     /* the table could not be loaded: say so under its name, whatever part failed */
     snprintf(msg, sizeof(msg), "%s", err->message);
-    return om_fail(err, rc, t->origin, "the built-in patterns (data/patterns.yaml): %.400s", msg);
+    return om_fail(err, rc, t->origin, "%s: %.400s", what, msg);
 }
 
 static int load(opmap_table **out, opmap_ctx *ctx, const void *data, size_t size,
@@ -67,7 +73,7 @@ static int load(opmap_table **out, opmap_ctx *ctx, const void *data, size_t size
         return om_fail(err, OPMAP_ENOMEM, origin, "out of memory");
     rc = om_table_parse(t, data, size, &ctx->limits, err);
     if (rc == OPMAP_OK)
-        rc = om_table_patterns(t, err);
+        rc = om_table_builtins(t, err);
     if (rc != OPMAP_OK) {
         opmap_table_free(t);
         return rc;
@@ -112,6 +118,7 @@ void opmap_table_free(opmap_table *t)
     if (!t)
         return;
     om_patterns_free(t->patterns);
+    om_source_rules_free(t->source_rules);
     om_arena_free(&t->arena);
     om_ctx_release(t->ctx, t);
 }

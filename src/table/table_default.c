@@ -41,7 +41,7 @@ int opmap_table_load_default(opmap_table **out, opmap_ctx *ctx, opmap_error *err
     t->n_rows = b->n_rows;
     t->advice = b->advice;
     t->n_advice = b->n_advice;
-    if ((rc = om_table_patterns(t, err)) != OPMAP_OK) {
+    if ((rc = om_table_builtins(t, err)) != OPMAP_OK) {
         opmap_table_free(t);
         return rc;
     }

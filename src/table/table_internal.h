@@ -218,15 +218,16 @@ struct opmap_table {
     size_t n_advice;
     om_key_slot *index;
     size_t index_cap;
-    struct om_patterns *patterns; /* the built-in patterns (data/patterns.yaml), loaded with
-                                     the table so scans sharing it parse them once */
+    struct om_patterns *patterns; /* the built-in patterns (data/patterns.yaml) and source   */
+    struct om_source_rules *source_rules; /* rules (data/source_rules.yaml), loaded with it */
 };
 
 /* A new, empty table (ctx, mem, arena and origin set up), or NULL. */
 opmap_table *om_table_new(opmap_ctx *ctx, const char *origin);
 
-/* Loads the built-in patterns into t (table.c); a failure is reported under t's origin. */
-int om_table_patterns(opmap_table *t, opmap_error *err);
+/* Loads the built-in patterns and source rules into t (table.c), so every scan sharing the
+ * table parses them once; a failure is reported under t's origin. */
+int om_table_builtins(opmap_table *t, opmap_error *err);
 
 /* Loads `data` into `t` (ctx, mem, arena, origin set up). */
 int om_table_parse(opmap_table *t, const unsigned char *data, size_t size,
