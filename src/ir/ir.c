@@ -47,6 +47,22 @@ int64_t ir_opset_version(const ir_opset *opsets, size_t n, const char *domain)
     return 0;
 }
 
+int ir_node_scalar_only(const ir_node *n)
+{
+    uint32_t i;
+    if (n->scalar_out)
+        return 1;
+    if (!n->out_types || !n->n_outputs)
+        return 0;
+    for (i = 0; i < n->n_outputs; i++) {
+        int k = n->out_types[i].kind;
+        if (k != IR_TYPE_OTHER && k != IR_TYPE_SEQUENCE && k != IR_TYPE_OPTIONAL &&
+            k != IR_TYPE_MAP)
+            return 0;
+    }
+    return 1;
+}
+
 const ir_attr *ir_node_attr(const ir_node *node, const char *name)
 {
     uint32_t i;

@@ -230,6 +230,9 @@ typedef struct ir_model {
     /* While reading a file: its lazy view, whose bytes readers ask for with om_need()
      * (core/mapfile.h); NULL when the input is all in memory. */
     struct om_mapped *input;
+    /* TorchScript: the reads of a module's `training` flag taken as False (the model read
+     * in eval mode, as inference runs it), so code run only in training is not in the IR */
+    uint64_t training_reads_folded;
 } ir_model;
 
 /* Canonical domain: NULL, "" and "ai.onnx" are all "ai.onnx". */
@@ -241,6 +244,14 @@ int64_t ir_opset_version(const ir_opset *opsets, size_t n, const char *domain);
 
 /* Attribute `name` of a node, or NULL. */
 const ir_attr *ir_node_attr(const ir_node *node, const char *name);
+
+/*
+ * TorchScript arithmetic on scalars, strings and lists (`int = aten::sub(%a, %b)`): every
+ * output is a scalar, a string, or a list, optional or map of them, so no tensor is
+ * computed (the interpreter does it on the host). An archive's lowering marks such nodes
+ * (scalar_out); a printed graph gives each output's type. 0 for other formats.
+ */
+int ir_node_scalar_only(const ir_node *node);
 
 /*
  * String interning for names that repeat (domains, operator names): equal strings share

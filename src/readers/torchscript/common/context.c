@@ -17,6 +17,7 @@ void ts_ctx_init(ts_ctx *c, ir_model *m, const opmap_limits *lim, opmap_error *e
     c->lim = lim;
     c->err = err;
     c->src = m->name ? m->name : "<memory>";
+    c->eval_mode = 1;
     /* an optimizer node with its values costs a few hundred bytes: fail on the count before
      * the heap runs out, quickly for exponential call fan-out */
     c->node_budget = lim->max_heap_bytes / 512 < lim->max_nodes ? lim->max_heap_bytes / 512

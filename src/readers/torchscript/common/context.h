@@ -30,6 +30,9 @@ typedef struct ts_ctx {
     uint32_t stamp;           /* generation counter for scratch marks */
     uint32_t call_depth;      /* functions being optimized, nested (bounded by max_depth) */
     int rc;                   /* the last error reported (for functions returning NULL) */
+    /* a module's `self.training` read as False (eval mode, as inference runs the model;
+     * torch.jit.freeze folds it the same way); 0 keeps it a run-time value */
+    int eval_mode;
 } ts_ctx;
 
 /* Sets up / releases a context for model `m` (the scratch arena and interners). */

@@ -37,6 +37,8 @@ typedef struct gctx {
     om_vec blocks;            /* gblk: closed blocks of this context's nodes */
     ir_value *params;
     size_t n_params;
+    ir_value *rets;           /* a block's `-> (%a, %b)`: the values it yields */
+    size_t n_rets;
 } gctx;
 
 typedef struct gp {
@@ -67,6 +69,7 @@ typedef struct cval {
     ir_attr a;                /* IR_ATTR_INT / FLOAT / STRING / INTS / FLOATS */
     uint8_t list;
     uint8_t written;          /* a list something mutates, stores, aliases or returns */
+    uint8_t by_training;      /* a bool known only because a module's `training` is */
 } cval;
 
 static int gfail(gp *p, size_t at, const char *fmt, ...)
@@ -744,6 +747,175 @@ static int note_values(gp *p, const ir_node *node)
     return OPMAP_OK;
 }
 
+/* ---- eval mode: a module's `training` read as False, as inference runs it ---- */
+
+/* A scalar the graph holds as a constant, or knows because a module's training is False. */
+typedef struct kval {
+    int kind;                 /* 0 unknown, 1 bool, 2 int, 3 float, 4 None */
+    int64_t i;
+    double f;
+    int by;                   /* known only because a module's `training` is */
+} kval;
+
+static kval known(gp *p, const char *name)
+{
+    kval v;
+    const cval *e = cval_get(p, name);
+    memset(&v, 0, sizeof(v));
+    if (!e || e->list)
+        return v;
+    v.by = e->by_training;
+    if (e->a.arg_kind == IR_ARG_NONE) {
+        v.kind = 4;
+    } else if (e->a.type == IR_ATTR_INT) {
+        v.kind = e->a.arg_kind == IR_ARG_BOOL ? 1 : 2;
+        v.i = e->a.i;
+        v.f = (double)e->a.i;
+    } else if (e->a.type == IR_ATTR_FLOAT) {
+        v.kind = 3;
+        v.f = e->a.f;
+    }
+    return v;
+}
+
+static int put_known(gp *p, const char *name, const kval *v)
+{
+    ir_attr a;
+    int rc;
+    memset(&a, 0, sizeof(a));
+    if (v->kind == 4) {
+        a.arg_kind = IR_ARG_NONE;
+    } else if (v->kind == 3) {
+        a.type = IR_ATTR_FLOAT;
+        a.f = v->f;
+    } else {
+        a.type = IR_ATTR_INT;
+        a.i = v->i;
+        a.arg_kind = v->kind == 1 ? IR_ARG_BOOL : IR_ARG_UNKNOWN;
+    }
+    if ((rc = cval_put(p, name, &a, 0)) == OPMAP_OK)
+        cval_get(p, name)->by_training = 1;
+    return rc;
+}
+
+static int is_module_value(gp *p, const char *name)
+{
+    uint32_t depth;
+    return (p->self && strcmp(name, p->self) == 0) || gts_mod_get(&p->mods, name, &depth);
+}
+
+/* The value of a scalar operator whose operands are known, one of them through training:
+ * not / and / or, comparisons of numbers, `is` / `is not` None. 0 when not evaluated. */
+static int evaluate(gp *p, const ir_node *nd, kval *out)
+{
+    static const char *const cmp[] = { "eq", "ne", "lt", "le", "gt", "ge" };
+    kval x, y;
+    size_t k;
+    if (strcmp(nd->domain, "aten") != 0 || nd->n_outputs != 1 || !nd->n_inputs ||
+        nd->n_inputs > 2)
+        return 0;
+    x = known(p, nd->inputs[0]);
+    memset(&y, 0, sizeof(y));
+    if (nd->n_inputs == 2)
+        y = known(p, nd->inputs[1]);
+    if (!x.kind || (nd->n_inputs == 2 && !y.kind) || !(x.by || y.by))
+        return 0;
+    memset(out, 0, sizeof(*out));
+    out->kind = 1;
+    out->by = 1;
+    if (strcmp(nd->op, "__not__") == 0 && nd->n_inputs == 1 && x.kind == 1) {
+        out->i = !x.i;
+        return 1;
+    }
+    if (nd->n_inputs != 2)
+        return 0;
+    if ((strcmp(nd->op, "__and__") == 0 || strcmp(nd->op, "__or__") == 0) && x.kind == 1 &&
+        y.kind == 1) {
+        out->i = nd->op[2] == 'a' ? (x.i && y.i) : (x.i || y.i);
+        return 1;
+    }
+    if (strcmp(nd->op, "__is__") == 0 || strcmp(nd->op, "__isnot__") == 0) {
+        if (x.kind != 4 && y.kind != 4)
+            return 0;  /* identity of two values: not a None check */
+        out->i = (x.kind == 4 && y.kind == 4) == (nd->op[4] != 'n');
+        return 1;
+    }
+    if (x.kind < 1 || x.kind > 3 || y.kind < 1 || y.kind > 3)
+        return 0;
+    for (k = 0; k < sizeof(cmp) / sizeof(cmp[0]); k++)
+        if (strcmp(nd->op, cmp[k]) == 0) {
+            double a = x.f, b = y.f;
+            out->i = k == 0 ? a == b : k == 1 ? a != b : k == 2 ? a < b
+                   : k == 3 ? a <= b : k == 4 ? a > b : a >= b;
+            return 1;
+        }
+    return 0;
+}
+
+/*
+ * As the archive reader does (ts_ctx.eval_mode): `self.training` of a module is False, and
+ * what follows from it is known too: scalar operators on it (evaluate()), and an If it
+ * decides, which keeps only the block that runs (the other's nodes are dropped) and whose
+ * outputs take that block's values. The operators so decided leave no node, as torch's
+ * constant propagation leaves none. Conditions known for other reasons (a constant
+ * `inplace`) are not decided: torch's inlined graph, which the archive reader matches,
+ * keeps both of their blocks. Blocks nest at most max_depth deep.
+ */
+static int fold_training(gp *p, ir_graph *g, uint32_t depth)
+{
+    size_t i;
+    uint32_t a, k;
+    int rc;
+    kval v;
+    if (depth > p->c->lim->max_depth)
+        return om_fail(p->c->err, OPMAP_ELIMIT, p->c->src,
+                       "blocks nested deeper than max_depth (%" PRIu32 ")", p->c->lim->max_depth);
+    for (i = 0; i < g->n_nodes; i++) {
+        ir_node *nd = &g->nodes[i];
+        const ir_attr *at;
+        ir_attr *blocks = NULL;
+        int is_prim = strcmp(nd->domain, "prim") == 0;
+        for (a = 0; a < nd->n_attrs; a++)
+            if (nd->attrs[a].n_graphs)
+                blocks = &nd->attrs[a];
+        if (is_prim && strcmp(nd->op, "GetAttr") == 0 && nd->n_inputs == 1 &&
+            nd->n_outputs == 1 && (at = ir_node_attr(nd, "name")) && at->type == IR_ATTR_STRING &&
+            at->s.data && strcmp(at->s.data, "training") == 0 &&
+            is_module_value(p, nd->inputs[0])) {
+            memset(&v, 0, sizeof(v));
+            v.kind = 1;
+            if ((rc = put_known(p, nd->outputs[0], &v)))
+                return rc;
+            p->c->m->training_reads_folded++;
+        } else if (evaluate(p, nd, &v)) {
+            if ((rc = put_known(p, nd->outputs[0], &v)))
+                return rc;
+            nd->domain = ts_intern_model(p->c, "prim");   /* no node is left */
+            nd->op = ts_intern_model(p->c, "Constant");
+            if (!nd->domain || !nd->op)
+                return goom(p);
+        } else if (is_prim && strcmp(nd->op, "If") == 0 && blocks && blocks->n_graphs == 2 &&
+                   nd->n_inputs >= 1 && (v = known(p, nd->inputs[0])).kind == 1 && v.by) {
+            ir_graph *live = blocks->graphs[v.i ? 0 : 1], *dead = blocks->graphs[v.i ? 1 : 0];
+            dead->n_nodes = 0;
+            if ((rc = fold_training(p, live, depth + 1)))
+                return rc;
+            for (k = 0; k < nd->n_outputs && k < live->n_outputs; k++) {
+                kval r = known(p, live->outputs[k].name);
+                if (r.kind && (rc = put_known(p, nd->outputs[k], &r)))
+                    return rc;
+            }
+            continue;
+        }
+        for (a = 0; a < nd->n_attrs; a++)
+            for (k = 0; k < nd->attrs[a].n_graphs; k++)
+                if (nd->attrs[a].graphs[k] != g &&
+                    (rc = fold_training(p, nd->attrs[a].graphs[k], depth + 1)))
+                    return rc;
+    }
+    return OPMAP_OK;
+}
+
 /* Every node's args from the values its inputs name, interned. */
 static int fill_args(gp *p)
 {
@@ -1019,6 +1191,8 @@ static int push_ctx(gp *p)
         return goom(p);
     om_vec_init(&cx->nodes, sizeof(ir_node));
     om_vec_init(&cx->blocks, sizeof(gblk));
+    cx->params = cx->rets = NULL;
+    cx->n_params = cx->n_rets = 0;
     return OPMAP_OK;
 }
 
@@ -1044,6 +1218,8 @@ static int pop_ctx(gp *p, ir_graph **out)
         g->name = "";
         g->inputs = cx->params;
         g->n_inputs = cx->n_params;
+        g->outputs = cx->rets;
+        g->n_outputs = cx->n_rets;
         /* blocks: consecutive entries of one node */
         for (i = 0; i < cx->blocks.len && rc == OPMAP_OK;) {
             gblk *b = &OM_VEC_AT(&cx->blocks, gblk, i);
@@ -1119,6 +1295,33 @@ static int block_header(gp *p, const char *s, size_t n)
     }
     om_vec_free(&params, p->c->mem);
     return rc;
+}
+
+/* The names of `-> (%a, %b)` in s[0, n): the values the block yields, kept on its context. */
+static int block_rets(gp *p, const char *s, size_t n)
+{
+    gctx *cx = top_ctx(p);
+    size_t i, cnt = 0, k = 0;
+    for (i = 0; i < n; i++)
+        cnt += s[i] == '%';
+    if (!cnt)   /* at most one value per byte of the line, which max_string_bytes bounds */
+        return OPMAP_OK;
+    if (!(cx->rets = om_arena_array(&p->c->m->arena, cnt, sizeof(ir_value))))
+        return goom(p);
+    for (i = 0; i < n && k < cnt;) {
+        size_t b;
+        if (s[i++] != '%')
+            continue;
+        b = i;
+        while (i < n && s[i] != ',' && s[i] != ')' && s[i] != ' ')
+            i++;
+        memset(&cx->rets[k], 0, sizeof(cx->rets[k]));
+        cx->rets[k].type.rank = -1;
+        if (!(cx->rets[k++].name = mstrndup(p, s + b, i - b)))
+            return goom(p);
+    }
+    cx->n_rets = k;
+    return OPMAP_OK;
 }
 
 static int block_end(gp *p)
@@ -1200,7 +1403,10 @@ static int parse_graph(gp *p, size_t at, ir_graph **out)
             done = 1;
         } else if (n - k >= 2 && s[k] == '-' && s[k + 1] == '>') {
             cval_escape_names(p, s + k, n - k);
-            rc = block_end(p);
+            if (p->stack.len >= 2)
+                rc = block_rets(p, s + k, n - k);
+            if (rc == OPMAP_OK)
+                rc = block_end(p);
         } else if (n - k >= 5 && memcmp(s + k, "block", 5) == 0 && memchr(s + k, '(', n - k) &&
                    s[n - 1] == ':') {
             rc = block_header(p, s + k, n - k);
@@ -1370,6 +1576,8 @@ int om_ts_graph_read(ir_model *m, const unsigned char *data, uint64_t size,
         for (i = 0; rc == OPMAP_OK && i < secs.len; i++)
             rc = attach_sections(&p, OM_VEC_AT(&secs, section, i).g, secs.data, secs.len, 0);
     }
+    if (rc == OPMAP_OK && c.eval_mode)
+        rc = fold_training(&p, m->main, 0);
     if (rc == OPMAP_OK)
         rc = fill_args(&p);
 out:

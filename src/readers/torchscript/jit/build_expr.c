@@ -150,6 +150,13 @@ int tsj_get_attr(tsj_builder *b, const tsl_expr *at, tsj_value *obj, const char 
                     return *out ? OPMAP_OK : tsj_build_oom(b);
                 }
             }
+            if (b->c->eval_mode && strcmp(name, "training") == 0 && cls->base &&
+                strcmp(cls->base, "Module") == 0) {
+                /* a module's mode, read as inference runs it: eval (ts_ctx.eval_mode) */
+                b->c->m->training_reads_folded++;
+                *out = tsj_add_const_simple(b, TSJ_CONST_BOOL, 0, at);
+                return *out ? OPMAP_OK : tsj_build_oom(b);
+            }
             if (!a->rtype && !(a->rtype = tsl_type_from_expr(b->ty, a->type)))
                 return tsj_build_oom(b);
             if (!(n = tsj_add_node(b, TSJ_KIND_GETATTR, "prim", "GetAttr", 1, 1, at)))
