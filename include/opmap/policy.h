@@ -65,12 +65,14 @@ OPMAP_API int opmap_fail_on_parse(const char *list, unsigned *out, opmap_error *
  *  blocked: an unmapped or rewrite operator, a file that could not be read. */
 #define OPMAP_HEADLINE_BLOCKED_ON \
     (OPMAP_FAIL_UNMAPPED | OPMAP_FAIL_REWRITE | OPMAP_FAIL_UNREADABLE | OPMAP_FAIL_SOURCE_REWRITE)
-/** ... and what makes it need work: a partial operator, a risk flag, a warning-level risk
- *  (dynamic dimensions, float64 values, side files, graphs not inlined). */
+/** ... and what makes it need work: a partial operator, a risk flag that asks for work, a
+ *  warning-level risk (dynamic dimensions, float64 values, side files, graphs not inlined).
+ *  Non-determinism is informational: it asks for no change (it is shown, and a gate can
+ *  still fail on it with --fail-on nondeterministic). */
 #define OPMAP_HEADLINE_NEEDS_WORK_ON                                                       \
     (OPMAP_FAIL_PARTIAL | OPMAP_FAIL_PRECISION | OPMAP_FAIL_PERFORMANCE |                  \
      OPMAP_FAIL_DYNAMIC_SHAPE | OPMAP_FAIL_RNG | OPMAP_FAIL_INF_NAN |                      \
-     OPMAP_FAIL_NONDETERMINISTIC | OPMAP_FAIL_DEPRECATED | OPMAP_FAIL_DTYPE |              \
+     OPMAP_FAIL_DEPRECATED | OPMAP_FAIL_DTYPE |                                            \
      OPMAP_FAIL_EXTERNAL_DATA | OPMAP_FAIL_NOT_INLINED | OPMAP_FAIL_SOURCE_MANUAL |        \
      OPMAP_FAIL_SOURCE_UNKNOWN)
 

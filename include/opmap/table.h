@@ -253,6 +253,12 @@ OPMAP_API int opmap_row_overload(const opmap_row *row, size_t i, const char **ou
 OPMAP_API const char *opmap_row_torch_npu_min(const opmap_row *row);
 /** @return the last torch_npu version with a kernel for an ATen row ("" if absent). */
 OPMAP_API const char *opmap_row_torch_npu_max(const opmap_row *row);
+/** @return the first pinned PyTorch release whose native_functions.yaml has an ATen row's
+ *  operator ("1.13.1", "2.6.0", ...; "" if the row does not say). */
+OPMAP_API const char *opmap_row_pytorch_since(const opmap_row *row);
+/** @return the last pinned PyTorch release that has it, when the newest no longer does
+ *  ("" otherwise). */
+OPMAP_API const char *opmap_row_pytorch_until(const opmap_row *row);
 /**
  * Compares two torch_npu versions: MAJOR.MINOR with an optional leading `v`, .PATCH and
  * rcN or .postN ("2.1", "2.10", "2.1.0.post3", "v2.6.0rc1"); 2.9 < 2.10 and

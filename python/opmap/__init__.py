@@ -241,6 +241,8 @@ _PROTOTYPES = {
     "opmap_row_overload": (_I, [_P, _Z, ctypes.POINTER(_S)]),
     "opmap_row_torch_npu_min": (_S, [_P]),
     "opmap_row_torch_npu_max": (_S, [_P]),
+    "opmap_row_pytorch_since": (_S, [_P]),
+    "opmap_row_pytorch_until": (_S, [_P]),
     "opmap_row_line": (ctypes.c_uint32, [_P]),
     "opmap_row_graph": (_I, [_P, ctypes.POINTER(_RowGraphInfo)]),
     "opmap_op_status_name": (_S, [_I]),
@@ -551,6 +553,8 @@ class Table:
                           for i in range(lib.opmap_row_overload_count(r))],
             "torch_npu_min": _str(lib.opmap_row_torch_npu_min(r)),
             "torch_npu_max": _str(lib.opmap_row_torch_npu_max(r)),
+            "pytorch_since": _str(lib.opmap_row_pytorch_since(r)),
+            "pytorch_until": _str(lib.opmap_row_pytorch_until(r)),
             "line": lib.opmap_row_line(r),
             "graph": graph,
         }

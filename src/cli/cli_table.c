@@ -109,6 +109,10 @@ static void show_row(const opmap_table *t, const opmap_row *r)
         printf("  torch_npu:   %s .. %s\n",
                opmap_row_torch_npu_min(r)[0] ? opmap_row_torch_npu_min(r) : "?",
                opmap_row_torch_npu_max(r)[0] ? opmap_row_torch_npu_max(r) : "newest");
+    if (opmap_row_pytorch_since(r)[0])
+        printf("  pytorch:     %s%s%s (of the pinned releases)\n", opmap_row_pytorch_since(r),
+               opmap_row_pytorch_until(r)[0] ? " .. " : " .. newest",
+               opmap_row_pytorch_until(r));
     if (opmap_row_overload_count(r)) {
         printf("  overloads:   ");
         for (i = 0; i < opmap_row_overload_count(r); i++)
@@ -136,15 +140,12 @@ static void show_row(const opmap_table *t, const opmap_row *r)
         opmap_table_soc(t, i, &soc);
         for (j = 0; j < opmap_row_soc_count(r); j++) {
             opmap_row_soc_info rs = { .size = sizeof(rs) };
-            if (opmap_row_soc(r, j, &rs) != OPMAP_OK)
+            if (opmap_row_soc(r, j, &rs) != OPMAP_OK || strcmp(rs.name, soc) != 0)
                 continue;
-            status = rs.status;
+            status = rs.status; /* this chip's own entry, its note with it */
             note = rs.note;
-            if (strcmp(rs.name, soc) == 0)
-                break;
+            break;
         }
-        if (j == opmap_row_soc_count(r))
-            status = -2;
         printf("  %-12s %s%s%s", soc,
                status == -2 ? "no chip entry (the row's answer applies)"
                             : status < 0 ? "unpublished" : opmap_op_status_name(status),

@@ -274,6 +274,15 @@ static int holds_one(const om_constraint *c, const ir_node *n, char *actual, siz
     case OM_SUBJ_CONST:
         if (!(f = tensor_fact(c, n)))
             return 0;
+        if (c->cmp == OM_CMP_NOT_FOLDED) {
+            /* shape arithmetic (Shape -> Gather -> Concat ...) is folded by ATC's graph
+             * engine once the input shapes are fixed, as the proposed --input_shape does */
+            if (f->is_const || f->is_shape)
+                return 0;
+            snprintf(actual, size, "%s %u is computed at run time from tensor values",
+                     c->on_output ? "output" : "input", c->index);
+            return 1;
+        }
         if ((c->cmp == OM_CMP_IS_CONST) != (f->is_const != 0))
             return 0;
         snprintf(actual, size, "%s %u %s", c->on_output ? "output" : "input", c->index,

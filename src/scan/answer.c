@@ -117,9 +117,11 @@ static int is_onnx(const char *domain)
 
 /*
  * Input dtypes against the kernels' lists, per chip. A dtype no kernel takes makes a full
- * operator partial (a Cast is needed, or it runs elsewhere), with one exception: float32 on
- * an ONNX operator whose kernels list float16 and not float32 is what ATC's default precision
- * mode (force_fp16) computes in float16 anyway, so that is a precision note, not a partial.
+ * operator partial (a Cast is needed, or it runs elsewhere), with two exceptions, both notes:
+ * float32 on an ONNX operator whose kernels list float16 and not float32 is what ATC's
+ * default precision mode (force_fp16) computes in float16 anyway; and a constant input of an
+ * ONNX operator (TopK's K, an int64 initializer) is a value ATC's graph engine can cast when
+ * it folds constants at compile time, so its dtype alone asks for no change of the model.
  */
 static int check_dtypes(group *g, opmap_op *op, const om_visit *v, int *inst)
 {
@@ -140,6 +142,7 @@ static int check_dtypes(group *g, opmap_op *op, const om_visit *v, int *inst)
         uint64_t partial = 0, note = 0;
         why w = no_evidence, wn = no_evidence, wc;
         int dt = f->dtype;
+        int constant = f->is_const && is_onnx(row->domain);
         if (!n->inputs[k][0] || dt <= 0 || dt >= 32 || f->is_shape)
             continue;
         for (c = 0; c < res->n_chips; c++) {
@@ -148,7 +151,8 @@ static int check_dtypes(group *g, opmap_op *op, const om_visit *v, int *inst)
             if (!mask || (mask & (1u << dt)) || inst[c] == OPMAP_OP_STRUCTURAL ||
                 inst[c] >= OPMAP_OP_REWRITE)
                 continue;
-            if (dt == IR_DT_FLOAT && (mask & (1u << IR_DT_FLOAT16)) && is_onnx(row->domain)) {
+            if ((dt == IR_DT_FLOAT && (mask & (1u << IR_DT_FLOAT16)) && is_onnx(row->domain)) ||
+                constant) {
                 note |= 1ull << c;
                 wn = wc;
             } else {
@@ -166,7 +170,15 @@ static int check_dtypes(group *g, opmap_op *op, const om_visit *v, int *inst)
                                  &w)))
                 return rc;
         }
-        if (note) {
+        if (note && constant) {
+            snprintf(message, sizeof(message),
+                     "input %u is a constant of dtype %s, which the kernels listed do not take: "
+                     "ATC casts a constant when it folds constants at compile time; if the "
+                     "conversion still fails, store it in a dtype the kernel takes", k,
+                     ir_dtype_name(dt));
+            if ((rc = add_reason(g, op, message, actual, -1, 0, note, v->path, &wn)))
+                return rc;
+        } else if (note) {
             snprintf(message, sizeof(message),
                      "the kernels listed for input %u take float16, not float32: under ATC's "
                      "default --precision_mode (force_fp16) it computes in float16; with "
@@ -296,6 +308,15 @@ int om_scan_evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *
     int is_folded = folded(n);
 
     *rc = OPMAP_OK;
+    if (row && ir_node_scalar_only(n)) {
+        /* TorchScript's own arithmetic on ints, floats, strings and lists: the interpreter
+         * computes it on the host, no kernel runs (the row answers the tensor overloads) */
+        for (c = 0; c < res->n_chips; c++)
+            inst[c] = OPMAP_OP_STRUCTURAL;
+        *placed = OPMAP_OP_STRUCTURAL;
+        return OPMAP_OP_STRUCTURAL;
+    }
+    op->flags |= row ? row->flags : 0;
     for (c = 0; c < res->n_chips; c++) {
         const om_soc_answer *a = om_scan_soc_answer(row, g->chip_soc[c]);
         inst[c] = !row ? OPMAP_OP_UNMAPPED

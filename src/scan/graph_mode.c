@@ -61,28 +61,6 @@ static const char *const fails =
     "eager fallback): keep it out of the compiled region, or register a converter "
     "(torchair.register_fx_node_ge_converter)";
 
-/*
- * TorchScript arithmetic on scalars, strings and lists (`int = aten::sub(%a, %b)`): no
- * tensor is computed, and torchair converts tensor operators only (the overloads a row is
- * answered on take a tensor out; tools/table/README.md, "Graph mode"). An archive's
- * lowering marks such nodes; a printed graph gives each output's type.
- */
-static int scalar_only(const ir_node *n)
-{
-    uint32_t i;
-    if (n->scalar_out)
-        return 1;
-    if (!n->out_types || !n->n_outputs)
-        return 0;
-    for (i = 0; i < n->n_outputs; i++) {
-        int k = n->out_types[i].kind;
-        if (k != IR_TYPE_OTHER && k != IR_TYPE_SEQUENCE && k != IR_TYPE_OPTIONAL &&
-            k != IR_TYPE_MAP)
-            return 0;
-    }
-    return 1;
-}
-
 /* A node of a torch.export program: the converter of its own overload decides. */
 static int by_overload(const opmap_table *t, const opmap_row *row, const char *ov,
                        om_graph_verdict *out)
@@ -144,7 +122,7 @@ int om_graph_verdict_of(const opmap_table *t, const opmap_row *row, const ir_nod
 {
     const char *ov = overload_of(n);
     if (!row || !row->graph.status || row->status == OPMAP_OP_STRUCTURAL ||
-        (!ov && scalar_only(n)))
+        (!ov && ir_node_scalar_only(n)))
         return 0;
     out->ev = &row->graph.ev;
     if (row->graph.status == OM_GRAPH_DECOMPOSED) {

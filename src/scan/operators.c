@@ -164,11 +164,14 @@ static opmap_op *new_op(group *g, const opkey *key)
     row = opmap_table_lookup(g->table, op->domain, op->name, opset);
     op->row = row;
     op->since = row ? row->since : 0;
-    op->flags = row ? row->flags : 0;
-    for (c = 0; c < res->n_chips; c++) {
+    /* the row's flags and answers are taken by each instance evaluated (answer.c): an
+     * operator whose every instance is TorchScript's scalar arithmetic stays structural */
+    op->flags = 0;
+    for (c = 0, k = 0; c < res->n_chips; c++) {
         const om_soc_answer *a = om_scan_soc_answer(row, g->chip_soc[c]);
-        op->chip_status[c] = !row ? OPMAP_OP_UNMAPPED
-                             : a && a->status != OM_SOC_UNKNOWN ? a->status : row->status;
+        int st = !row ? OPMAP_OP_UNMAPPED : a && a->status != OM_SOC_UNKNOWN ? a->status : row->status;
+        k |= st == OPMAP_OP_FULL || st == OPMAP_OP_PARTIAL;
+        op->chip_status[c] = OPMAP_OP_STRUCTURAL;
         op->chip_unknown[c] = a && a->status == OM_SOC_UNKNOWN;
         op->unpublished |= op->chip_unknown[c];
     }
@@ -183,8 +186,6 @@ static opmap_op *new_op(group *g, const opkey *key)
         !(op->api = dup_or_empty(A, row ? row->api : NULL)) ||
         !(op->engine = dup_or_empty(A, row ? row->engine : NULL)))
         return NULL;
-    for (c = 0, k = 0; c < res->n_chips; c++)
-        k |= op->chip_status[c] == OPMAP_OP_FULL || op->chip_status[c] == OPMAP_OP_PARTIAL;
     if (!(op->becomes = becomes(A, row, k != 0)) ||
         !(op->becomes_how = dup_or_empty(A, row ? row->ascend_how : NULL)))
         return NULL;

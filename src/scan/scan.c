@@ -65,6 +65,11 @@ static int on_instance(void *payload, const om_visit *v)
 
     if ((rc = om_risks_call(res, v)) != 0) /* structure, not an operator */
         return rc < 0 ? om_scan_oom(g) : OPMAP_OK;
+    /* a printed graph's constants are values (kept as the arguments of the calls that use
+     * them), as an archive's are: a 0-dim Double constant is a Python number, no tensor op */
+    if (res->format == OPMAP_FORMAT_TORCHSCRIPT_GRAPH && strcmp(n->domain, "prim") == 0 &&
+        strcmp(n->op, "Constant") == 0)
+        return OPMAP_OK;
 
     if (!(op = om_scan_operator(g, n, v->opset)))
         return om_scan_oom(g);

@@ -276,6 +276,8 @@ int opmap_row_overload(const opmap_row *r, size_t i, const char **out)
 
 const char *opmap_row_torch_npu_min(const opmap_row *r) { return S(r->tnpu_min); }
 const char *opmap_row_torch_npu_max(const opmap_row *r) { return S(r->tnpu_max); }
+const char *opmap_row_pytorch_since(const opmap_row *r) { return S(r->pt_since); }
+const char *opmap_row_pytorch_until(const opmap_row *r) { return S(r->pt_until); }
 
 /* ---- evidence ---- */
 

@@ -43,7 +43,7 @@ enum { OM_VAL_NUM = 1, OM_VAL_STR, OM_VAL_BOOL, OM_VAL_LIST };
 
 enum { OM_SUBJ_ATTR = 1, OM_SUBJ_CONST, OM_SUBJ_RANK, OM_SUBJ_DTYPE, OM_SUBJ_VALUE };
 enum { OM_CMP_EQ = 1, OM_CMP_NE, OM_CMP_LT, OM_CMP_LE, OM_CMP_GT, OM_CMP_GE, OM_CMP_IN,
-       OM_CMP_NOT_IN, OM_CMP_IS_CONST, OM_CMP_NOT_CONST };
+       OM_CMP_NOT_IN, OM_CMP_IS_CONST, OM_CMP_NOT_CONST, OM_CMP_NOT_FOLDED };
 
 typedef struct om_constraint {
     uint8_t subject;           /* OM_SUBJ_* */
@@ -158,6 +158,7 @@ struct opmap_row {
     size_t n_ascend_ops;
     const char *ascend_how;    /* ascend.how: which of them when, in a few words */
     const char *tnpu_min, *tnpu_max;
+    const char *pt_since, *pt_until; /* pytorch: the pinned releases that have the op */
     const char **overloads;
     size_t n_overloads;
     const char **sources;

@@ -663,8 +663,11 @@ static int parse_when(ld *l, const yt_node *when, om_constraint *c)
             c->cmp = OM_CMP_IS_CONST;
         else if (strcmp(s, "not_constant") == 0)
             c->cmp = OM_CMP_NOT_CONST;
+        else if (strcmp(s, "not_folded") == 0)
+            c->cmp = OM_CMP_NOT_FOLDED;
         else
-            return yr_bad(&l->y, n, "'is' must be constant or not_constant, not '%s'", s);
+            return yr_bad(&l->y, n, "'is' must be constant, not_constant or not_folded, not "
+                          "'%s'", s);
         return OPMAP_OK;
     }
     if ((n = yt_get(when, "rank")) || (n = yt_get(when, "dtype"))) {
@@ -947,10 +950,30 @@ static int parse_graph(ld *l, const yt_node *n, opmap_row *row)
     return parse_evidence_keys(l, n, &row->graph.ev);
 }
 
+/* pytorch: {since, until}: the pinned PyTorch releases that have an ATen operator */
+static int parse_pytorch(ld *l, const yt_node *n, opmap_row *row)
+{
+    static const char *const keys[] = { "since", "until", NULL };
+    const yt_node *v;
+    int rc;
+    if (strcmp(row->domain, "aten") != 0)
+        return yr_bad(&l->y, n, "pytorch: only ATen rows say since when PyTorch has them, not %s",
+                      row->domain);
+    if ((rc = yr_kind(&l->y, n, YT_MAP, "pytorch")) || (rc = yr_keys(&l->y, n, keys, "pytorch")))
+        return rc;
+    if ((v = yt_get(n, "since")) && ((rc = yr_str(&l->y, v, "pytorch.since", &row->pt_since)) ||
+                                     (rc = check_version(l, v, "pytorch.since"))))
+        return rc;
+    if ((v = yt_get(n, "until")) && ((rc = yr_str(&l->y, v, "pytorch.until", &row->pt_until)) ||
+                                     (rc = check_version(l, v, "pytorch.until"))))
+        return rc;
+    return OPMAP_OK;
+}
+
 static int parse_row(ld *l, const yt_node *e, opmap_row *row)
 {
     static const char *const keys[] = { "domain", "op", "since", "overloads", "torch_npu",
-                                        "status", "ascend", "socs", "dtypes", "flags",
+                                        "pytorch", "status", "ascend", "socs", "dtypes", "flags",
                                         "constraints", "hint", "notes", "sources", "curated",
                                         "evidence", "inputs", "graph", NULL };
     const yt_node *n;
@@ -1004,6 +1027,8 @@ static int parse_row(ld *l, const yt_node *e, opmap_row *row)
                               "version has the kernel", row->tnpu_min, row->tnpu_max);
         }
     }
+    if ((n = yt_get(e, "pytorch")) && (rc = parse_pytorch(l, n, row)))
+        return rc;
     if ((n = yt_get(e, "ascend")) && (rc = parse_ascend(l, n, row)))
         return rc;
     if ((n = yt_get(e, "socs")) && (rc = parse_socs(l, n, row)))

@@ -580,7 +580,7 @@ class Cli(unittest.TestCase):
         self.assertTrue(any(e in l for l in why for e in examples), why)
 
     def test_sarif_places_torchscript_findings_at_their_python_line(self):
-        pt = os.path.join(HERE, "..", "fixtures", "torchscript", "listops.scripted.pt")
+        pt = os.path.join(HERE, "..", "fixtures", "torchscript", "controlflow.scripted.pt")
         proc = run("scan", "--format", "sarif", "--fail-on", "all", pt)
         self.assertIn(proc.returncode, (0, 1), proc.stderr)
         _, rep = scan_json(pt)
@@ -597,7 +597,7 @@ class Cli(unittest.TestCase):
             self.assertTrue(loc["artifactLocation"]["uri"].endswith(where.rsplit(":", 1)[0]))
             self.assertEqual(str(loc["region"]["startLine"]), where.rsplit(":", 1)[1])
             self.assertTrue(res["relatedLocations"][0]["physicalLocation"]["artifactLocation"]
-                            ["uri"].endswith("listops.scripted.pt"))
+                            ["uri"].endswith("controlflow.scripted.pt"))
             self.assertTrue(res["locations"][0]["logicalLocations"][0]["fullyQualifiedName"])
         self.assertGreater(placed, 0)
 

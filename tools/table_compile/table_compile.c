@@ -360,6 +360,10 @@ static void row_init(const opmap_row *r, size_t id)
     str(r->tnpu_min);
     fprintf(out, ", .tnpu_max = ");
     str(r->tnpu_max);
+    fprintf(out, ", .pt_since = ");
+    str(r->pt_since);
+    fprintf(out, ", .pt_until = ");
+    str(r->pt_until);
     fprintf(out, ",\n  ");
     if (r->n_overloads)
         fprintf(out, ".overloads = (const char **)O%zu_0, .n_overloads = %zu, ", id,
