@@ -61,6 +61,7 @@ class Row:
         self.domain, self.op, self.since = domain, op, since
         self.overloads = []
         self.torch_npu = None
+        self.pytorch = None           # ATen rows: {"since": release[, "until": release]}
         self.status = None
         self.ascend = {}
         self.socs = {}
@@ -158,10 +159,11 @@ def evidence(pieces):
 
 # --------------------------------------------------------------------------- build
 class Builder:
-    def __init__(self, facts, cfg, kinds):
+    def __init__(self, facts, cfg, kinds, jit_ops=None):
         self.f = facts
         self.cfg = cfg
         self.kinds = kinds
+        self.jit_ops = jit_ops or {}
         self.rows = {}
         self.curated_used = collections.Counter()
 
@@ -396,8 +398,36 @@ class Builder:
                         continue
                     r.inputs[idx] = {"name": name, "dtypes": dts, "sources": ["torch-npu-onnx-doc"]}
                     r.sources.add("torch-npu-onnx-doc")
+        self._readme_dtypes(r, real[0] if real else (built[0] if len(built) == 1 else None), schema)
         if dom == "ai.onnx" and op in ort and hi >= ATC_MIN_OPSET:
             r.sources.add("ort-cann-ep")
+
+    def _readme_dtypes(self, r, cann_op, schema):
+        """Input dtypes from the CANN op's own README (hicann, 2026) over the 2022 ATC operator
+        spec's lists: newer and about this op's kernel. The README's first input is the ONNX
+        node's input 0; another is bound only when its name is the ONNX input's (README
+        tables list some attributes as inputs, so positions past the first do not match). A
+        disagreement is noted."""
+        d = self.f["defs"]["defs"].get(cann_op) if cann_op else None
+        if not d or r.ascend.get("engine") == "host":
+            return
+        docs_id = d["source"].replace("-def", "-docs")
+        lists = self.f["defs"]["readme_dtypes"].get("%s:%s" % (docs_id, d["dir"]))
+        names = (schema or {}).get("inputs") or []
+        if not lists:
+            return
+        for k, (rname, dts) in enumerate(lists):
+            idx = 0 if k == 0 else next((i for i, n in enumerate(names) if n.lower() == rname.lower()), None)
+            if idx is None or not dts:
+                continue
+            old = r.inputs.get(idx)
+            if old and set(old["dtypes"]) != set(dts):
+                r.note("Input %d dtypes: the 2022 ATC operator spec lists %s; CANN op %s's README (%s) lists "
+                       "%s, which the row takes (newer, about this kernel)." % (
+                           idx, ", ".join(old["dtypes"]), cann_op, d["dir"], ", ".join(dts)))
+            name = old["name"] if old else (names[idx] if idx < len(names) else "")
+            r.inputs[idx] = {"name": name, "dtypes": list(dts), "sources": [docs_id]}
+            r.sources.add(docs_id)
 
     def _soc_from_def(self, r, d, docs_id, support, what):
         for soc in SOCS:
@@ -433,6 +463,7 @@ class Builder:
         aten |= {r["base"] for r in opp["ops"].values() if r["ns"] == "aten"}
         aten |= {r["base"] for r in tnpu.values() if r["ns"] == "aten"}
         aten |= {k.split("::", 1)[1] for k in kinds if k.startswith("aten::")}
+        aten |= {k.split("::", 1)[1] for k in self.jit_ops if k.startswith("aten::")}
         self.aten_names = aten
         api_index = self._api_index(aten)
         for base in sorted(aten):
@@ -451,6 +482,7 @@ class Builder:
         for ov in rec["overloads"].values():
             vs.update(ov["acl_op"])
             vs.update(ov["op_api"])
+            vs.update(ov.get("sparse", []))
         return sorted(vs, key=version_key)
 
     def _set_range(self, r, vs, newest):
@@ -465,10 +497,21 @@ class Builder:
             r.note("No op-plugin kernel for torch_npu %s within that range." % ", ".join(gaps))
 
     def _aclnn(self, r, rec, base):
-        """The aclnn API the op_api kernel calls (op-plugin sources), else the old guess."""
+        """The aclnn API that computes the op's output (op-plugin's kernel sources,
+        import_op_plugin "what produces the output"), else the old guess; the ops the kernel
+        dispatches to, when it computes through others."""
         best = rec.get("aclnn_main")
+        routed = [p.split(" ", 1)[1] for p in rec.get("producers", []) if p.startswith("aten ")]
+        if routed:
+            names = [x.replace("aten::", "").replace("npu::", "torch_npu.") for x in routed]
+            r.ascend["how"] = "op-plugin's kernel computes it through %s, as its dispatch conditions pick" % (
+                ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0])
+            r.cite("ascend", "op-plugin-functions")
+        if not best and rec.get("producers"):
+            return None
         if not best:
-            names = [n for n in rec["aclnn"] if re.match(r"aclnn[A-Z]\w*$", n)]
+            names = [n for n in rec["aclnn"] if re.match(r"aclnn[A-Z]\w*$", n) and
+                     (import_op_plugin.FILL_OPS.search(base) or not import_op_plugin.FILL_APIS.match(n))]
             if not names:
                 return None
             execs = sorted({ov["exec"] for ov in rec["overloads"].values() if ov.get("exec")})
@@ -513,6 +556,8 @@ class Builder:
                     kernel_paths.add("acl_op")
                 if ov["op_api"]:
                     kernel_paths.add("op_api")
+                if ov.get("sparse"):
+                    kernel_paths.add("sparse")
         else:
             vs = []
         if tn:
@@ -521,8 +566,23 @@ class Builder:
             ovs.update(nf["overloads"])
         r.overloads = sorted(ovs)
         r.schema = self._schema(nf)
+        nsrc = nf["source"] if nf else "pytorch-native-functions"
+        if nf:
+            # since when PyTorch has it, among the pinned releases (1.13.1, 2.6.0, 2.14.1)
+            r.pytorch = {"since": nf["since"]}
+            if nf["until"]:
+                r.pytorch["until"] = nf["until"]
+                r.note("In PyTorch %s .. %s only: the newest pinned release (%s) no longer has it." % (
+                    nf["since"], nf["until"], self.f["native"]["versions"][-1]))
+            if nf["classified_as"]:
+                r.note("PyTorch releases classify it differently: %s; the row follows the newest." % ", ".join(
+                    "%s %s" % (v, k) for v, k in sorted(nf["classified_as"].items(), key=lambda x: version_key(x[0]))))
         view = bool(nf) and any(o["view"] for o in nf["overloads"].values())
-        if vs or tn:
+        if nf and nf["metadata"] and not vs and not tn:
+            r.set_status("structural", nsrc)
+            r.note("Returns no tensor and runs without a device guard in every overload: a query of the "
+                   "tensor's description (sizes, strides, dims) answered on the host; no kernel runs.")
+        elif vs or tn:
             srcs = (["op-plugin-functions"] if vs else []) + (["torch-npu-native"] if tn else [])
             r.set_status("full", *srcs)
             if vs:
@@ -534,12 +594,11 @@ class Builder:
             aclnn = self._aclnn(r, rec, base) if rec else None
             if aclnn:
                 self._aclnn_socs(r, aclnn, kernel_paths)
+            elif r.ascend.get("how"):
+                pass                      # computed through other ops (_aclnn said which)
             elif view:
                 r.ascend["how"] = "a view of its input: no kernel computes it"
-                r.cite("ascend", "pytorch-native-functions", *srcs)
-            elif rec and rec.get("aten_calls"):
-                r.ascend["how"] = "its kernel re-dispatches to %s" % ", ".join(rec["aten_calls"][:4])
-                r.cite("ascend", "op-plugin-functions")
+                r.cite("ascend", nsrc, *srcs)
             elif rec:
                 r.ascend["how"] = ("op-plugin's %s kernel, which calls no aclnn API" % " and ".join(sorted(kernel_paths))
                                    if kernel_paths else "an op-plugin registration without a kernel range")
@@ -550,41 +609,62 @@ class Builder:
         elif nf and any(o["composite_implicit"] or o["composite_explicit"] or
                         (o["structured_delegate"] and o["structured_delegate"].split(".")[0] != base)
                         for o in nf["overloads"].values()):
-            r.set_status("full", "pytorch-native-functions", "op-plugin-functions")
+            r.set_status("full", nsrc, "op-plugin-functions")
             r.ascend["engine"] = "decomposed"
             r.ascend["how"] = ("a view of its input: no kernel computes it" if view else
                                "decomposed by PyTorch into other ATen ops, each with its own NPU kernel")
-            r.cite("ascend", "pytorch-native-functions")
+            r.cite("ascend", nsrc)
             kinds = sorted({k for o in nf["overloads"].values() for k, on in
                             (("CompositeImplicitAutograd", o["composite_implicit"]),
                              ("CompositeExplicitAutograd", o["composite_explicit"])) if on})
             r.note("No NPU kernel in op-plugin or torch_npu; PyTorch runs it as a decomposition (%s) into "
                    "other aten ops, which need NPU kernels themselves." % "/".join(kinds or ["structured delegate"]))
         elif nf and nf["tensor_free"]:
-            r.set_status("structural", "pytorch-native-functions")
+            r.set_status("structural", nsrc)
             r.note("Takes and returns no tensors (host-side utility op); nothing runs on the NPU.")
         elif nf:
-            r.set_status("partial", "pytorch-native-functions", "op-plugin-functions", "torch-npu-native")
+            r.set_status("partial", nsrc, "op-plugin-functions", "torch-npu-native")
             r.ascend["engine"] = "cpu_fallback"
             r.ascend["how"] = "the host CPU, through torch_npu's fallback (no NPU kernel)"
-            r.cite("ascend", "pytorch-native-functions", "op-plugin-functions", "torch-npu-native")
-            r.flag("performance", "pytorch-native-functions", "op-plugin-functions", "torch-npu-native")
+            r.cite("ascend", nsrc, "op-plugin-functions", "torch-npu-native")
+            r.flag("performance", nsrc, "op-plugin-functions", "torch-npu-native")
             backends = sorted({b for o in nf["overloads"].values() for b in o["backends"]})
             r.note("No NPU kernel in op-plugin or torch_npu and no composite decomposition (PyTorch kernels: "
                    "%s): torch_npu falls back to the CPU with a warning (an error under "
                    "TORCH_NPU_FALLBACK_CPU_DISABLE=1)." % (", ".join(backends) or "none"))
             r.hint = "Keep it off the hot path or replace it with ops that have NPU kernels."
         else:
-            # in the TorchScript kinds only: a JIT-registered interpreter op
-            r.set_status("structural", "torch-kinds", "pytorch-native-functions")
-            r.note("Not an ATen native function (TorchScript interpreter op on lists, scalars or strings); "
-                   "it runs on the host.")
+            # not an ATen native function of any pinned release: a TorchScript interpreter op
+            jit = self.jit_ops.get("aten::" + base)
+            if jit and jit["returns_tensor"]:
+                # it makes a tensor: data/curated/torch.yaml says what it becomes
+                r.sources.add("torch-jit-ops")
+                r.note("Registered by TorchScript's interpreter, not an ATen native function; it returns "
+                       "a tensor.")
+            elif jit:
+                r.set_status("structural", "torch-jit-ops")
+                r.note("Registered by TorchScript's interpreter, not an ATen native function: it works on "
+                       "lists, scalars, strings or a tensor's value and description, on the host; no NPU "
+                       "kernel runs.")
+            else:
+                r.set_status("structural", "torch-kinds", nsrc)
+                r.note("Not an ATen native function (TorchScript interpreter op on lists, scalars or "
+                       "strings); it runs on the host.")
         rng = (nf and "nondeterministic_seeded" in nf["tags"]) or (rec and "nondeterministic_seeded" in rec["tags"])
         if rng:
-            srcs = (["pytorch-native-functions"] if nf and "nondeterministic_seeded" in nf["tags"] else []) + \
+            srcs = ([nsrc] if nf and "nondeterministic_seeded" in nf["tags"] else []) + \
                    (["op-plugin-functions"] if rec and "nondeterministic_seeded" in rec["tags"] else [])
             train, p = self._arg(r, "train"), self._arg(r, "p")
-            if train is not None and "bool" in train[1]:
+            dropout_p = self._arg(r, "dropout_p")
+            if train is None and dropout_p is not None and "float" in dropout_p[1]:
+                # attention's dropout: random only when dropout_p > 0 (0 in inference)
+                r.constraints.append({
+                    "when": {"attr": "dropout_p", "arg": dropout_p[0], "gt": 0}, "flag": "rng",
+                    "message": "random when dropout_p > 0: the NPU random stream differs from CPU/CUDA",
+                    "sources": srcs})
+                r.note("Random op (nondeterministic_seeded) when dropout_p > 0; with dropout_p=0 it is "
+                       "deterministic.")
+            elif train is not None and "bool" in train[1]:
                 # random only when training with p > 0: train=False (eval) or p=0 is an identity
                 when = [{"attr": "train", "arg": train[0], "eq": 1}]
                 if p is not None:
@@ -699,6 +779,41 @@ class Builder:
                     break
         return {k: sorted(v) for k, v in idx.items()}
 
+    def _dtypes(self, r, doc_apis):
+        """Input 0's dtypes of an ATen row. The aclnn doc of the API that computes the op (its
+        own kernel's parameter table) is the most specific source and wins; else the Ascend/
+        pytorch API docs of the newest torch version that documents the op, their lists joined
+        when several APIs of that version map to it (torch.softmax, nn.functional.softmax,
+        nn.Softmax). Lists that disagree are noted in the row, never silently dropped."""
+        docs = self.f["docs"]["apis"]
+        lists = []
+        for api in doc_apis:
+            dts = docs[api]["dtypes"]
+            first = dts.get("input") or dts.get("self") or dts.get("query") or \
+                (next(iter(dts.values())) if dts else None)
+            if first:
+                lists.append((docs[api]["version"], api, docs[api]["file"].rsplit("/", 1)[-1], first))
+        aclnn = r.ascend.get("aclnn")
+        info = self.f["defs"]["aclnn"].get(aclnn) if aclnn else None
+        kernel = info["dtypes"] if info and info.get("dtypes") else None
+        if kernel:
+            r.dtypes = list(kernel)
+            r.cite("dtypes", info["source"], replace=True)
+            chosen = "%s.md" % aclnn
+        elif lists:
+            newest = max((version_key(v) for v, _, _, _ in lists))
+            top = [x for x in lists if version_key(x[0]) == newest]
+            r.dtypes = sorted({d for x in top for d in x[3]}, key=TABLE_DTYPES.index)
+            r.cite("dtypes", "torch-npu-api-docs", replace=True)
+            chosen = " + ".join(sorted({"%s (%s)" % (f, a) for _, a, f, _ in top}))
+        else:
+            return
+        said = sorted({"%s (%s) lists %s" % (f, a, ", ".join(d)) for _, a, f, d in lists
+                       if set(d) != set(r.dtypes)})
+        if said:
+            r.note("Dtype lists disagree: %s; the row takes %s (%s)." % (
+                "; ".join(said), chosen, ", ".join(r.dtypes)))
+
     def _api_facts(self, r, apis, rec):
         docs = self.f["docs"]["apis"]
         mstt = self.f["mstt"]
@@ -716,11 +831,7 @@ class Builder:
                 else:
                     r.socs[soc] = {"status": "rewrite", "sources": ["torch-npu-api-docs"],
                                    "note": "%s marks %s as not supported" % (where, SOC_NAMES[soc])}
-            dts = d["dtypes"]
-            first = dts.get("input") or dts.get("self") or (next(iter(dts.values())) if dts else None)
-            if first:
-                r.dtypes = first
-                r.cite("dtypes", "torch-npu-api-docs", replace=True)
+            self._dtypes(r, [a for _, a in apis if a in docs])
             if d["cpu_fallback"]:
                 r.flag("performance", "torch-npu-api-docs")
                 r.worsen("partial", "torch-npu-api-docs")
@@ -730,6 +841,8 @@ class Builder:
                 r.note("%s: inference only, training not supported." % where)
             if d["other_notes"]:
                 r.note("%s lists further limitations." % where)
+        if not doc_api:
+            self._dtypes(r, [])
         mapi = next((a for _, a in apis if a in mstt["supported"]), None)
         if mapi and not r.dtypes and mstt["supported"][mapi]["dtypes"]:
             r.dtypes = mstt["supported"][mapi]["dtypes"]
@@ -748,10 +861,12 @@ class Builder:
 
     # ---- op-plugin OpInfo skip list
     def _opinfo(self):
-        """What the NPU OpInfo skip list implies, test by test (import_op_plugin.TEST_MEANING):
-        a test_compare_cpu failure is a precision fact (derived: NPU and CPU results differ on
-        the dtype that test picks); harness tests (neg/conj views, out=, fake tensors) say
-        nothing about the kernel and give no fact; unclear ones are noted."""
+        """What the NPU OpInfo skip list says, test by test (import_op_plugin.TEST_MEANING): an
+        entry records that a test was skipped on the NPU for a dtype, never why, and the
+        harness also fails a test on any exception. So no entry is a fact about a kernel: a
+        test_compare_cpu entry becomes a note that op-plugin's tests do not compare the op
+        with the CPU for that dtype (no flag, no status, no charge); harness tests (neg/conj
+        views, out=, fake tensors) are dropped; others are noted as skipped."""
         meaning = import_op_plugin.TEST_MEANING
         unsup = self.f["op_plugin"]["unsupported"]
         for name, tests in sorted(unsup.items()):
@@ -769,15 +884,16 @@ class Builder:
                 continue
             for test, dts in sorted(tests.items()):
                 kind = meaning.get(test, ("unclear",))[0]
+                if kind == "harness":
+                    continue
+                r.sources.add("op-plugin-unsupported")
                 if kind == "precision":
-                    r.flag("precision", "op-plugin-unsupported", grade="derived")
-                    r.worsen("partial", "op-plugin-unsupported", grade="derived")
-                    r.note("op-plugin's OpInfo skip list: NPU results differ from CPU (%s) for %s "
-                           "(OpInfo %s)." % (test, ", ".join(dts), name))
-                elif kind == "unclear":
-                    r.sources.add("op-plugin-unsupported")
-                    r.note("OpInfo test %s is skipped on NPU for %s (OpInfo %s); what it implies for "
-                           "the kernel is unclear." % (test, ", ".join(dts) or "all dtypes", name))
+                    r.note("Not compared against the CPU in op-plugin's tests for %s: %s is in its skip "
+                           "list (OpInfo %s), which records no reason; this says nothing about the "
+                           "kernel's numbers." % (", ".join(dts) or "any dtype", test, name))
+                else:
+                    r.note("OpInfo test %s is skipped on NPU for %s (OpInfo %s); the skip list records "
+                           "no reason." % (test, ", ".join(dts) or "all dtypes", name))
 
     # ---- inf/nan, deterministic lists
     def _flags_from_docs(self, aten):
@@ -803,6 +919,11 @@ class Builder:
 
     # ------------------------------------------------------------------ other namespaces
     def build_kinds(self):
+        # every prim:: operator TorchScript registers, and the kinds models produced
+        for kind in sorted(k for k in self.jit_ops if k.startswith("prim::")):
+            ns, _, op = kind.partition("::")
+            if (ns, op, None) not in self.rows:
+                self.row(ns, op).sources.add("torch-jit-ops")
         for kind in sorted(self.kinds):
             ns, _, op = kind.partition("::")
             if ns in ("aten", "npu"):
@@ -851,7 +972,7 @@ class Builder:
             dom, op, since = m["domain"], m["op"], m.get("since")
             if op == "*":
                 if e.get("create") == "kinds":
-                    for kind in self.kinds:
+                    for kind in list(self.kinds) + [k for k in self.jit_ops if k.startswith(dom + "::")]:
                         ns, _, name = kind.partition("::")
                         if ns == dom:
                             self.row(dom, name)
@@ -915,6 +1036,9 @@ class Builder:
                 r.set_status(e["status"], *srcs, grade=grade)
         if e.get("engine"):
             r.ascend["engine"] = e["engine"]
+            r.cite("ascend", *srcs, grade=grade)
+        if e.get("how"):
+            r.ascend["how"] = e["how"]
             r.cite("ascend", *srcs, grade=grade)
         for f in e.get("flags", []):
             if contra:
@@ -1043,6 +1167,8 @@ def emit_row(r, out):
         w("    overloads: %s" % flow(r.overloads))
     if r.torch_npu:
         w("    torch_npu: %s" % flow(r.torch_npu))
+    if r.pytorch:
+        w("    pytorch: %s" % flow({k: r.pytorch[k] for k in ("since", "until") if k in r.pytorch}))
     w("    status: %s" % r.status)
     if r.ascend:
         w("    ascend: %s" % flow({k: r.ascend[k] for k in ("op", "aclnn", "api", "engine", "ops", "how")
@@ -1228,6 +1354,18 @@ def render_sources_md(rows, cfg, counts, curated_counts, facts):
 
 
 # --------------------------------------------------------------------------- main
+def read_jit_ops(path):
+    """{name: {takes_tensor, returns_tensor, overloads}} of tools/table/torch_jit_ops.txt."""
+    out = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            name, takes, gives, n = line.split()
+            out[name] = {"takes_tensor": takes == "1", "returns_tensor": gives == "1", "overloads": int(n)}
+    return out
+
+
 def read_kinds(paths):
     kinds = {}
     for p in paths:
@@ -1328,7 +1466,7 @@ def main(argv=None):
         GRADES[sid] = c["grade"]
     GRADES["curated"] = "derived"
     facts = load_facts(locations)
-    b = Builder(facts, cfg, read_kinds(args.kinds))
+    b = Builder(facts, cfg, read_kinds(args.kinds), read_jit_ops(os.path.join(HERE, "torch_jit_ops.txt")))
     b.build_onnx()
     b.build_torch()
     b.build_kinds()

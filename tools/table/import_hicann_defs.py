@@ -22,14 +22,17 @@ Facts:
   defs:   {op_type: {"source", "file", "dir", "engine": ai_core|ai_cpu,
                      "socs": {soc: [dtypes] or null}}}
   readme: {"<source>:<dir>": {soc: true|false}}
-  aclnn:  {aclnnName: {"source", "dir", "socs": {soc: true|false}}}
+  aclnn:  {aclnnName: {"source", "dir", "file", "socs": {soc: true|false},
+                       "dtypes": [the first aclTensor input's 数据类型] or None}}
   units:  {"<source>:<dir>": "ai_core"|"ai_cpu"}
+  readme_dtypes: {"<source>:<dir>": [(name, [dtypes] or None) of each input row of the
+                  README's 参数说明 table]}
 """
 import posixpath
 import re
 
 from _common import (GE_DTYPES, dtype_order, importer_main, open_source, product_soc,
-                     strip_c_comments)
+                     strip_c_comments, text_dtypes)
 
 REPOS = ["ops-math", "ops-nn", "ops-cv", "ops-transformer"]
 SOCS = {"ascend910b", "ascend910_93", "ascend310p", "ascend950", "ascend910", "ascend310b"}
@@ -117,6 +120,61 @@ def parse_support(text):
     return out
 
 
+PARAM_TABLE = re.compile(r"<table\b.*?</table>", re.S)
+
+
+def _cells(row):
+    return [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row, re.S)]
+
+
+def parse_first_input_dtypes(text, readme=False):
+    got = parse_input_dtypes(text, readme)
+    return got[0][1] if got else None
+
+
+def parse_input_dtypes(text, readme=False):
+    """[(name, dtypes)] of the aclTensor inputs in order, from the GetWorkspaceSize parameter
+    table of an aclnn doc (its 数据类型 column), or of the rows marked 输入 of an op README's
+    parameter table (which may list attributes as inputs too); [] when there is none (an
+    input whose cell names no dtype: None). Per-chip notes beside the table are not read."""
+    proto = re.search(r"GetWorkspaceSize\s*\((.*?)\)", text, re.S)
+    tensors = set(re.findall(r"\baclTensor\s*\*\s*(\w+)", proto.group(1))) if proto else set()
+    for t in PARAM_TABLE.findall(text):
+        rows = re.findall(r"<tr>(.*?)</tr>", t, re.S)
+        if not rows:
+            continue
+        head = _cells(rows[0])
+        if "数据类型" not in head or "参数名" not in head:
+            continue
+        col = head.index("数据类型")
+        out = []
+        for row in rows[1:]:
+            cells = _cells(row)
+            if len(cells) <= col or len(cells) < 2 or "输入" not in cells[1]:
+                continue
+            name = re.split(r"[（(\s]", cells[0])[0]
+            if "aclTensorList" in cells[0] or not (
+                    readme or "aclTensor*" in cells[0].replace(" ", "") or name in tensors):
+                continue
+            out.append((name, text_dtypes(cells[col].replace("、", " ").replace("，", " ")) or None))
+        return out
+    if readme:                                  # a markdown table
+        sec = re.search(r"^##\s*参数说明\s*$(.*?)(?=^##\s)", text + "\n## end\n", re.M | re.S)
+        lines = [ln for ln in (sec.group(1).splitlines() if sec else []) if ln.strip().startswith("|")]
+        if len(lines) > 2:
+            head = [c.strip() for c in lines[0].strip().strip("|").split("|")]
+            if "数据类型" in head and "参数名" in head:
+                col = head.index("数据类型")
+                out = []
+                for ln in lines[2:]:
+                    cells = [c.strip() for c in ln.strip().strip("|").split("|")]
+                    if len(cells) > col and len(cells) > 1 and "输入" in cells[1]:
+                        out.append((re.split(r"[（(\s]", cells[0])[0].strip("`"),
+                                    text_dtypes(cells[col].replace("、", " ").replace("，", " ")) or None))
+                return out
+    return []
+
+
 def parse_op_list(text, list_path):
     """{dir: unit} from docs/[zh/]op_list.md (HTML or markdown table)."""
     base = posixpath.dirname(list_path)
@@ -138,7 +196,7 @@ def parse_op_list(text, list_path):
 
 def load(locations=None):
     """Per CANN op type: SoCs and dtypes; per op dir / aclnn API: product support."""
-    defs, readme, aclnn, units = {}, {}, {}, {}
+    defs, readme, aclnn, units, readme_dtypes = {}, {}, {}, {}, {}
     for repo in REPOS:
         dsrc = open_source(repo + "-def", locations)
         paths = dsrc.files("*/op_host/*_def.cpp") + dsrc.files("*/op_kernel_aicpu/*_def.cpp")
@@ -168,6 +226,9 @@ def load(locations=None):
             s = parse_support(texts[p])
             if s:
                 readme["%s:%s" % (doc.id, posixpath.dirname(p))] = s
+            d = parse_input_dtypes(texts[p], readme=True)
+            if d and d[0][1]:
+                readme_dtypes["%s:%s" % (doc.id, posixpath.dirname(p))] = d
         for p in ac:
             s = parse_support(texts[p])
             names = posixpath.basename(p)[:-3].split("&")
@@ -175,11 +236,12 @@ def load(locations=None):
             for n in names:
                 n = n.strip()
                 if re.match(r"aclnn\w+$", n) and (n not in aclnn or not aclnn[n]["socs"]):
-                    aclnn[n] = {"source": doc.id, "dir": d, "socs": s}
+                    aclnn[n] = {"source": doc.id, "dir": d, "socs": s, "file": p,
+                                "dtypes": parse_first_input_dtypes(texts[p]) if len(names) == 1 else None}
         for p in lists:
             for d, unit in parse_op_list(texts[p], p).items():
                 units["%s:%s" % (doc.id, d)] = unit
-    return {"defs": defs, "readme": readme, "aclnn": aclnn, "units": units}
+    return {"defs": defs, "readme": readme, "aclnn": aclnn, "units": units, "readme_dtypes": readme_dtypes}
 
 
 if __name__ == "__main__":

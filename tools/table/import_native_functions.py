@@ -1,10 +1,12 @@
 #!/usr/bin/python3
 """aten schemas and dispatch of PyTorch's native_functions.yaml (D15).
 
-Source: pytorch-native-functions (pytorch/pytorch
-aten/src/ATen/native/native_functions.yaml, BSD-style).  The pinned copy is
-the one Debian's python3-torch 1.13.1 ships (torchgen/packaged/...), the torch
-the TorchScript kinds were collected with.
+Sources: pytorch-native-functions, -2.6, -2.14 (pytorch/pytorch
+aten/src/ATen/native/native_functions.yaml, BSD-style), the copies Debian's
+python3-torch 1.13.1 (the torch the TorchScript kinds were collected with), 2.6.0
+and 2.14.1 ship (torchgen/packaged/...), so the rows cover the ATen operators of
+the PyTorch releases torch_npu 2.1 .. 2.15 pairs with, and say since when each
+exists.  An op is described by the newest pinned release that has it.
 
 Per base op (name before the first '.'), per overload:
   * composite_implicit: no `dispatch:` and no `structured_delegate:` (the
@@ -16,16 +18,24 @@ Per base op (name before the first '.'), per overload:
   * tags (nondeterministic_seeded = random op), and whether the schema
     mentions Tensor at all.
 
+  * metadata: every overload returns no tensor and runs without a device guard
+    (size, dim, numel, stride, is_contiguous, ...): a query of the tensor's
+    description on the host, no kernel;
   * the schema's arguments in order (TorchScript passes every argument of the
     matched schema by position, keyword-only ones included), with their types and
     defaults, and whether it returns a view of an input (`-> Tensor(a)` with an
     input `Tensor(a)`: an alias, no kernel runs).
 
 Facts:
+  versions: ["1.13.1", "2.6.0", "2.14.1"]
   ops: {base: {"overloads": {ov: {"composite_implicit", "composite_explicit",
                                    "backends", "structured_delegate",
-                                   "args": [{"name", "type", "default"}], "view": bool}},
-               "tags": [..], "tensor_free": bool}}
+                                   "args": [{"name", "type", "default"}], "view": bool,
+                                   "returns_tensor": bool, "device_guard": bool}},
+               "tags": [..], "tensor_free": bool, "metadata": bool,
+               "since": first pinned version, "until": last pinned version (None: the newest),
+               "source": the source id described, "classified_as": {version: kind} when
+               the newest and an older release classify it differently}}
 """
 import re
 
@@ -66,10 +76,12 @@ def returns_view(func):
     return bool(m) and ("Tensor(%s) " % m.group(1)) in args
 
 
-def load(locations=None):
+VERSIONED = [("pytorch-native-functions", "1.13.1"), ("pytorch-native-functions-2.6", "2.6.0"),
+             ("pytorch-native-functions-2.14", "2.14.1")]
+
+
+def parse(doc):
     """native_functions.yaml reduced to dispatch facts per aten base op."""
-    src = open_source("pytorch-native-functions", locations)
-    doc = yaml.safe_load(src.read_file())
     ops = {}
     for e in doc:
         func = e["func"]
@@ -88,6 +100,8 @@ def load(locations=None):
             "structured_delegate": e.get("structured_delegate"),
             "args": schema_args(func),
             "view": returns_view(func),
+            "returns_tensor": bool(re.search(r"\bTensor\b", arg_list(func)[1])),
+            "device_guard": e.get("device_guard", True) is not False,
         }
         tags = e.get("tags") or []
         rec["tags"].update([tags] if isinstance(tags, str) else tags)
@@ -95,7 +109,46 @@ def load(locations=None):
             rec["tensor_free"] = False
     for rec in ops.values():
         rec["tags"] = sorted(rec["tags"])
-    return {"ops": ops}
+        ovs = rec["overloads"].values()
+        rec["metadata"] = not rec["tensor_free"] and all(
+            not o["returns_tensor"] and not o["device_guard"] for o in ovs)
+    return ops
+
+
+def kind(rec):
+    """A coarse classification, to tell when releases disagree."""
+    ovs = rec["overloads"].values()
+    if rec["metadata"]:
+        return "metadata"
+    if rec["tensor_free"]:
+        return "tensor-free"
+    if all(o["composite_implicit"] for o in ovs):
+        return "CompositeImplicitAutograd"
+    return "kernel"
+
+
+def load(locations=None):
+    """Every pinned release's ops; each base described by the newest release that has it."""
+    per = []
+    for sid, ver in VERSIONED:
+        src = open_source(sid, locations)
+        per.append((sid, ver, parse(yaml.safe_load(src.read_file()))))
+    ops = {}
+    newest = per[-1][1]
+    for sid, ver, vops in per:
+        for base, rec in vops.items():
+            first = ops.get(base)
+            rec = dict(rec)
+            rec["source"] = sid
+            rec["since"] = first["since"] if first else ver
+            rec["until"] = None if ver == newest else ver
+            rec["classified_as"] = dict(first["classified_as"]) if first else {}
+            rec["classified_as"][ver] = kind(rec)
+            ops[base] = rec
+    for rec in ops.values():
+        if len(set(rec["classified_as"].values())) == 1:
+            rec["classified_as"] = {}
+    return {"versions": [v for _, v, _ in per], "ops": ops}
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ torch_npu custom ops (namespace npu).
 Facts:
   versions: [v2.1, ..., v2.15]
   ops: {"ns|base": {"ns", "base", "overloads": {overload: {"acl_op": [vers],
-                    "op_api": [vers], "exec": aclnn|None, "aclnn_calls": [..],
+                    "op_api": [vers], "sparse": [vers] (a kernel for sparse
+                    tensors, the `sparse:` key), "exec": aclnn|None, "aclnn_calls": [..],
                     "aclnn_compat": [..], "aten_calls": [..], "aclnn_via": [..],
                     "kernel": ..}}, "aclnn": [names], "aclnn_calls": [names],
                     "aclnn_main": name|None, "tags": [..], "sections": [..]}}
@@ -54,11 +55,23 @@ Actual aclnn calls (per overload, names in first-use order):
                 non-out, or out, overloads; transitively)]
   kernel        "gen_opapi" | [opapi source paths] | None (no op_api kernel)
   rec "aclnn_calls": union over overloads (default overload first);
+  producers     [("exec" aclnnX | "aten" aten::x / npu::x)] what writes the tensor the
+                kernel returns (its first one): the EXEC/COMPAT macro taking it,
+                the call assigned to it or returned, another op's kernel called
+                with it; helpers called with it only when nothing else writes it
+  producer_apis [aclnn names] of the producers, through the ops they name
   rec "aclnn_main": one name for the row, from the principal overload (default,
                 Tensor, self, input, else the first non-out one with a name):
-                among its own-body DO_*COMPATIBILITY names, then aclnn_calls,
-                then aclnn_via, the one named aclnn<Base> (aclnnInplace<Base>
-                for base_), else the first; *WeightNz names only when alone.
+                when the output is traced, among its producer APIs (never a
+                fill/alloc helper such as aclnnInplaceZero, unless the op is a
+                fill) narrowed to the one named aclnn<Base>, naming the op,
+                guarded by DO_*COMPATIBILITY, named after the overload, then
+                the shortest; none when the producers have no API.  Else, as
+                before: among its own-body DO_*COMPATIBILITY names, then
+                aclnn_calls, then aclnn_via, the one named aclnn<Base>
+                (aclnnInplace<Base> for base_), else the first; *WeightNz
+                names only when alone.
+  rec "producers": the principal overload's producers, "kind name".
 
 Also writes tools/table/op_plugin_aten_ops.txt (aten base names, one a line)
 when run with --write-list.
@@ -80,11 +93,13 @@ LIST_FILE = os.path.join(HERE, "op_plugin_aten_ops.txt")
 # What a failure in op-plugin's OpInfo skip list (test/unsupported_ops_info_base.yaml) says.
 # The list is turned into unittest skips of torch_npu's test/test_ops.py (an NPU copy of
 # PyTorch's test_ops.py; torchnpugen/codegen_ops_info.py maps each name to its class) and
-# records the (OpInfo, test, dtype) triples that failed on NPU.  The dtype of an entry is the
-# one the harness instantiated the test for, which for most tests is fixed by the test itself
+# records the (OpInfo, test, dtype) triples skipped on NPU, with no reason: a test fails on
+# any exception of the harness too, so an entry is not evidence about a kernel (the table
+# notes it, never flags or charges it).  The dtype of an entry is the one the harness
+# instantiated the test for, which for most tests is fixed by the test itself
 # (allowed_dtypes / OpDTypes), not chosen by what the kernel supports.
-#   test -> (class, dtypes the test runs in, what a failure means)
-#   class: "precision" NPU numbers differ from the CPU reference
+#   test -> (class, dtypes the test runs in, what the test checks)
+#   class: "precision" the test compares NPU numbers with the CPU reference
 #          "dtype"     the kernel lacks the dtype            (no test of the list proves this alone)
 #          "harness"   test machinery; nothing a user of the op would see
 #          "unclear"   may or may not concern the kernel
@@ -493,6 +508,7 @@ class KernelIndex:
     def __init__(self, defs):
         self.defs = defs
         self.by_file_name, self.by_name = {}, {}
+        self.kernel_paths, self.op_cpp_names = set(), set()
         for d in defs:
             self.by_file_name.setdefault((d["path"], d["name"]), []).append(d)
             self.by_name.setdefault(d["name"], []).append(d)
@@ -504,6 +520,8 @@ class KernelIndex:
             return None
         if qual == "at":
             return ("aten", "aten::" + name)
+        if qual == "op_api" and not any(d["ns"] == "op_api" for d in self.by_name.get(name, ())):
+            return ("aten", "aten::" + name)      # a registered op without a hand-written kernel
         if parts and parts[-1] == "custom_ops":
             return ("aten", "npu::" + name)
         fits = lambda ds: [d for d in ds if d["min"] <= nargs <= d["max"]]  # noqa: E731
@@ -520,6 +538,79 @@ class KernelIndex:
         c = fits([d for d in self.by_name.get(name, ()) if not d["static"] and
                   (d["ns"] == qual or d["ns"].endswith("::" + qual) or d["qual"] == parts[-1])])
         return ("follow", c) if c else None
+
+    def producers(self, d, stack=()):
+        """[(kind, name)] that compute what d returns (see "what produces the output"):
+        kind exec (an aclnn API) or aten ("aten::x" / "npu::x", another registered op)."""
+        key = ("producers", id(d))
+        if key in self.memo:
+            return self.memo[key]
+        if id(d) in stack or len(stack) > 12:
+            return []
+        body, out = d["body"], []
+        for m in RETURN_STMT.finditer(body):
+            first = _first_returned(_statement(body, m.end()))
+            if first is None:
+                continue
+            if first[0] == "call":
+                out += self._from_call(d, first[1], first[2], _statement(body, m.end()), stack)
+            else:
+                out += self._from_var(d, first[1], stack)
+        out = _uniq(out)
+        self.memo[key] = out
+        return out
+
+    def _from_call(self, d, qual, name, text, stack):
+        if ALLOC_CALL.match(name) or name in CPP_KEYWORDS:
+            return []
+        paren = text.find("(", text.find(name))
+        r = self._resolve(d, qual, name, _call_arity(text, paren) if paren >= 0 else 0)
+        if r is None:
+            return []
+        if r[0] == "aten":
+            return [] if r[1] in ("aten::Tensor", "npu::Tensor") else [r]
+        return [p for t in r[1] if t is not d for p in self.producers(t, stack + (id(d),))]
+
+    def _from_var(self, d, var, stack):
+        """What writes `var` in d's body: a macro taking it or a call assigned to it; failing
+        those, a helper called with it (the helper's own API calls, then)."""
+        body, found, helpers = d["body"], [], []
+        tok = re.compile(r"(?<![\w.])%s\b(?!\s*\.)" % re.escape(var))
+        for m in MACRO_API.finditer(body):
+            args = _statement(body, m.end())
+            if tok.search(args):
+                found.append((m.start(), [("exec", m.group(2))]))
+        for m in re.finditer(r"(?<![\w.])%s\s*=(?!=)" % re.escape(var), body):
+            rhs = _statement(body, m.end()).strip()
+            c = re.match(r"^((?:\w+\s*::\s*)*)(\w+)\s*(?:<[^<>()]*>)?\s*\(", rhs)
+            if c:
+                found.append((m.start(), self._from_call(d, re.sub(r"\s+", "", c.group(1)).rstrip(":"),
+                                                         c.group(2), rhs, stack)))
+        for m in CALL_SITE.finditer(body):
+            name = m.group(2)
+            if name in CPP_KEYWORDS or name.startswith("acl") or re.match(r"^[A-Z0-9_]+$", name) or \
+                    ALLOC_CALL.match(name):
+                continue
+            args = _statement(body, m.end())
+            if not tok.search(args):
+                continue
+            qual = re.sub(r"\s+", "", m.group(1)).rstrip(":")
+            r = self._resolve(d, qual, name, _call_arity(body, m.end() - 1))
+            if r is None:
+                continue
+            if r[0] == "aten":
+                if r[1].endswith("_out") or r[1].endswith("_"):
+                    found.append((m.start(), [r]))
+            elif any(t["path"] in self.kernel_paths and t["name"] in self.op_cpp_names for t in r[1]):
+                # another op's kernel writing it (addmm_out into the result)
+                found.append((m.start(), [e for t in r[1] if t is not d
+                                          for e in self.producers(t, stack + (id(d),))]))
+            else:
+                helpers.append((m.start(), [e for t in r[1] if t is not d
+                                            for e in self.events(t, stack + (id(d),)) if e[0] != "aten"]))
+        found = [x for x in found if x[1]] or helpers
+        found.sort(key=lambda x: x[0])
+        return [e for _, evs in found for e in evs]
 
     def own_compat(self, d):
         """DO_*COMPATIBILITY names written in d's own body (nd before nz)."""
@@ -568,6 +659,57 @@ class KernelIndex:
         return out
 
 
+# ---------------------------------------------------------------- what produces the output
+# A kernel body allocates, fills masks and workspaces, and calls the API that computes the
+# result. The API named for an op is the one that writes what the kernel returns: the first
+# returned tensor (std::get<0>(x), std::make_tuple(x, ...), x) traced back to the EXEC/COMPAT
+# macro that takes it, the call assigned to it, or the call returned directly.
+RETURN_STMT = re.compile(r"\breturn\b")
+MACRO_API = re.compile(r"\b((?:EXEC|DO)_\w*(?:CMD|COMPATIBILITY)\w*)\s*\(\s*(acl(?:nn)?[A-Z]\w*)")
+ALLOC_CALL = re.compile(r"(?:apply_tensor\w*|empty\w*|zeros\w*|ones\w*|full\w*|ApplyTensor\w*|"
+                        r"value_or\w*|borrow_from_optional_tensor|get\w*|format_trans|contiguous|"
+                        r"to|view\w*|reshape|transpose|permute|squeeze|unsqueeze|expand\w*|"
+                        r"narrow|select|slice|diagonal|set_|resize_\w*|copy|clone|detach)$")
+# fill and allocation helpers: never the API that computes an op, unless the op is a fill
+FILL_APIS = re.compile(r"^aclnn(?:Inplace)?(?:Zero|One|Fill\w*|Copy|Cast|Contiguous|DropoutGenMask\w*)$")
+FILL_OPS = re.compile(r"zero|one|fill|full|cast|copy|contiguous|gen_mask|empty")
+
+
+def _statement(body, i):
+    """The text from offset i to the next ';' outside brackets."""
+    depth = 0
+    for j in range(i, len(body)):
+        c = body[j]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth < 0:
+                return body[i:j]
+        elif c == ";" and depth == 0:
+            return body[i:j]
+    return body[i:]
+
+
+def _first_returned(expr):
+    """('var', name) or ('call', qual, name, '(' offset in expr) of a return expression's first tensor."""
+    e = expr.strip()
+    for _ in range(4):
+        m = re.match(r"^(?:std\s*::\s*)?(?:make_tuple|tie|forward_as_tuple|tuple\s*<[^()]*>|move|get\s*<\s*\d+\s*>)"
+                     r"\s*\((.*)\)$", e, re.S)
+        if not m:
+            break
+        parts = split_top(m.group(1))
+        e = parts[0].strip() if parts else ""
+    m = re.match(r"^(\w+)$", e)
+    if m:
+        return ("var", m.group(1))
+    m = re.match(r"^((?:\w+\s*::\s*)*)(\w+)\s*(?:<[^<>()]*>)?\s*\(", e)
+    if m:
+        return ("call", re.sub(r"\s+", "", m.group(1)).rstrip(":"), m.group(2), m.end() - 1)
+    return None
+
+
 def _uniq(xs):
     out = []
     for x in xs:
@@ -584,7 +726,30 @@ def _pick_main(rec, o):
     """One representative aclnn name of an overload (see module doc)."""
     base = rec["base"]
     named = {"aclnn" + _camel(base)} | ({"aclnnInplace" + _camel(base)} if base.endswith("_") else set())
+    named |= {"aclnn" + _camel(base.replace("npu_", "", 1))}
+    # the APIs that write the returned tensor: named after the op, else the shortest name
+    # (variants such as ...V4 or ...VarLen... extend the base API's name); fill and
+    # allocation helpers only for an op that is itself a fill
+    is_fill = bool(FILL_OPS.search(base))
+    prod = o.get("producer_apis") or []
+    real = [n for n in prod if is_fill or not FILL_APIS.match(n)]
+    if o.get("producers"):
+        # the output is traced: its APIs, or none (it is computed through ops without one).
+        # Among several (branches of the kernel): the one named after the op, else the one a
+        # DO_*COMPATIBILITY guard names (the API the kernel is built around), else one named
+        # after the overload (FmodTensor for fmod.Tensor), else the shortest name (variants
+        # such as ...V4 or ...VarLen... extend the base API's name)
+        ov = o.get("_name", "")
+        stem = _camel(base.replace("npu_", "", 1).rstrip("_"))
+        guarded = [n for n in o["_own_compat"] if n in real and not n.endswith("WeightNz")]
+        pool = real
+        for keep in (lambda n: n in named, lambda n: stem in n, lambda n: n in guarded,
+                     lambda n: ov not in ("default", "") and n.endswith(_camel(ov))):
+            pool = [n for n in pool if keep(n)] or pool
+        first = [n for n in guarded if n in pool]
+        return first[0] if first else (min(pool, key=lambda n: (len(n), pool.index(n))) if pool else None)
     for pool in (o["_own_compat"], o["aclnn_calls"], o["aclnn_via"]):
+        pool = [n for n in pool if is_fill or not FILL_APIS.match(n)]
         pool = [n for n in pool if not n.endswith("WeightNz")] or pool
         hit = [n for n in pool if n in named]
         if hit or pool:
@@ -606,11 +771,13 @@ def attach_aclnn_calls(src, ops, schemas, symint_names, versions):
     defs = [d for p in kernel_paths + helper_paths for d in scan_defs(texts[p], p, versions)]
     index = KernelIndex(defs)
     kernel_set = set(kernel_paths)
+    index.kernel_paths = kernel_set
+    index.op_cpp_names = {rec["base"] + sfx for rec in ops.values() for sfx in ("", "_out", "_symint")}
     entry_of = {}
     for key, rec in ops.items():
         for ov, o in rec["overloads"].items():
             o.update({"aclnn_calls": [], "aclnn_compat": [], "aten_calls": [], "aclnn_via": [], "kernel": None,
-                      "_own_compat": []})
+                      "_own_compat": [], "producers": []})
             for e in schemas.get((key, ov), ()):
                 entry_of.setdefault((key, ov), []).append(e)
     pending = []
@@ -618,9 +785,18 @@ def attach_aclnn_calls(src, ops, schemas, symint_names, versions):
         rec = ops[key]
         o = rec["overloads"][ov]
         o["_out"] = any(is_out_schema(e["func"]) for e in entries)
+        if not o["op_api"] and o.get("sparse"):
+            # a kernel for sparse tensors only (op_plugin/ops/opapi/sparse, namespace sparse,
+            # named <base>_sparse): the APIs it executes
+            sp = [d for d in index.by_name.get(rec["base"] + "_sparse", ()) if d["ns"] == "sparse"]
+            names = [nm for d in sp for kind, nm in index.events(d) if kind != "aten"]
+            o["aclnn_calls"] = _uniq(names)
+            o["producers"] = [("exec", n) for n in _uniq(names)]
+            o["kernel"] = sorted({d["path"] for d in sp}) or None
+            continue
         if not o["op_api"]:
             continue
-        calls, compat, aten, files, own = [], [], [], [], []
+        calls, compat, aten, files, own, prod = [], [], [], [], [], []
         for e in entries:
             g = e.get("gen_opapi") or {}
             if g.get("structured_inherit") or (not g and e.get("structured_delegate")):
@@ -630,6 +806,7 @@ def attach_aclnn_calls(src, ops, schemas, symint_names, versions):
                 names = [g["exec"].split(",")[0].strip()] + \
                     [c.get("exec", "").split(",")[0].strip() for c in g.get("cpu_scalar_op") or []]
                 calls += names
+                prod += [("exec", n) for n in names[:1]]
                 if expand_versions(e.get("acl_op"), versions):
                     compat += names
                     own += names
@@ -651,6 +828,7 @@ def attach_aclnn_calls(src, ops, schemas, symint_names, versions):
             for d in hit:
                 files.append(d["path"])
                 own += index.own_compat(d)
+                prod += index.producers(d)
                 for kind, nm in index.events(d):
                     if kind == "aten":
                         ns, _, base = nm.partition("::")
@@ -663,6 +841,7 @@ def attach_aclnn_calls(src, ops, schemas, symint_names, versions):
                             compat.append(nm)
         o["aclnn_calls"], o["aclnn_compat"], o["aten_calls"] = _uniq(calls), _uniq(compat), _uniq(aten)
         o["_own_compat"] = _uniq(own)
+        o["producers"] = _uniq(prod)
         o["kernel"] = ("gen_opapi" if files == ["gen_opapi"] * len(files) else sorted(set(files) - {"gen_opapi"})) \
             if files else None
     for _ in range(3):                       # inherit / delegate chains are short
@@ -676,6 +855,7 @@ def attach_aclnn_calls(src, ops, schemas, symint_names, versions):
                 o["aten_calls"] = _uniq(o["aten_calls"] + t["aten_calls"])
                 o["kernel"] = o["kernel"] or t["kernel"]
                 o["_own_compat"] = _uniq(o["_own_compat"] + t["_own_compat"])
+                o["producers"] = _uniq(o["producers"] + t["producers"])
 
     def via(key, ov, seen):
         o = ops[key]["overloads"][ov]
@@ -695,16 +875,39 @@ def attach_aclnn_calls(src, ops, schemas, symint_names, versions):
     for key, rec in ops.items():
         for ov in rec["overloads"]:
             rec["overloads"][ov]["aclnn_via"] = [n for n in via(key, ov, {(key, ov)})]
+    def producer_apis(key, ov, seen):
+        """aclnn APIs that compute the overload's output, through the ops it re-dispatches to."""
+        out = []
+        for kind, nm in ops[key]["overloads"][ov]["producers"]:
+            if kind == "exec":
+                out.append(nm)
+                continue
+            ns, _, base = nm.partition("::")
+            tk = "%s|%s" % (ns, base[:-4] if base.endswith("_out") and "%s|%s" % (ns, base[:-4]) in ops else base)
+            if tk not in ops or tk in seen:
+                continue
+            p = _principal_overload(ops[tk]) or next(iter(sorted(ops[tk]["overloads"])), None)
+            if p:
+                out += producer_apis(tk, p, seen | {tk})
+        return _uniq(out)
+    for key, rec in ops.items():
+        for ov, o in rec["overloads"].items():
+            o["producer_apis"] = producer_apis(key, ov, {key})
     for rec in ops.values():
         ovs = rec["overloads"]
         order = (["default"] if "default" in ovs else []) + sorted(o for o in ovs if o != "default")
         rec["aclnn_calls"] = _uniq([n for o in order for n in ovs[o]["aclnn_calls"]])
         p = _principal_overload(rec)
+        if p:
+            ovs[p]["_name"] = p
         rec["aclnn_main"] = _pick_main(rec, ovs[p]) if p else None
+        rec["producers"] = ["%s %s" % x for x in ovs[p]["producers"]] if p else []
     for rec in ops.values():
         for o in rec["overloads"].values():
             o.pop("_out", None)
             o.pop("_own_compat", None)
+            o.pop("_name", None)
+            o["producers"] = ["%s %s" % x for x in o["producers"]]
 
 
 def load(locations=None):
@@ -731,11 +934,13 @@ def load(locations=None):
                 "ns": ns, "base": base, "overloads": {}, "aclnn": set(), "tags": set(),
                 "sections": set()})
             rec["sections"].add(section)
-            ov = rec["overloads"].setdefault(overload, {"acl_op": set(), "op_api": set(), "exec": None})
+            ov = rec["overloads"].setdefault(overload, {"acl_op": set(), "op_api": set(), "sparse": set(),
+                                                        "exec": None})
             if section != "symint":          # symint entries repeat an official/custom schema
                 schemas.setdefault(("%s|%s" % (ns, base), overload), []).append(e)
             ov["acl_op"].update(expand_versions(e.get("acl_op"), versions))
             ov["op_api"].update(expand_versions(e.get("op_api"), versions))
+            ov["sparse"].update(expand_versions(e.get("sparse"), versions))   # SparseNPU kernels
             ex = (e.get("gen_opapi") or {}).get("exec")
             if ex:
                 ov["exec"] = ex.split(",")[0].strip()
@@ -757,6 +962,7 @@ def load(locations=None):
         for ov in rec["overloads"].values():
             ov["acl_op"] = sorted(ov["acl_op"], key=version_key)
             ov["op_api"] = sorted(ov["op_api"], key=version_key)
+            ov["sparse"] = sorted(ov["sparse"], key=version_key)
         rec["aclnn"] = sorted(rec["aclnn"])
         rec["tags"] = sorted(rec["tags"])
         rec["sections"] = sorted(rec["sections"])

@@ -36,22 +36,24 @@ ONNX_DOC = "docs/en/ONNX Operator List/Supported ONNX Operators.md"
 
 API_LINK = re.compile(r"\*\*原生文档\*\*：\[([^\]]+)\]")
 LIMIT = "**限制与说明**"
-ARG_DTYPES = re.compile(r"`([\w\"]+)`\s*仅支持\s*([A-Za-z0-9_，,、 ]+)")
+# "`x`仅支持fp32", "`query`、`key`、`value`仅支持bf16、fp16和fp32": each named argument
+ARG_DTYPES = re.compile(r"((?:`[\w\"]+`\s*[、，,和及]?\s*)+)仅支持\s*([A-Za-z0-9_，,、 和及或]+)")
 
 
 def parse_limit(text):
     facts = {"dtypes": {}, "cpu_fallback": False, "inference_only": False, "other_notes": False}
     rest = text
-    for arg, dts in ARG_DTYPES.findall(text):
-        d = text_dtypes(dts)
-        if d:
-            facts["dtypes"][arg.strip('"')] = d
-        rest = rest.replace(dts, "")
+    for args, dts in ARG_DTYPES.findall(text):
+        d = text_dtypes(re.sub(r"[和及或]", " ", dts))
+        for arg in re.findall(r"`([\w\"]+)`", args):
+            if d:
+                facts["dtypes"].setdefault(arg.strip('"'), d)
+        rest = rest.replace(dts, "").replace(args, "")
     if "回退至CPU" in text:
         facts["cpu_fallback"] = True
     if "仅支持推理场景" in text:
         facts["inference_only"] = True
-    rest = re.sub(r"`[\w\"]+`\s*仅支持|可能回退至CPU执行|当前仅支持推理场景，不支持训练场景|[\s\-：:。，,]", "", rest)
+    rest = re.sub(r"仅支持|可能回退至CPU执行|当前仅支持推理场景，不支持训练场景|[\s\-：:。，,]", "", rest)
     facts["other_notes"] = bool(rest)
     return facts
 
