@@ -119,10 +119,14 @@ typedef struct ir_attr {
      * inputs [arg_input, arg_input + arg_inputs) of the node (a tensor, a tensor list, a
      * value computed at run time). 0: nothing more is known. */
     uint8_t arg_kind;
+    /* ... and for an argument computed at run time, its TorchScript type when the reader
+     * knows it (IR_AT_*), so a call's overload can be told from its arguments */
+    uint8_t arg_type;
     uint32_t arg_input, arg_inputs;
 } ir_attr;
 
 enum { IR_ARG_UNKNOWN = 0, IR_ARG_BOOL, IR_ARG_NONE, IR_ARG_INPUTS };
+enum { IR_AT_UNKNOWN = 0, IR_AT_TENSOR, IR_AT_NUMBER, IR_AT_LIST, IR_AT_STRING, IR_AT_OTHER };
 
 struct ir_function;
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/text.h"
 #include "table/source_rules.h"
 #include "scan/result_internal.h"
 #include "table/table_internal.h"
@@ -147,13 +148,26 @@ static void risk_lines(om_out *o, const opmap_result *r)
 {
     size_t i, shown = 0, hidden = 0, notes = 0;
     uint64_t per_flag[OPMAP_FLAG_COUNT] = { 0 };
+    char note_kinds[128] = "";
     unsigned f;
     int any = 0;
     for (i = 0; i < r->risks.len; i++) {
         const om_risk *k = &OM_VEC_AT(&r->risks, om_risk, i);
         if (k->from_flag)
             continue;
+        if (k->level != OPMAP_DIAG_WARNING && strcmp(k->kind, "eval_mode") == 0) {
+            /* what the scan left out, said where it is read */
+            om_out_str(o, "  note (eval_mode): ");
+            om_out_term(o, k->message);
+            om_out_str(o, "\n");
+            continue;
+        }
         if (k->level != OPMAP_DIAG_WARNING) {
+            if (notes < 4 && !strstr(note_kinds, k->kind)) {
+                size_t used = strlen(note_kinds);
+                om_appendf(note_kinds, sizeof(note_kinds), &used, "%s%s", used ? ", " : "",
+                           k->kind);
+            }
             notes++;
             continue;
         }
@@ -172,8 +186,8 @@ static void risk_lines(om_out *o, const opmap_result *r)
         om_out_printf(o, "  ... and %llu more risks (see --format json)\n",
                       (unsigned long long)(hidden + r->risks_dropped));
     if (notes)
-        om_out_printf(o, "  %zu informational note%s (e.g. Reshape targets with -1; see --format "
-                         "json)\n", notes, notes == 1 ? "" : "s");
+        om_out_printf(o, "  %zu informational note%s (%s; see --format json)\n", notes,
+                      notes == 1 ? "" : "s", note_kinds);
     for (i = 0; i < r->n_ops; i++)
         for (f = 0; f < OPMAP_FLAG_COUNT; f++)
             per_flag[f] += (r->ops[i]->flags >> f) & 1u;

@@ -92,14 +92,107 @@ static int by_overload(const opmap_table *t, const opmap_row *row, const char *o
     return 1;
 }
 
-/* A TorchScript node names no overload: the row's answer over the overloads counted. */
-static int by_operator(const opmap_table *t, const opmap_row *row, om_graph_verdict *out)
+/* Whether argument a of a TorchScript call fits kind k of a signature ("T", "N?=", ...):
+ * only what the call shows is checked (a constant's kind, None, a run-time value's type);
+ * `loose` lets a tensor pass for a number (TorchScript's implicit conversion of a 0-dim
+ * tensor), tried only when no overload fits strictly. */
+static int arg_fits(const ir_attr *a, const char *k, size_t klen, int loose)
+{
+    int opt = memchr(k, '?', klen) != NULL;
+    char kind = klen ? k[0] : 'O';
+    if (a->arg_kind == IR_ARG_NONE)
+        return opt;
+    switch (a->type) {
+    case IR_ATTR_INT:
+    case IR_ATTR_FLOAT:
+        return kind == 'N';
+    case IR_ATTR_STRING:
+        return kind == 's';
+    case IR_ATTR_INTS:
+    case IR_ATTR_FLOATS:
+        return kind == 'L';
+    default:
+        break;
+    }
+    switch (a->arg_type) {
+    case IR_AT_TENSOR:
+        return kind == 'T' || (loose && kind == 'N');
+    case IR_AT_NUMBER:
+        return kind == 'N';
+    case IR_AT_LIST:
+        return kind == 'L';
+    case IR_AT_STRING:
+        return kind == 's';
+    default:
+        return 1;
+    }
+}
+
+/* The call's arguments against a signature: each fits its kind, and the ones the call
+ * leaves out (an archive's printed call gives no defaulted argument) have defaults. */
+static int sig_fits(const char *sig, const ir_node *n, int loose)
+{
+    uint32_t i = 0;
+    const char *p = sig;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        if (i < n->n_args ? !arg_fits(&n->args[i], p, len, loose) : !memchr(p, '=', len))
+            return 0;
+        i++;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return i >= n->n_args;
+}
+
+/*
+ * The overloads a TorchScript call can be, by its arguments against the counted overloads'
+ * signatures (`sigs`), strictly first: how many there are and the worst status among them;
+ * 0 when the row has no signatures or none fits (then the row's answer stands).
+ */
+static size_t fitting(const om_graph *gr, const ir_node *n, int *worst, const char **one)
+{
+    size_t i, fits = 0;
+    int loose;
+    *worst = OM_GRAPH_IMPLEMENTED;
+    for (loose = 0; loose < 2 && !fits; loose++)
+        for (i = 0; i < gr->n_ovs; i++) {
+            const om_graph_ov *o = &gr->ovs[i];
+            if (!o->counted || !o->sig || !n->args || !sig_fits(o->sig, n, loose))
+                continue;
+            if (!fits++ || o->status > *worst)
+                *one = o->name;
+            if (o->status > *worst)
+                *worst = o->status;
+        }
+    return fits;
+}
+
+/* A TorchScript node names no overload: the answer of the overloads its arguments fit, else
+ * the row's answer over the overloads counted. */
+static int by_operator(const opmap_table *t, const opmap_row *row, const ir_node *n,
+                       om_graph_verdict *out)
 {
     const om_graph *gr = &row->graph;
-    const char *repo, *commit, *name = om_graph_status_name(gr->status);
+    const char *repo, *commit, *name = om_graph_status_name(gr->status), *one = NULL;
+    int worst;
+    size_t fits;
     registry(t, gr, &repo, &commit);
     if (gr->status == OM_GRAPH_IMPLEMENTED)
         return 0;
+    if (gr->status == OM_GRAPH_PARTIAL && (fits = fitting(gr, n, &worst, &one)) > 0) {
+        if (worst == OM_GRAPH_IMPLEMENTED)
+            return 0;  /* the call is one of the overloads torchair converts */
+        snprintf(out->actual, sizeof(out->actual), "graph: aten::%s.%s %s%s", row->op, one,
+                 worst == OM_GRAPH_STUB ? "stub" : "partial",
+                 fits > 1 ? " (of the overloads its arguments fit)" : "");
+        out->status = worst == OM_GRAPH_STUB ? OPMAP_OP_REWRITE : OPMAP_OP_PARTIAL;
+        snprintf(out->message, sizeof(out->message), "graph mode: the call's arguments fit "
+                 "aten::%s.%s, whose torchair converter %s (%s %.12s)", row->op, one,
+                 worst == OM_GRAPH_STUB ? "only raises" : "raises for some inputs", repo, commit);
+        return 1;
+    }
     snprintf(out->actual, sizeof(out->actual), "graph: torchair %s%s%s", name,
              gr->via ? " as aten::" : "", gr->via ? gr->via : "");
     if (gr->status == OM_GRAPH_PARTIAL) {
@@ -136,5 +229,5 @@ int om_graph_verdict_of(const opmap_table *t, const opmap_row *row, const ir_nod
                  row->op, repo, commit);
         return 1;
     }
-    return ov ? by_overload(t, row, ov, out) : by_operator(t, row, out);
+    return ov ? by_overload(t, row, ov, out) : by_operator(t, row, n, out);
 }

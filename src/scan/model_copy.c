@@ -125,6 +125,7 @@ int om_scan_copy_model(opmap_result *res, const ir_model *m)
     size_t i;
     om_arena *A = &res->arena;
     res->format = m->format;
+    res->training_reads = m->training_reads_folded;
     res->ir_version = m->ir_version;
     res->model_version = m->model_version;
     res->stats = m->stats;

@@ -194,6 +194,8 @@ struct opmap_result {
     om_vec advice;            /* om_advice */
     uint64_t risks_dropped;
     uint64_t calls;           /* calls a graph printed without inlining leaves (risks.c) */
+    uint64_t training_reads;  /* TorchScript: reads of a module's training flag taken as
+                                 False (ir_model.training_reads_folded) */
     const char *first_call;   /* where the first one is */
     om_segments segments;
     /* Python sources (OPMAP_FORMAT_PYTHON): the files read, their lines, the files that

@@ -99,6 +99,14 @@ int om_risks_model(opmap_result *res)
     int rc0;
     if ((rc0 = duplicate_imports(res)))
         return rc0;
+    if (res->training_reads) {
+        snprintf(msg, sizeof(msg), "read in eval mode, as inference runs the model: a "
+                 "module's self.training is False (%" PRIu64 " read%s), so code that runs only "
+                 "in training (batch-norm statistics, stochastic depth, dropout branches) is "
+                 "not scanned", res->training_reads, res->training_reads == 1 ? "" : "s");
+        if ((rc0 = add(res, "eval_mode", OPMAP_DIAG_INFO, msg, "main")))
+            return rc0;
+    }
     for (i = 0; i < res->n_ext; i++) {
         const om_ext_ref *e = &res->ext[i];
         int rc;

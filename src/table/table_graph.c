@@ -99,17 +99,50 @@ static int parse_counted(yr *y, const yt_node *map, om_graph *g)
     return OPMAP_OK;
 }
 
+/* `sigs`: {overload: "T,N,s?="}, the kinds of a counted overload's arguments (T tensor,
+ * N number, s str, L list, O other; '?' may be None, '=' has a default), for calls that
+ * name no overload. */
+static int parse_sigs(yr *y, const yt_node *map, om_graph *g)
+{
+    const yt_node *n = yt_get(map, "sigs");
+    size_t i, k;
+    if (!n)
+        return OPMAP_OK;
+    if (n->kind != YT_MAP)
+        return yr_bad(y, n, "graph.sigs must be a mapping of overload to argument kinds");
+    for (i = 0; i < n->n; i++) {
+        const yt_node *key = n->items[2 * i], *val = n->items[2 * i + 1];
+        om_graph_ov want, *ov;
+        const char *sig;
+        int rc;
+        if (key->kind != YT_SCALAR || (rc = yr_str(y, val, "graph.sigs", &sig)))
+            return key->kind != YT_SCALAR ? yr_bad(y, key, "graph.sigs: a key must be an overload")
+                                          : rc;
+        want.name = key->str;
+        ov = g->n_ovs ? bsearch(&want, g->ovs, g->n_ovs, sizeof(om_graph_ov), ov_cmp) : NULL;
+        if (!ov || !ov->counted)
+            return yr_bad(y, key, "graph.sigs: '%s' is not a counted overload", key->str);
+        for (k = 0; sig[k]; k++)
+            if (!strchr("TNsLO?=,", sig[k]))
+                return yr_bad(y, val, "graph.sigs: '%s': kinds are T, N, s, L, O, each with an "
+                              "optional '?' (may be None) and '=' (has a default), separated "
+                              "by ','", sig);
+        ov->sig = sig;
+    }
+    return OPMAP_OK;
+}
+
 int om_graph_parse(yr *y, const yt_node *map, om_graph *g)
 {
     static const char *const keys[] = { "status", "via", "declared", "implemented", "partial",
-                                        "stub", "counted", "where", "note", "grade", "sources",
-                                        NULL };
+                                        "stub", "counted", "sigs", "where", "note", "grade",
+                                        "sources", NULL };
     const yt_node *n;
     int64_t declared = 0;
     int rc;
     if ((rc = yr_kind(y, map, YT_MAP, "graph")) || (rc = yr_keys(y, map, keys, "graph")) ||
         (rc = parse_graph_status(y, map, g)) || (rc = parse_lists(y, map, g)) ||
-        (rc = parse_counted(y, map, g)))
+        (rc = parse_counted(y, map, g)) || (rc = parse_sigs(y, map, g)))
         return rc;
     if ((n = yt_get(map, "declared"))) {
         if ((rc = yr_int(y, n, "graph.declared", &declared)))

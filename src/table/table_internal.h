@@ -133,6 +133,7 @@ typedef struct om_graph_ov {
     const char *name;          /* "Tensor", "default", ... */
     uint8_t status;            /* OM_GRAPH_IMPLEMENTED, _PARTIAL or _STUB */
     uint8_t counted;           /* it is one of those the row's status is answered on */
+    const char *sig;           /* `sigs`: its arguments' kinds ("T,N,s?"), or NULL */
 } om_graph_ov;
 
 typedef struct om_graph {

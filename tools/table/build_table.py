@@ -1040,6 +1040,18 @@ class Builder:
         if e.get("how"):
             r.ascend["how"] = e["how"]
             r.cite("ascend", *srcs, grade=grade)
+        for soc, se in sorted((e.get("socs") or {}).items()):
+            # a chip's answer a source gives that no importer reaches (never over a
+            # higher-grade entry of the same chip)
+            if soc not in SOCS:
+                raise SystemExit("curated entry %s: unknown chip %s" % (e.get("match"), soc))
+            old = r.socs.get(soc)
+            if old and old.get("sources") and GRADE_RANK[grade] < GRADE_RANK[grade_of([(None, frozenset(old["sources"]))])]:
+                r.note("Disagreement: %s says %s on %s; a higher-grade source says %s." % (
+                    said, se["status"], SOC_NAMES[soc], old["status"]))
+                continue
+            r.socs[soc] = {"status": se["status"], "sources": [x for x in srcs if x != "curated"],
+                           "note": se["note"]}
         for f in e.get("flags", []):
             if contra:
                 r.note("Practice report: %s (flag %s). %s" % (e["curated"], f, why))
@@ -1143,8 +1155,8 @@ def q(s):
 
 
 # the graph-mode answer's keys, in the order written (docs/table-format.md, "graph")
-GRAPH_KEYS = ["status", "via", "declared", "implemented", "partial", "stub", "counted", "where",
-              "note", "grade", "sources"]
+GRAPH_KEYS = ["status", "via", "declared", "implemented", "partial", "stub", "counted", "sigs",
+              "where", "note", "grade", "sources"]
 WHEN_ORDER = ["attr", "arg", "input", "output", "default", "grade", "index", "name"]
 
 

@@ -73,6 +73,39 @@ def _all_implicit(nat):
     return bool(ovs) and all(o["composite_implicit"] and not o["composite_explicit"] for o in ovs)
 
 
+def _letter(typ):
+    """One argument's kind in a signature: T tensor, N number (int, float, Scalar, bool,
+    SymInt), s str, L list, O other; '?' when it may be None."""
+    t = re.sub(r"\([a-z0-9!|\s]*\)", "", typ).strip()
+    opt = t.endswith("?")
+    t = t.rstrip("?")
+    if re.search(r"\[\d*\]$", t):
+        k = "L"
+    elif t == "Tensor":
+        k = "T"
+    elif t in ("int", "float", "Scalar", "bool", "SymInt", "ScalarType", "Layout",
+               "MemoryFormat"):
+        k = "N"
+    elif t == "str":
+        k = "s"
+    else:
+        k = "O"
+    return k + ("?" if opt else "")
+
+
+def signatures(nat, ovs):
+    """{overload: 'T,N,s?='}: the argument kinds, in the order TorchScript passes them
+    (every argument, keyword-only ones too; '=' marks one with a default, which an archive's
+    printed call may leave out), of the counted overloads native_functions.yaml has."""
+    out = {}
+    for ov in ovs:
+        n = (nat or {}).get("overloads", {}).get(ov)
+        if n is not None:
+            out[ov] = ",".join(_letter(a["type"]) + ("=" if a["default"] is not None else "")
+                               for a in n["args"])
+    return out
+
+
 def _short(op, ovs):
     return ", ".join("%s.%s" % (op, o) for o in ovs)
 
@@ -90,6 +123,9 @@ def direct(op, tor, nat):
     st = [ovs[o]["status"] for o in g["counted"]]
     if any(s in ("implemented", "partial") for s in st):
         g["status"] = "implemented" if all(s == "implemented" for s in st) else "partial"
+        if g["status"] == "partial":
+            # a TorchScript call names no overload: its arguments tell which it is
+            g["sigs"] = signatures(nat, g["counted"])
         said = [("torchair converts %s", "implemented"), ("%s raise%s for some inputs", "partial"),
                 ("%s only raise%s", "stub")]
         notes = []

@@ -223,7 +223,9 @@ static void graph_parts(const om_graph *g, size_t id)
     for (i = 0; i < g->n_ovs; i++) {
         fprintf(out, i ? ", {" : "{");
         str(g->ovs[i].name);
-        fprintf(out, ", %u, %u}", g->ovs[i].status, g->ovs[i].counted);
+        fprintf(out, ", %u, %u, ", g->ovs[i].status, g->ovs[i].counted);
+        str(g->ovs[i].sig);
+        fprintf(out, "}");
     }
     fprintf(out, "};\n");
 }

@@ -916,16 +916,115 @@ static int fold_training(gp *p, ir_graph *g, uint32_t depth)
     return OPMAP_OK;
 }
 
+/* ---- the printed type of every value, for the arguments computed at run time ---- */
+
+typedef struct vtype {
+    const char *name;
+    uint64_t h;
+    uint8_t kind;             /* IR_AT_* */
+} vtype;
+
+typedef struct vtypes {
+    vtype *tab;
+    size_t cap, len;
+} vtypes;
+
+static int at_of(const ir_type *t)
+{
+    if (t->outer == IR_TYPE_SEQUENCE)
+        return IR_AT_LIST;
+    switch (t->kind) {
+    case IR_TYPE_TENSOR:
+        return IR_AT_TENSOR;
+    case IR_TYPE_SEQUENCE:
+        return IR_AT_LIST;
+    case IR_TYPE_OTHER:
+        return t->elem == IR_DT_STRING ? IR_AT_STRING : IR_AT_NUMBER;
+    case IR_TYPE_NONE:
+        return IR_AT_UNKNOWN;
+    default:
+        return IR_AT_OTHER;
+    }
+}
+
+static int vt_put(gp *p, vtypes *t, const char *name, int kind)
+{
+    uint64_t h = om_hash_name(name);
+    size_t j;
+    if ((t->len + 1) * 2 > t->cap) {
+        size_t ncap = t->cap ? t->cap * 2 : 256, i;
+        vtype *nt = om_calloc(p->c->mem, ncap, sizeof(*nt));
+        if (!nt)
+            return goom(p);
+        for (i = 0; i < t->cap; i++)
+            if (t->tab[i].name) {
+                for (j = t->tab[i].h & (ncap - 1); nt[j].name; j = (j + 1) & (ncap - 1))
+                    ;
+                nt[j] = t->tab[i];
+            }
+        if (t->tab)
+            om_dealloc(p->c->mem, t->tab, t->cap * sizeof(*t->tab));
+        t->tab = nt;
+        t->cap = ncap;
+    }
+    for (j = h & (t->cap - 1); t->tab[j].name; j = (j + 1) & (t->cap - 1))
+        if (t->tab[j].h == h && strcmp(t->tab[j].name, name) == 0)
+            break;
+    if (!t->tab[j].name)
+        t->len++;
+    t->tab[j].name = name;
+    t->tab[j].h = h;
+    t->tab[j].kind = (uint8_t)kind;
+    return OPMAP_OK;
+}
+
+static int vt_get(const vtypes *t, const char *name)
+{
+    uint64_t h;
+    size_t j;
+    if (!t->cap || !name)
+        return IR_AT_UNKNOWN;
+    h = om_hash_name(name);
+    for (j = h & (t->cap - 1); t->tab[j].name; j = (j + 1) & (t->cap - 1))
+        if (t->tab[j].h == h && strcmp(t->tab[j].name, name) == 0)
+            return t->tab[j].kind;
+    return IR_AT_UNKNOWN;
+}
+
+/* Every value a graph or block defines, by name: its printed type's kind. */
+static int collect_types(gp *p, vtypes *t)
+{
+    size_t gi, i;
+    uint32_t k;
+    int rc;
+    for (gi = 0; gi < p->graphs.len; gi++) {
+        const ir_graph *g = OM_VEC_AT(&p->graphs, ir_graph *, gi);
+        for (i = 0; i < g->n_inputs; i++)
+            if ((rc = vt_put(p, t, g->inputs[i].name, at_of(&g->inputs[i].type))))
+                return rc;
+        for (i = 0; i < g->n_nodes; i++) {
+            const ir_node *nd = &g->nodes[i];
+            for (k = 0; nd->out_types && k < nd->n_outputs; k++)
+                if ((rc = vt_put(p, t, nd->outputs[k], at_of(&nd->out_types[k]))))
+                    return rc;
+        }
+    }
+    return OPMAP_OK;
+}
+
 /* Every node's args from the values its inputs name, interned. */
 static int fill_args(gp *p)
 {
     tsir_argtab tab;
+    vtypes vt;
     om_vec buf;
     size_t gi, i;
-    int rc = OPMAP_OK;
+    int rc;
     memset(&tab, 0, sizeof(tab));
+    memset(&vt, 0, sizeof(vt));
     tab.c = p->c;
     om_vec_init(&buf, sizeof(ir_attr));
+    rc = collect_types(p, &vt);
     for (gi = 0; gi < p->graphs.len && rc == OPMAP_OK; gi++) {
         ir_graph *g = OM_VEC_AT(&p->graphs, ir_graph *, gi);
         for (i = 0; i < g->n_nodes && rc == OPMAP_OK; i++) {
@@ -949,6 +1048,7 @@ static int fill_args(gp *p)
                     a[k] = e->a;
                 } else { /* a value the call reads: input k */
                     a[k].arg_kind = IR_ARG_INPUTS;
+                    a[k].arg_type = (uint8_t)vt_get(&vt, nd->inputs[k]);
                     a[k].arg_input = k;
                     a[k].arg_inputs = 1;
                 }
@@ -959,6 +1059,8 @@ static int fill_args(gp *p)
                 nd->n_args = nd->n_inputs;
         }
     }
+    if (vt.tab)
+        om_dealloc(p->c->mem, vt.tab, vt.cap * sizeof(*vt.tab));
     om_vec_free(&buf, p->c->mem);
     tsir_args_free(&tab);
     return rc;

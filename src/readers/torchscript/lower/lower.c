@@ -296,7 +296,8 @@ static int args_eq(const ir_attr *a, const ir_attr *b, uint32_t n)
     uint32_t i;
     for (i = 0; i < n; i++) {
         if (a[i].name != b[i].name || a[i].type != b[i].type || a[i].i != b[i].i ||
-            a[i].arg_kind != b[i].arg_kind || a[i].arg_input != b[i].arg_input ||
+            a[i].arg_kind != b[i].arg_kind || a[i].arg_type != b[i].arg_type ||
+            a[i].arg_input != b[i].arg_input ||
             a[i].arg_inputs != b[i].arg_inputs ||
             memcmp(&a[i].f, &b[i].f, sizeof(double)) != 0 || a[i].s.size != b[i].s.size ||
             (a[i].s.size && memcmp(a[i].s.data, b[i].s.data, a[i].s.size) != 0) ||
@@ -474,6 +475,33 @@ static void list_arg(em *E, tsj_value *v, tsj_node *l, const tsj_const *t, ir_at
 }
 
 /* in->args from x's inputs: constant scalars and lists keep their values. */
+/* The kind of a value computed at run time (IR_AT_*), from its compiled type. */
+static int value_type(const tsl_type *t)
+{
+    if (t && t->k == TY_OPTIONAL && t->n == 1)
+        t = t->el[0];
+    if (!t)
+        return IR_AT_UNKNOWN;
+    switch (t->k) {
+    case TY_TENSOR:
+        return IR_AT_TENSOR;
+    case TY_INT:
+    case TY_FLOAT:
+    case TY_BOOL:
+        return IR_AT_NUMBER;
+    case TY_LIST:
+    case TY_TUPLE:
+        return IR_AT_LIST;
+    case TY_STR:
+        return IR_AT_STRING;
+    case TY_UNKNOWN:
+    case TY_ANY:
+        return IR_AT_UNKNOWN;
+    default:
+        return IR_AT_OTHER;
+    }
+}
+
 static int fill_args(em *E, tsj_node *x, ir_node *in)
 {
     uint32_t n = x->n_in, n_kw = x->n_kw < n ? x->n_kw : n, i;
@@ -531,6 +559,9 @@ static int fill_args(em *E, tsj_node *x, ir_node *in)
         } else if ((l = list_node(E, v))) {
             list_arg(E, v, l, NULL, &a[i], &nv);
         }
+        if (a[i].type == IR_ATTR_UNDEFINED && a[i].arg_kind != IR_ARG_NONE && !a[i].arg_type)
+            a[i].arg_type = (uint8_t)(!k ? value_type(v->type)
+                                      : k->k == TSJ_CONST_TENSOR ? IR_AT_TENSOR : IR_AT_UNKNOWN);
     }
     if (!(in->args = tsir_args_intern(&E->args, a, n)))
         return ts_oom(E->c);
