@@ -411,6 +411,55 @@ static void test_not_inlined__calls_are_structure(void **state)
     opmap_table_free(t);
 }
 
+/* ---- custom autograd.Functions ---- */
+
+/* torch prints a traced autograd.Function as `^Name[...](scalar args)(inputs)`: read as
+ * prim::PythonOp with its inputs and the function's name, whatever the scalar group holds */
+static void test_python_op__printed_syntax(void **state)
+{
+    opmap_ctx *ctx = *state;
+    static const char text[] =
+        "graph(%x : Float(2, 3), %y : Float(3, 4)):\n"
+        "  %z : Float(2, 4) = ^StridedBmm[inplace=0, module=\"m(a)\", Subgraph=<Graph>]()(%x, %y),"
+        " scope: __module.attn # m.py:87:0\n"
+        "  %w : Float(2, 4) = ^Scale[inplace=0, module=\"m\"](2.5, \"a)b\", [1, (2, 3)])(%z)"
+        " # m.py:90:0\n"
+        "  return (%w)\n";
+    opmap_model *m = open_buf(ctx, text, sizeof(text) - 1, "p.txt");
+    insts s;
+    size_t i, k;
+    walk(ctx, m, &s);
+    assert_int_equal(s.n, 2);
+    assert_string_equal(s.v[0].op, "prim::PythonOp");
+    assert_string_equal(s.v[1].op, "prim::PythonOp");
+    assert_string_equal(s.v[0].module, "main/attn");
+    assert_non_null(strstr(s.v[1].key, "m.py:90"));
+    for (i = k = 0; i < m->ir.main->n_nodes; i++) {
+        const ir_node *nd = &m->ir.main->nodes[i];
+        const ir_attr *a = ir_node_attr(nd, "name");
+        assert_non_null(a);
+        assert_int_equal(a->type, IR_ATTR_STRING);
+        assert_string_equal(a->s.data, k ? "Scale" : "StridedBmm");
+        assert_int_equal(nd->n_inputs, k ? 1 : 2);
+        k++;
+    }
+    assert_int_equal(k, 2);
+    free(s.v);
+    opmap_model_free(m);
+    /* a scalar group that never closes is an error at the group, not a crash */
+    {
+        static const char bad[] = "graph(%x : Tensor):\n"
+                                  "  %z : Tensor = ^F[inplace=0](1, (2)\n"
+                                  "  return (%z)\n";
+        opmap_error err;
+        opmap_model *b = NULL;
+        assert_int_equal(opmap_model_open_memory(&b, ctx, bad, sizeof(bad) - 1, "b.txt", &err),
+                         OPMAP_EFORMAT);
+        assert_int_equal(err.line, 2);
+        assert_non_null(strstr(err.message, "scalar argument list not closed"));
+    }
+}
+
 /* ---- limits ---- */
 
 static void expect_limit(const char *text, const char *want)
@@ -463,6 +512,7 @@ int main(void)
         cmocka_unit_test(test_memory__traced_locations),
         cmocka_unit_test(test_whitespace__crlf_and_tabs),
         cmocka_unit_test(test_not_inlined__calls_are_structure),
+        cmocka_unit_test(test_python_op__printed_syntax),
         cmocka_unit_test(test_limits__scopes_and_chains),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

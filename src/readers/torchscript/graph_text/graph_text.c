@@ -59,6 +59,7 @@ typedef struct gp {
     size_t vcap, vlen;
     const char *too_long;     /* a name mstrndup refused: goom() names the limit, not memory */
     size_t too_long_len;
+    const char *prim, *python_op; /* interned "prim", "PythonOp" */
 } gp;
 
 /* A value defined by a prim::Constant (a scalar, or a list constant) or by a
@@ -1150,6 +1151,50 @@ static gctx *top_ctx(gp *p)
     return &OM_VEC_AT(&p->stack, gctx, p->stack.len - 1);
 }
 
+/*
+ * A custom autograd.Function as torch prints it: `^Name[inplace=0, module="m",
+ * Subgraph=<Graph>](scalar args)(inputs)`. Its kind is prim::PythonOp; the Python
+ * function's name is kept as the attribute "name", its attributes and scalar
+ * arguments (Python objects) are skipped. *ip is left at the inputs' '('.
+ */
+static int python_op(gp *p, const char *s, size_t n, size_t kstart, size_t *ip, ir_node *node)
+{
+    size_t i = kstart + 1, e, at = (size_t)(s - p->ls);
+    ir_attr *a;
+    while (i < n && s[i] != '[' && s[i] != '(' && s[i] != ' ')
+        i++;
+    if (i == kstart + 1)
+        return gfail(p, at + kstart, "expected a Python function name after '^'");
+    if (!(node->attrs = om_arena_array(&p->c->m->arena, 1, sizeof(ir_attr))))
+        return goom(p);
+    a = &node->attrs[0];
+    if (!(a->name = mstrndup(p, "name", 4)) ||
+        !(a->s.data = mstrndup(p, s + kstart + 1, i - kstart - 1)))
+        return goom(p);
+    a->type = IR_ATTR_STRING;
+    a->s.size = i - kstart - 1;
+    node->n_attrs = 1;
+    if (i < n && s[i] == '[') {
+        e = item_end(s, i + 1, n, 0);
+        while (e < n && s[e] != ']')
+            e = item_end(s, e + 1, n, 0);
+        if (e >= n)
+            return gfail(p, at + i, "attribute list not closed");
+        i = e + 1;
+    }
+    if (i >= n || s[i] != '(')
+        return gfail(p, at + i, "expected '(' with the Python function's scalar arguments");
+    e = item_end(s, i + 1, n, 0);
+    while (e < n && s[e] != ')')
+        e = item_end(s, e + 1, n, 0);
+    if (e >= n)
+        return gfail(p, at + i, "scalar argument list not closed");
+    node->domain = p->prim;
+    node->op = p->python_op;
+    *ip = e + 1;
+    return OPMAP_OK;
+}
+
 static int node_line(gp *p, const char *s, size_t n)
 {
     gctx *cx = top_ctx(p);
@@ -1174,7 +1219,12 @@ static int node_line(gp *p, const char *s, size_t n)
     while (i < n && s[i] != '(' && s[i] != '[' && s[i] != ' ')
         i++;
     kend = i;
-    {
+    if (kend > kstart && s[kstart] == '^') {
+        /* a custom autograd.Function: `^Name[inplace=0, module="m", Subgraph=<Graph>](scalar
+         * args)(inputs)`, torch's prim::PythonOp; its attributes are Python's, not read */
+        if ((rc = python_op(p, s, n, kstart, &i, &node)))
+            goto done;
+    } else {
         const char *sep = kend > kstart ? memchr(s + kstart, ':', kend - kstart) : NULL;
         char *tmp;
         if (!sep || (size_t)(sep - s) + 2 > kend || sep[1] != ':') {
@@ -1194,7 +1244,9 @@ static int node_line(gp *p, const char *s, size_t n)
         }
     }
     node.name = "";
-    if (i < n && s[i] == '[') {
+    if (node.op == p->python_op)
+        ;  /* its attributes and scalar arguments were skipped */
+    else if (i < n && s[i] == '[') {
         e = item_end(s, i + 1, n, 0);
         while (e < n && s[e] != ']')
             e = item_end(s, e + 1, n, 0);
@@ -1618,6 +1670,8 @@ int om_ts_graph_read(ir_model *m, const unsigned char *data, uint64_t size,
     memset(&p, 0, sizeof(p));
     p.c = &c;
     p.s = (const char *)data;
+    p.prim = ts_intern_model(&c, "prim");
+    p.python_op = ts_intern_model(&c, "PythonOp");
     p.len = (size_t)size;
     om_vec_init(&p.stack, sizeof(gctx));
     om_vec_init(&p.graphs, sizeof(ir_graph *));
@@ -1626,6 +1680,10 @@ int om_ts_graph_read(ir_model *m, const unsigned char *data, uint64_t size,
     m->format = OPMAP_FORMAT_TORCHSCRIPT_GRAPH;
     m->producer_name = "pytorch";
     m->producer_version = m->domain = "";
+    if (!p.prim || !p.python_op) {
+        rc = goom(&p);
+        goto out;
+    }
     do {
         if ((more = next_line(&p)) < 0) {
             rc = goom(&p);
