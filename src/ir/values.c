@@ -154,6 +154,43 @@ static int32_t in_dtype(const ir_node *n, uint32_t i)
     return i < n->n_inputs && n->in_facts ? n->in_facts[i].dtype : 0;
 }
 
+/* ONNX operators whose output 0 has input 0's rank, whatever their attributes */
+static const char *const same_rank_as_input0[] = {
+    "Abs", "Acos", "Asin", "Atan", "AveragePool", "BatchNormalization", "Cast", "Ceil", "Celu",
+    "Clip", "Conv", "ConvTranspose", "Cos", "DepthToSpace", "Dropout", "Elu", "Erf", "Exp",
+    "Floor", "Gelu", "GlobalAveragePool", "GlobalLpPool", "GlobalMaxPool", "GroupNormalization",
+    "HardSigmoid", "HardSwish", "Hardmax", "Identity", "InstanceNormalization", "IsInf", "IsNaN",
+    "LRN", "LayerNormalization", "LeakyRelu", "Log", "LogSoftmax", "LpNormalization", "LpPool",
+    "MaxPool", "Mish", "Neg", "Not", "Pad", "Reciprocal", "Relu", "Resize", "Round", "Selu",
+    "Shrink", "Sigmoid", "Sign", "Sin", "Softmax", "Softplus", "Softsign", "SpaceToDepth", "Sqrt",
+    "Tan", "Tanh", "ThresholdedRelu", "Transpose", "Upsample", NULL
+};
+
+/* ... and the elementwise ones that broadcast their inputs: the largest rank */
+static const char *const broadcast_rank[] = {
+    "Add", "And", "BitShift", "Div", "Equal", "Greater", "GreaterOrEqual", "Less", "LessOrEqual",
+    "Max", "Mean", "Min", "Mod", "Mul", "Or", "PRelu", "Pow", "Sub", "Sum", "Where", "Xor", NULL
+};
+
+int32_t om_values_rule_rank(const ir_node *n)
+{
+    uint32_t i;
+    int32_t r = -1;
+    if (strcmp(n->domain, "ai.onnx") != 0 || !n->in_facts || !n->n_inputs)
+        return -1;
+    if (in_list(n->op, same_rank_as_input0))
+        return n->inputs[0][0] ? n->in_facts[0].rank : -1;
+    if (!in_list(n->op, broadcast_rank))
+        return -1;
+    for (i = 0; i < n->n_inputs; i++) {
+        if (!n->inputs[i][0] || n->in_facts[i].rank < 0)
+            return -1;     /* every input's rank known, or none told */
+        if (n->in_facts[i].rank > r)
+            r = n->in_facts[i].rank;
+    }
+    return r;
+}
+
 int32_t om_values_rule_dtype(const ir_node *n, uint32_t out)
 {
     const char *op = n->op;
@@ -316,6 +353,8 @@ static int infer_node(infer *in, ir_node *n, scope *s)
             rule_dt = om_values_rule_dtype(n, i);
         if (!o->dtype)
             o->dtype = rule_dt;
+        if (i == 0 && o->rank < 0)
+            o->rank = om_values_rule_rank(n);
         o->is_shape = (uint8_t)is_shape;
         o->def = n;
         if (declared) {

@@ -20,4 +20,8 @@ int om_values_infer(ir_model *m, opmap_error *err);
 /* The dtype an ai.onnx operator's output `out` has, given its inputs' facts; 0 if unknown. */
 int32_t om_values_rule_dtype(const ir_node *n, uint32_t out);
 
+/* The rank of output 0 the operator gives from its inputs' (rank-preserving operators,
+ * broadcasting elementwise ones), or -1 when it cannot be told. */
+int32_t om_values_rule_rank(const ir_node *n);
+
 #endif /* OM_VALUES_H */

@@ -19,6 +19,12 @@ static int onnx_op(const ir_node *n, const char *op)
     return strcmp(n->domain, "ai.onnx") == 0 && strcmp(n->op, op) == 0;
 }
 
+int om_advice_applies(int detector, int onnx)
+{
+    /* the ATC conversion advice reads ONNX graphs; aten_gelu reads ATen ones */
+    return detector == OM_DET_ATEN_GELU ? !onnx : onnx;
+}
+
 /* Counts a match and keeps the first one's path. */
 static void hit(om_advice_state *st, const om_visit *v)
 {
@@ -87,6 +93,13 @@ void om_advice_visit(int detector, om_advice_state *st, const om_visit *v)
     const ir_node *n = v->node;
     uint32_t k;
     double x;
+    if (detector == OM_DET_ATEN_GELU) {
+        /* nn.GELU / F.gelu in an ATen graph, at any depth (a TorchScript module's methods) */
+        if (strcmp(n->domain, "aten") == 0 && (strcmp(n->op, "gelu") == 0 ||
+                                               strcmp(n->op, "gelu_") == 0))
+            hit(st, v);
+        return;
+    }
     if (v->depth != 0 || strcmp(n->domain, "ai.onnx") != 0 || !n->in_facts)
         return;
     switch (detector) {

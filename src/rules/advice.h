@@ -1,6 +1,7 @@
 /*
  * rules/advice.h - the detectors behind the table's advice (docs/table-format.md, "Advice"):
- * patterns in an ONNX model that Ascend's engineers met with an ATC flag or a graph edit.
+ * patterns in an ONNX model that Ascend's engineers met with an ATC flag or a graph edit, and
+ * in an ATen graph, a fused torch_npu kernel their training recipes swapped in.
  *
  * A scan keeps one state per advice entry: om_advice_visit() sees every instance of the main
  * graph, om_advice_finish() decides with the model's inputs whether the advice applies.
@@ -23,6 +24,10 @@ typedef struct om_advice_state {
     int seen_conv;            /* the first Conv of the main graph was looked at */
     char chain[200];          /* ops between the graph input and that Conv */
 } om_advice_state;
+
+/* Whether a detector reads this kind of model: the ATC advice ONNX graphs, aten_gelu the
+ * ATen graphs of TorchScript and torch.export. */
+int om_advice_applies(int detector, int onnx);
 
 void om_advice_visit(int detector, om_advice_state *st, const om_visit *v);
 

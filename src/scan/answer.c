@@ -134,6 +134,10 @@ static int check_dtypes(group *g, opmap_op *op, const om_visit *v, int *inst)
     int rc;
     if (!row || !n->in_facts || folded(n))
         return OPMAP_OK;
+    /* an ATen operator PyTorch decomposes has no kernel of its own to take the dtypes: the
+     * operators it becomes are answered (a doc's "self int64 only" on new_full is not) */
+    if (!is_onnx(row->domain) && row->engine && strcmp(row->engine, "decomposed") == 0)
+        return OPMAP_OK;
     for (i = 0; i < row->n_inputs; i++)
         if (row->inputs[i].index > last)
             last = row->inputs[i].index;
@@ -142,7 +146,7 @@ static int check_dtypes(group *g, opmap_op *op, const om_visit *v, int *inst)
         uint64_t partial = 0, note = 0;
         why w = no_evidence, wn = no_evidence, wc;
         int dt = f->dtype;
-        int constant = f->is_const && is_onnx(row->domain);
+        int constant = f->is_const && is_onnx(row->domain), fp16 = 0;
         if (!n->inputs[k][0] || dt <= 0 || dt >= 32 || f->is_shape)
             continue;
         for (c = 0; c < res->n_chips; c++) {
@@ -151,8 +155,11 @@ static int check_dtypes(group *g, opmap_op *op, const om_visit *v, int *inst)
             if (!mask || (mask & (1u << dt)) || inst[c] == OPMAP_OP_STRUCTURAL ||
                 inst[c] >= OPMAP_OP_REWRITE)
                 continue;
-            if ((dt == IR_DT_FLOAT && (mask & (1u << IR_DT_FLOAT16)) && is_onnx(row->domain)) ||
-                constant) {
+            if (dt == IR_DT_FLOAT && (mask & (1u << IR_DT_FLOAT16)) && is_onnx(row->domain)) {
+                note |= 1ull << c;
+                fp16 = 1;
+                wn = wc;
+            } else if (constant) {
                 note |= 1ull << c;
                 wn = wc;
             } else {
@@ -170,7 +177,7 @@ static int check_dtypes(group *g, opmap_op *op, const om_visit *v, int *inst)
                                  &w)))
                 return rc;
         }
-        if (note && constant) {
+        if (note && constant && !fp16) {
             snprintf(message, sizeof(message),
                      "input %u is a constant of dtype %s, which the kernels listed do not take: "
                      "ATC casts a constant when it folds constants at compile time; if the "
@@ -288,6 +295,38 @@ static int check_graph(group *g, opmap_op *op, const om_visit *v, int *inst)
                       res->n_chips >= 64 ? ~0ull : (1ull << res->n_chips) - 1, v->path, &w);
 }
 
+/* What this instance becomes: the first of the row's `becomes` cases that holds for it
+ * (Conv2D for a 2-D kernel), counted per case; none holding is counted as undecided. */
+static int take_case(opmap_op *op, const ir_node *n)
+{
+    const opmap_row *row = op->row;
+    size_t k, i;
+    char actual[64];
+    for (k = 0; row && k < row->n_constraints; k++) {
+        const om_constraint *ct = &row->constraints[k];
+        if (!ct->becomes)
+            continue;
+        op->has_cases = 1;
+        if (!om_constraint_holds(ct, n, actual, sizeof(actual)))
+            continue;
+        for (i = 0; i < op->n_cases_seen; i++)
+            if (op->case_seen[i] == ct->becomes)
+                break;
+        if (i == op->n_cases_seen) {
+            if (i == OM_MAX_CASES) {
+                op->cases_undecided++;  /* more cases than are kept: said as undecided */
+                return OPMAP_OK;
+            }
+            op->case_seen[op->n_cases_seen++] = ct->becomes;
+        }
+        op->case_count[i]++;
+        return OPMAP_OK;
+    }
+    if (op->has_cases)
+        op->cases_undecided++;
+    return OPMAP_OK;
+}
+
 /*
  * One instance on every chip: the chip's answer, then each constraint that holds (worst
  * wins), then whether the kernels take its input dtypes. A chip whose answer nobody
@@ -325,10 +364,14 @@ int om_scan_evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *
     /* before the dtypes: no kernel in that version takes any */
     if ((*rc = check_torch_npu(g, op, v, inst)))
         return worst;
+    if ((*rc = take_case(op, n)))
+        return worst;
     for (k = 0; row && k < row->n_constraints; k++) {
         const om_constraint *ct = &row->constraints[k];
         uint64_t chips = 0;
         why w = from_evidence(&ct->ev);
+        if (ct->becomes)
+            continue;       /* a case of what it becomes (take_case), not a restriction */
         /* kernel restrictions (rank, dtype) say nothing of an instance no kernel runs */
         if (is_folded && about_kernel(ct))
             continue;

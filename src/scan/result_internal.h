@@ -38,6 +38,8 @@ typedef struct om_verified {
 
 #define OM_MAX_VERIFIED 64    /* device results kept per operator */
 
+#define OM_MAX_CASES 4
+
 struct opmap_op {
     const char *domain, *name;
     int64_t opset, since;
@@ -49,6 +51,12 @@ struct opmap_op {
     const char *notes, *hint, *ascend_op, *aclnn, *api, *engine;
     const char *becomes;      /* what it ends as on Ascend, for reports (see new_op) */
     const char *becomes_how;  /* the row's ascend.how, or "" */
+    /* while scanning: the row's `becomes` cases the instances took (a few kept, counted)
+     * and the instances none decided; finish_ops() makes `becomes` from them */
+    const char *case_seen[OM_MAX_CASES];
+    uint64_t case_count[OM_MAX_CASES];
+    uint8_t n_cases_seen, has_cases;
+    uint64_t cases_undecided;
     const char **sources;
     size_t n_sources;
     const char **paths;

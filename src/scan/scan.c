@@ -97,7 +97,8 @@ static int on_instance(void *payload, const om_visit *v)
     if (rc)
         return rc;
     for (j = 0; g->advice && j < g->table->n_advice; j++)
-        om_advice_visit(g->table->advice[j].detector, &g->advice[j], v);
+        if (om_advice_applies(g->table->advice[j].detector, res->format == OPMAP_FORMAT_ONNX))
+            om_advice_visit(g->table->advice[j].detector, &g->advice[j], v);
     if ((rc = om_risks_instance(res, op, v)))
         return rc == OPMAP_ENOMEM ? om_scan_oom(g) : rc;
     if ((rc = om_scan_patterns_visit(g, v)))
@@ -128,6 +129,8 @@ static int finish_advice(group *g)
         const om_advice_rule *rule = &g->table->advice[i];
         om_advice_state *st = &g->advice[i];
         om_advice *a;
+        if (!om_advice_applies(rule->detector, res->format == OPMAP_FORMAT_ONNX))
+            continue;
         if (!om_advice_finish(rule->detector, st, res->inputs, res->n_inputs))
             continue;
         if (!(a = om_vec_push(&res->advice, &res->mem)) || !(a->id = om_arena_strdup(A, rule->id)) ||
@@ -161,6 +164,31 @@ static int op_cmp(const void *a, const void *b)
     return x->opset < y->opset ? -1 : x->opset > y->opset;
 }
 
+/*
+ * What the instances become, from the cases they took (answer.c, take_case): the one case
+ * when all took it ("Conv2D"), each case with its count when they differ ("Conv2D (53),
+ * Conv3D (2)"); the row's union, saying so, for the instances no case decided.
+ */
+static int becomes_of_cases(group *g, opmap_op *op)
+{
+    char text[600];
+    size_t used = 0, i;
+    if (op->n_cases_seen == 1 && !op->cases_undecided) {
+        op->becomes = om_arena_strdup(&g->res->arena, op->case_seen[0]);
+        return op->becomes ? OPMAP_OK : om_scan_oom(g);
+    }
+    text[0] = 0;
+    for (i = 0; i < op->n_cases_seen; i++)
+        om_appendf(text, sizeof(text), &used, "%s%s (%llu)", i ? ", " : "", op->case_seen[i],
+                   (unsigned long long)op->case_count[i]);
+    if (op->cases_undecided)
+        om_appendf(text, sizeof(text), &used, "%s%s (%llu instance%s: which one is not decided "
+                   "from the model)", used ? "; " : "", op->becomes,
+                   (unsigned long long)op->cases_undecided, op->cases_undecided == 1 ? "" : "s");
+    op->becomes = om_arena_strdup(&g->res->arena, text);
+    return op->becomes ? OPMAP_OK : om_scan_oom(g);
+}
+
 /* After the walk: each operator's status over the chips, its effort, and its lists. */
 static int finish_ops(group *g)
 {
@@ -185,6 +213,8 @@ static int finish_ops(group *g)
             res->unpublished_effort.expected += g->table->unpublished.expected;
             res->unpublished_effort.max += g->table->unpublished.max;
         }
+        if (op->has_cases && (rc = becomes_of_cases(g, op)) != OPMAP_OK)
+            return rc;
         op->effort = g->weights && (g->weights->set & (1u << op->status)) &&
                              op->status != OPMAP_OP_STRUCTURAL
                          ? g->weights->effort[op->status]
@@ -405,7 +435,7 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
         rc = om_fail_mem(err, &res->mem, model->ir.name);
         goto done;
     }
-    if (table->n_advice && model->ir.format == OPMAP_FORMAT_ONNX &&
+    if (table->n_advice &&
         !(g.advice = om_calloc(&res->mem, table->n_advice, sizeof(*g.advice)))) {
         rc = om_fail_mem(err, &res->mem, model->ir.name);
         goto done;

@@ -62,6 +62,8 @@ typedef struct om_constraint {
     int32_t arg;               /* attribute conditions on ATen rows: the argument's position
                                   in the ATen schema (TorchScript passes it as an input), or -1 */
     uint8_t note_only;         /* then: note: an advisory that changes no status, adds no flag */
+    const char *becomes;       /* a case, not a restriction: an instance it holds for becomes
+                                  these operators on Ascend ("Conv2D"), the first case wins */
     om_evidence ev;
     /* `when` given as a list: the further conditions that must hold too (condition fields
      * only: subject, cmp, index, attr, arg, value, def) */
@@ -93,7 +95,7 @@ typedef struct om_soc_answer {
  * (ATC flags, graph edits), given when its detector (rules/advice.c) finds the pattern.
  */
 enum { OM_DET_DYNAMIC_BATCH = 1, OM_DET_SHAPE_ARITHMETIC, OM_DET_SMALL_CHANNEL, OM_DET_IMAGE_INPUT,
-       OM_DET_GELU, OM_DET_VARIANCE, OM_DET_TOKEN_PADDING, OM_DET_COUNT };
+       OM_DET_GELU, OM_DET_VARIANCE, OM_DET_TOKEN_PADDING, OM_DET_ATEN_GELU, OM_DET_COUNT };
 
 /* The detector for a name ("dynamic_batch", ...), or 0. */
 int om_detector_from_name(const char *name);

@@ -268,7 +268,7 @@ static int parse_row_evidence(ld *l, const yt_node *map, opmap_row *row)
 
 static const char *const detector_names[OM_DET_COUNT] = {
     "", "dynamic_batch", "shape_arithmetic", "small_channel_input", "image_input", "gelu",
-    "variance_in_fp16", "token_count_not_16"
+    "variance_in_fp16", "token_count_not_16", "aten_gelu"
 };
 
 int om_detector_from_name(const char *name)
@@ -746,8 +746,8 @@ static int parse_conditions(ld *l, const yt_node *when, om_constraint *c)
 
 static int parse_constraints(ld *l, const yt_node *seq, opmap_row *row)
 {
-    static const char *const keys[] = { "when", "socs", "then", "flag", "message", "grade",
-                                        "sources", NULL };
+    static const char *const keys[] = { "when", "socs", "then", "flag", "message", "becomes",
+                                        "grade", "sources", NULL };
     size_t i;
     int rc;
     if ((rc = yr_kind(&l->y, seq, YT_SEQ, "constraints")))
@@ -763,8 +763,22 @@ static int parse_constraints(ld *l, const yt_node *seq, opmap_row *row)
         c->line = e->line;
         if ((rc = yr_kind(&l->y, e, YT_MAP, "a constraint")) ||
             (rc = yr_keys(&l->y, e, keys, "a constraint")) ||
-            (rc = yr_require(&l->y, e, "when", "constraint", &n)) || (rc = parse_conditions(l, n, c)) ||
-            (rc = yr_require(&l->y, e, "message", "constraint", &n)) ||
+            (rc = yr_require(&l->y, e, "when", "constraint", &n)) || (rc = parse_conditions(l, n, c)))
+            return rc;
+        if ((n = yt_get(e, "becomes"))) {
+            /* a case of what the operator becomes: no restriction, no reason */
+            if ((rc = yr_str(&l->y, n, "becomes", &c->becomes)))
+                return rc;
+            if (yt_get(e, "then") || yt_get(e, "flag") || yt_get(e, "socs"))
+                return yr_bad(&l->y, e, "a 'becomes' case takes no 'then', 'flag' or 'socs'");
+            if ((rc = yr_require(&l->y, e, "message", "constraint", &n)) ||
+                (rc = yr_str(&l->y, n, "message", &c->message)))
+                return rc;
+            if ((rc = parse_evidence_keys(l, e, &c->ev)))
+                return rc;
+            continue;
+        }
+        if ((rc = yr_require(&l->y, e, "message", "constraint", &n)) ||
             (rc = yr_str(&l->y, n, "message", &c->message)))
             return rc;
         if ((n = yt_get(e, "then"))) {

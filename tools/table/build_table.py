@@ -428,6 +428,17 @@ class Builder:
             name = old["name"] if old else (names[idx] if idx < len(names) else "")
             r.inputs[idx] = {"name": name, "dtypes": list(dts), "sources": [docs_id]}
             r.sources.add(docs_id)
+            if idx == 0:
+                # the inputs ONNX types as input 0 (A and B of a comparison: T) take its list
+                types = (schema or {}).get("input_types") or []
+                for j in range(1, len(types)):
+                    if types[j] == types[0] and j in r.inputs and \
+                            set(r.inputs[j]["dtypes"]) != set(dts):
+                        r.note("Input %d dtypes: ONNX types it as input 0 (%s), so the README's list "
+                               "for input 0 stands for it too (the 2022 ATC operator spec lists %s)."
+                               % (j, types[0], ", ".join(r.inputs[j]["dtypes"])))
+                        r.inputs[j] = {"name": r.inputs[j]["name"], "dtypes": list(dts),
+                                       "sources": [docs_id]}
 
     def _soc_from_def(self, r, d, docs_id, support, what):
         for soc in SOCS:
@@ -780,11 +791,14 @@ class Builder:
         return {k: sorted(v) for k, v in idx.items()}
 
     def _dtypes(self, r, doc_apis):
-        """Input 0's dtypes of an ATen row. The aclnn doc of the API that computes the op (its
-        own kernel's parameter table) is the most specific source and wins; else the Ascend/
-        pytorch API docs of the newest torch version that documents the op, their lists joined
-        when several APIs of that version map to it (torch.softmax, nn.functional.softmax,
-        nn.Softmax). Lists that disagree are noted in the row, never silently dropped."""
+        """Input 0's dtypes of an ATen row: every dtype a current source says the op takes,
+        joined: the aclnn doc of the API that computes it (its parameter table) and the
+        Ascend/pytorch API docs of the newest torch version documenting it (torch.softmax,
+        nn.functional.softmax, nn.Softmax, Tensor.cumsum ...). A narrow list never beats a
+        wider one of the same grade: torch.md says softmax takes fp32 only where
+        nn.functional's page and aclnnSoftmax.md list fp16/bf16/fp32; aclnnCumsum.md has no
+        bool where the API pages and op-plugin's kernel (which casts) take it. Lists that
+        disagree are noted in the row."""
         docs = self.f["docs"]["apis"]
         lists = []
         for api in doc_apis:
@@ -793,26 +807,23 @@ class Builder:
                 (next(iter(dts.values())) if dts else None)
             if first:
                 lists.append((docs[api]["version"], api, docs[api]["file"].rsplit("/", 1)[-1], first))
+        if lists:
+            newest = max(version_key(v) for v, _, _, _ in lists)
+            lists = [x for x in lists if version_key(x[0]) == newest]
         aclnn = r.ascend.get("aclnn")
         info = self.f["defs"]["aclnn"].get(aclnn) if aclnn else None
-        kernel = info["dtypes"] if info and info.get("dtypes") else None
-        if kernel:
-            r.dtypes = list(kernel)
-            r.cite("dtypes", info["source"], replace=True)
-            chosen = "%s.md" % aclnn
-        elif lists:
-            newest = max((version_key(v) for v, _, _, _ in lists))
-            top = [x for x in lists if version_key(x[0]) == newest]
-            r.dtypes = sorted({d for x in top for d in x[3]}, key=TABLE_DTYPES.index)
-            r.cite("dtypes", "torch-npu-api-docs", replace=True)
-            chosen = " + ".join(sorted({"%s (%s)" % (f, a) for _, a, f, _ in top}))
-        else:
+        if info and info.get("dtypes"):
+            lists.append(("", aclnn, "%s.md" % aclnn, info["dtypes"]))
+        if not lists:
             return
-        said = sorted({"%s (%s) lists %s" % (f, a, ", ".join(d)) for _, a, f, d in lists
-                       if set(d) != set(r.dtypes)})
-        if said:
-            r.note("Dtype lists disagree: %s; the row takes %s (%s)." % (
-                "; ".join(said), chosen, ", ".join(r.dtypes)))
+        r.dtypes = sorted({d for x in lists for d in x[3]}, key=TABLE_DTYPES.index)
+        r.cite("dtypes", *sorted({info["source"] if x[1] == aclnn and info else "torch-npu-api-docs"
+                                  for x in lists}), replace=True)
+        narrow = sorted({"%s (%s) lists %s" % (f, a, ", ".join(d)) for _, a, f, d in lists
+                         if set(d) != set(r.dtypes)})
+        if narrow:
+            r.note("Dtype lists disagree: %s; the row takes every dtype a source lists (%s)." % (
+                "; ".join(narrow), ", ".join(r.dtypes)))
 
     def _api_facts(self, r, apis, rec):
         docs = self.f["docs"]["apis"]
@@ -825,9 +836,17 @@ class Builder:
             for soc in ("ascend910b", "ascend910_93", "ascend950", "ascend910"):
                 if soc not in d["socs"]:
                     continue
+                old = r.socs.get(soc)
                 if d["socs"][soc]:
                     e = {"status": "full", "sources": ["torch-npu-api-docs"]}
                     r.socs[soc] = e
+                elif old and old["status"] == "full":
+                    # the op's own kernel doc (aclnn, hicann) lists the chip: a published
+                    # path exists; the general API page's mark is kept as a disagreement
+                    r.note("Disagreement: %s marks %s as not supported; the %s doc of the kernel "
+                           "that computes it lists it as supported, which the row takes." % (
+                               where, SOC_NAMES[soc], r.ascend.get("aclnn", "aclnn")))
+                    r.sources.add("torch-npu-api-docs")
                 else:
                     r.socs[soc] = {"status": "rewrite", "sources": ["torch-npu-api-docs"],
                                    "note": "%s marks %s as not supported" % (where, SOC_NAMES[soc])}
@@ -1212,7 +1231,7 @@ def emit_row(r, out):
             c = dict(c)
             c["grade"] = grade_of([(c.get("grade"), frozenset(c["sources"]))])
             c["sources"] = sorted(set(c["sources"]))
-            for k in ("when", "socs", "then", "flag", "message", "grade", "sources"):
+            for k in ("when", "socs", "then", "flag", "message", "becomes", "grade", "sources"):
                 if k in c:
                     w("      %s %s: %s" % ("-" if first else " ", k, flow(c[k])))
                     first = False
@@ -1394,7 +1413,7 @@ def read_kinds(paths):
 
 
 DETECTORS = ["dynamic_batch", "shape_arithmetic", "small_channel_input", "image_input", "gelu",
-             "variance_in_fp16", "token_count_not_16"]   # src/rules/advice.c
+             "variance_in_fp16", "token_count_not_16", "aten_gelu"]   # src/rules/advice.c
 
 
 def load_advice(directory, cfg, facts):

@@ -158,8 +158,23 @@ def parse_input_dtypes(text, readme=False):
                 continue
             out.append((name, text_dtypes(cells[col].replace("、", " ").replace("，", " ")) or None))
         return out
+    sec = re.search(r"^##\s*参数说明\s*$(.*?)(?=^##\s)", text + "\n## end\n", re.M | re.S)
+    if sec and re.search(r"^\s*-\s*\w+（aclTensor\*", sec.group(1), re.M):
+        # a bullet per parameter: "- self（aclTensor*，计算输入）..." then, per product line,
+        # "数据类型支持FLOAT16、FLOAT32..."; the union of those lines
+        out = []
+        items = re.split(r"^\s{0,3}-\s+(?=\w+（)", sec.group(1), flags=re.M)
+        for it in items[1:]:
+            head = re.match(r"(\w+)（([^）]*)）", it)
+            if not head or "aclTensor*" not in head.group(2).replace(" ", "") or \
+                    "输入" not in head.group(2) or "aclTensorList" in head.group(2):
+                continue
+            lists = re.findall(r"数据类型支持([A-Z0-9_、，, ]+)", it)
+            d = text_dtypes(" ".join(x.replace("、", " ").replace("，", " ") for x in lists))
+            out.append((head.group(1), d or None))
+        if out:
+            return out
     if readme:                                  # a markdown table
-        sec = re.search(r"^##\s*参数说明\s*$(.*?)(?=^##\s)", text + "\n## end\n", re.M | re.S)
         lines = [ln for ln in (sec.group(1).splitlines() if sec else []) if ln.strip().startswith("|")]
         if len(lines) > 2:
             head = [c.strip() for c in lines[0].strip().strip("|").split("|")]

@@ -8,7 +8,8 @@ folders exist (to check the paths data/curated/advice.yaml cites); what each rec
 is read by hand into tests/truth/recipes/ and data/curated/advice.yaml, in our words.
 
 Facts:
-  recipes: [folder path, ...]   folders under ACL_PyTorch/ that hold a README
+  recipes: [folder path, ...]   folders under ACL_PyTorch/ and PyTorch/ (training
+                                recipes) that hold a README
 """
 import os
 
@@ -19,7 +20,8 @@ def load(locations=None):
     """The recipe folders of the pinned snapshot."""
     src = open_source("modelzoo-recipes", locations)
     folders = set()
-    for p in src.files("ACL_PyTorch/*"):
+    # inference recipes (ACL_PyTorch) and training recipes (PyTorch/built-in, PyTorch/contrib)
+    for p in src.files("ACL_PyTorch/*") + src.files("PyTorch/*"):
         if os.path.basename(p).lower() in ("readme.md", "readme_cn.md"):
             folders.add(os.path.dirname(p))
     return {"recipes": sorted(folders)}

@@ -68,6 +68,7 @@ def load_registry():
             "domain": domain, "op": s.name, "since": s.since_version,
             "deprecated": bool(s.deprecated), "defaults": defaults,
             "inputs": [i.name for i in s.inputs],
+            "input_types": [i.typeStr for i in s.inputs],
             "function": bool(getattr(s, "has_function", False)
                              or getattr(s, "has_context_dependent_function", False)),
             "origin": "onnx-registry",

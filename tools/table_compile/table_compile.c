@@ -319,8 +319,10 @@ static void row_parts(const opmap_row *r, size_t id)
             fprintf(out, ", .soc_mask = %lluull, .then_status = %d, .flag = %uu, .message = ",
                     (unsigned long long)c->soc_mask, c->then_status, c->flag);
             str(c->message);
-            fprintf(out, ", .line = %u, .arg = %d, .note_only = %u, .ev = ", c->line, c->arg,
+            fprintf(out, ", .line = %u, .arg = %d, .note_only = %u, .becomes = ", c->line, c->arg,
                     c->note_only);
+            str(c->becomes);
+            fprintf(out, ", .ev = ");
             evidence_init(&c->ev, id, "Ek", i);
             if (c->n_also)
                 fprintf(out, ", .also = (om_constraint *)X%zu_%zu, .n_also = %zu", id, i, c->n_also);
