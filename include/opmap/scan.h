@@ -366,8 +366,10 @@ OPMAP_API int opmap_result_summary(const opmap_result *res, opmap_summary *out);
 /**
  * Advice (docs/table-format.md, "Advice"): an ATC flag or graph edit that Ascend's engineers
  * used in their conversions for a pattern this model has (a dynamic batch, shape arithmetic
- * onnx-simplifier folds, GELU's implementation mode...). ONNX models only; counted apart
- * from the estimate and not a finding of the gate. Versioned: set `size`; strings borrowed.
+ * onnx-simplifier folds, GELU's implementation mode...) in an ONNX model, or a fused
+ * torch_npu kernel their training recipes swapped in, in an ATen graph (TorchScript,
+ * torch.export). Counted apart from the estimate and not a finding of the gate.
+ * Versioned: set `size`; strings borrowed.
  */
 typedef struct opmap_advice_info {
     size_t size;           /**< set by the caller: sizeof(opmap_advice_info) */

@@ -558,6 +558,134 @@ static void test_scan__soc_names_a_family_or_a_part(void **state)
  * The seed guide's worked example: 200 operators, 58% full, 32% partial, 10% rewrite, at
  * 0.1 / 0.8 / 2.5 person-days: 200 x (0.058 + 0.256 + 0.25) = 112.8 person-days.
  */
+/*
+ * `becomes` cases: each instance takes the first case that holds (the weight's rank), the
+ * operator names what its instances became with counts, and an instance whose rank the
+ * model does not state is said to be undecided, with the row's union.
+ */
+static void test_scan__becomes_per_instance(void **state)
+{
+    static const char yaml[] =
+        "schema: 1\nsources:\n  - {id: s}\nops:\n"
+        "  - {domain: ai.onnx, op: Conv, since: 11, status: full, sources: [s],\n"
+        "     ascend: {ops: [Conv2D, Conv3D], engine: ai_core},\n"
+        "     constraints: [\n"
+        "       {when: {input: 1, rank: {eq: 4}}, becomes: Conv2D, message: \"2-D\"},\n"
+        "       {when: {input: 1, rank: {eq: 5}}, becomes: Conv3D, message: \"3-D\"}]}\n";
+    static const int64_t w4[] = { 2, 1, 3, 3 }, w5[] = { 2, 1, 3, 3, 3 };
+    static const char *const in_a[] = { "x", "wa", NULL }, *const in_b[] = { "x", "wb", NULL },
+                             *const in_c[] = { "x", "wc", NULL }, *const in_d[] = { "x", "y", NULL };
+    static const char *const out_y[] = { "y", NULL };
+    fixture *f = *state;
+    opmap_table *t = NULL;
+    opmap_error err;
+    mb b;
+    Onnx__GraphProto *g;
+    Onnx__ModelProto *m;
+    const uint8_t *buf;
+    size_t len;
+    opmap_model *model;
+    opmap_result *res;
+    const opmap_op *op;
+    int rows;
+    assert_int_equal(opmap_table_load_memory(&t, f->ctx, yaml, sizeof(yaml) - 1, "b.yaml", &err),
+                     OPMAP_OK);
+    for (rows = 0; rows < 2; rows++) {
+        mb_init(&b);
+        g = mb_graph(&b, "g");
+        mb_initializer(&b, g, mb_tensor_raw(&b, "wa", w4, 4, 4 * 18));
+        mb_initializer(&b, g, mb_tensor_raw(&b, "wb", w4, 4, 4 * 18));
+        mb_initializer(&b, g, mb_tensor_raw(&b, "wc", w5, 5, 4 * 54));
+        mb_node(&b, g, "Conv", NULL, "a", in_a, out_y);
+        mb_node(&b, g, "Conv", NULL, "b", in_b, NULL);
+        mb_node(&b, g, "Conv", NULL, "c", in_c, NULL);
+        if (rows)  /* a weight computed in the graph: its rank is not stated */
+            mb_node(&b, g, "Conv", NULL, "d", in_d, NULL);
+        m = mb_model(&b, g, 8);
+        mb_opset(&b, m, "", 17);
+        buf = mb_pack(&b, m, &len);
+        assert_int_equal(opmap_model_open_memory(&model, f->ctx, buf, len, "c.onnx", &err),
+                         OPMAP_OK);
+        assert_int_equal(opmap_scan(&res, f->ctx, model, t, NULL, &err), OPMAP_OK);
+        assert_int_equal(opmap_result_op(res, 0, &op), OPMAP_OK);
+        assert_int_equal(opmap_op_status(op), OPMAP_OP_FULL); /* a case restricts nothing */
+        if (!rows) {
+            assert_string_equal(op->becomes, "Conv2D (2), Conv3D (1)");
+        } else {
+            assert_non_null(strstr(op->becomes, "Conv2D (2), Conv3D (1); "));
+            assert_non_null(strstr(op->becomes, "(1 instance: which one is not decided"));
+            assert_non_null(strstr(op->becomes, "Conv2D, Conv3D"));
+        }
+        opmap_result_free(res);
+        opmap_model_free(model);
+        mb_free(&b);
+    }
+    opmap_table_free(t);
+    /* a case is not a restriction: `then` beside `becomes` is refused */
+    {
+        static const char bad[] =
+            "schema: 1\nsources:\n  - {id: s}\nops:\n"
+            "  - {domain: ai.onnx, op: Conv, since: 11, status: full, sources: [s],\n"
+            "     constraints: [{when: {input: 1, rank: {eq: 4}}, becomes: Conv2D, then: partial,"
+            " message: m}]}\n";
+        assert_int_not_equal(opmap_table_load_memory(&t, f->ctx, bad, sizeof(bad) - 1, "x.yaml",
+                                                     &err), OPMAP_OK);
+        assert_non_null(strstr(err.message, "becomes"));
+    }
+}
+
+/* The fused GELU advice reads ATen graphs; an ONNX Gelu does not raise it. */
+static void test_scan__aten_gelu_advice_reads_aten_graphs(void **state)
+{
+    static const char yaml[] =
+        "schema: 1\nsources:\n  - {id: s, grade: practice}\nops:\n"
+        "  - {domain: aten, op: gelu, status: full, sources: [s]}\n"
+        "  - {domain: ai.onnx, op: Gelu, since: 20, status: full, sources: [s]}\n"
+        "advice:\n"
+        "  - {id: fast_gelu, detector: aten_gelu, kind: optional, message: m, action: a,\n"
+        "     grade: practice, sources: [s]}\n";
+    static const char graph[] = "graph(%x : Float(2, 3)):\n"
+                                "  %a : str = prim::Constant[value=\"none\"]()\n"
+                                "  %y : Float(2, 3) = aten::gelu(%x, %a) # m.py:3:0\n"
+                                "  return (%y)\n";
+    fixture *f = *state;
+    opmap_table *t = NULL;
+    opmap_error err;
+    opmap_model *model;
+    opmap_result *res;
+    opmap_advice_info a = { .size = sizeof(a) };
+    static const char *const ops[] = { "Gelu" };
+    mb b;
+    Onnx__GraphProto *g;
+    Onnx__ModelProto *m;
+    const uint8_t *buf;
+    size_t len;
+    assert_int_equal(opmap_table_load_memory(&t, f->ctx, yaml, sizeof(yaml) - 1, "a.yaml", &err),
+                     OPMAP_OK);
+    assert_int_equal(opmap_model_open_memory(&model, f->ctx, graph, sizeof(graph) - 1, "g.txt",
+                                             &err), OPMAP_OK);
+    assert_int_equal(opmap_scan(&res, f->ctx, model, t, NULL, &err), OPMAP_OK);
+    assert_int_equal(opmap_result_advice_count(res), 1);
+    assert_int_equal(opmap_result_advice(res, 0, &a), OPMAP_OK);
+    assert_string_equal(a.id, "fast_gelu");
+    assert_non_null(strstr(a.where, "gelu"));
+    opmap_result_free(res);
+    opmap_model_free(model);
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    mb_node(&b, g, ops[0], NULL, NULL, NULL, NULL);
+    m = mb_model(&b, g, 8);
+    mb_opset(&b, m, "", 20);
+    buf = mb_pack(&b, m, &len);
+    assert_int_equal(opmap_model_open_memory(&model, f->ctx, buf, len, "g.onnx", &err), OPMAP_OK);
+    assert_int_equal(opmap_scan(&res, f->ctx, model, t, NULL, &err), OPMAP_OK);
+    assert_int_equal(opmap_result_advice_count(res), 0);
+    opmap_result_free(res);
+    opmap_model_free(model);
+    mb_free(&b);
+    opmap_table_free(t);
+}
+
 static void test_estimate__seed_guide_example_is_112_8_days(void **state)
 {
     static om_estimate_op ops[200];
@@ -614,6 +742,8 @@ int main(void)
         cmocka_unit_test(test_scan__torch_npu_target),
         cmocka_unit_test(test_scan__soc_names_a_family_or_a_part),
         cmocka_unit_test(test_report__atc_command_quotes_names),
+        cmocka_unit_test(test_scan__becomes_per_instance),
+        cmocka_unit_test(test_scan__aten_gelu_advice_reads_aten_graphs),
         cmocka_unit_test(test_estimate__seed_guide_example_is_112_8_days),
     };
     return cmocka_run_group_tests_name("scan", tests, setup, teardown);
