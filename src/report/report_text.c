@@ -153,7 +153,9 @@ static void risk_lines(om_out *o, const opmap_result *r)
     int any = 0;
     for (i = 0; i < r->risks.len; i++) {
         const om_risk *k = &OM_VEC_AT(&r->risks, om_risk, i);
-        if (k->from_flag)
+        /* a flag restated is summarised below, except a data-dependent shape: the verdict
+         * turns on it and its message says why the ONNX and ATen answers differ */
+        if (k->from_flag && strcmp(k->kind, "dynamic_shape") != 0)
             continue;
         if (k->level != OPMAP_DIAG_WARNING && strcmp(k->kind, "eval_mode") == 0) {
             /* what the scan left out, said where it is read */

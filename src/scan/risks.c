@@ -199,8 +199,17 @@ static const struct {
                                          "reasons and notes)" },
     { OPMAP_FLAG_NONDETERMINISTIC, "nondeterministic", "not bit-reproducible run to run on "
                                                        "Ascend" },
-    { OPMAP_FLAG_DYNAMIC_SHAPE, "dynamic_shape", "shape changes recompile the graph" },
+    { OPMAP_FLAG_DYNAMIC_SHAPE, "dynamic_shape", "its output shape depends on the data: a "
+                                                 "graph recompiles for each new shape" },
 };
+
+/* Why an ONNX export can need work where the module's ATen forms do not (one model, one
+ * answer, or the report says why): ATC compiles ahead of time, eager torch_npu does not. */
+#define ONNX_DYNAMIC                                                                        \
+    "its output shape depends on the data: ATC builds the model for fixed shapes, so bound "   \
+    "it or keep it out of the model; eager torch_npu, which the module's TorchScript or "      \
+    "torch.export form is answered for, runs data-dependent shapes op by op, so that answer "  \
+    "does not count it"
 
 int om_risks_flags(opmap_result *res)
 {
@@ -213,7 +222,10 @@ int om_risks_flags(opmap_result *res)
             if (!(op->flags & flag_risks[k].flag))
                 continue;
             snprintf(msg, sizeof(msg), "%s::%s (%llu instances): %s", op->domain, op->name,
-                     (unsigned long long)op->instances, flag_risks[k].what);
+                     (unsigned long long)op->instances,
+                     flag_risks[k].flag == OPMAP_FLAG_DYNAMIC_SHAPE &&
+                             res->format == OPMAP_FORMAT_ONNX ? ONNX_DYNAMIC
+                                                             : flag_risks[k].what);
             if ((rc = add_risk(res, flag_risks[k].kind, OPMAP_DIAG_WARNING, 1, msg,
                                op->n_paths ? op->paths[0] : "")))
                 return rc;
