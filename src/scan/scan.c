@@ -396,7 +396,8 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
     *out = NULL;
     if ((rc = om_scan_begin(&g, &res, ctx, model->ir.name, table, opts, err)))
         goto done;
-    if (om_scan_copy_model(res, &model->ir) != OPMAP_OK || om_risks_model(res) != OPMAP_OK) {
+    if (om_scan_copy_model(res, &model->ir) != OPMAP_OK || om_risks_model(res) != OPMAP_OK ||
+        om_risks_functions(res, &model->ir) != OPMAP_OK) {
         rc = om_fail_mem(err, &res->mem, model->ir.name);
         goto done;
     }

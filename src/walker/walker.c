@@ -131,18 +131,35 @@ static frame *push(walk *w, const ir_graph *g, const ir_opset *opsets, size_t n_
     return f;
 }
 
+/* The default (FunctionProto.attribute_proto) of attribute `name` of function fn, or NULL. */
+static const ir_attr *function_default(const ir_function *fn, const char *name)
+{
+    size_t i;
+    for (i = 0; fn && i < fn->n_defaults; i++)
+        if (strcmp(fn->defaults[i].name, name) == 0)
+            return &fn->defaults[i];
+    return NULL;
+}
+
 /*
- * The attribute a function body's attribute stands for: one with ref_attr_name refers to
- * the calling node's attribute of that name, which may itself refer further up. *owner is
- * the frame whose scope holds the graphs found (their opsets, function and caller).
+ * The attribute a function body's attribute stands for, bound as onnx's inliner
+ * (AttributeBinder) and onnxruntime bind it: one with a ref_attr_name is the calling
+ * node's attribute of that name, whatever value of its own it holds (a graph included),
+ * which may itself refer further up; when the call does not pass it, the function's
+ * default of that name (IR 9); with neither, the attribute is dropped (NULL). *owner is
+ * the frame whose scope holds the graphs found (their opsets, function and caller): the
+ * caller's for its attribute, the body's for a default.
  */
 static const ir_attr *resolve_ref(const walk *w, const frame *f, const ir_attr *a,
                                   const frame **owner)
 {
     uint32_t hops = 0;
     *owner = f;
-    while (a && a->ref_attr_name && !a->n_graphs && f->call && hops++ <= w->lim->max_depth) {
-        a = ir_node_attr(f->call, a->ref_attr_name);
+    while (a && a->ref_attr_name && f->call && hops++ <= w->lim->max_depth) {
+        const ir_attr *bound = ir_node_attr(f->call, a->ref_attr_name);
+        if (!bound)
+            return function_default(f->fn, a->ref_attr_name);
+        a = bound;
         f = &OM_VEC_AT(&w->frames, frame, f->caller);
         *owner = f;
     }

@@ -31,6 +31,7 @@ typedef struct rd {
     om_vec graphs;       /* ir_graph*: every graph read, for call resolution */
     om_vec external;     /* ir_tensor copies of external-data tensors */
     const char *onnx_domain; /* interned "ai.onnx" */
+    const char *empty;       /* interned "": no overload */
 } rd;
 
 /* errors: each returns the status it set */
@@ -61,5 +62,10 @@ ir_graph *om_onnx_graph(rd *r, uint64_t off, uint64_t len, uint32_t depth, int *
 ir_graph *om_onnx_graph_merged(rd *r, const pb_seg *segs, size_t n_segs, uint32_t depth,
                                int *rc);
 int om_onnx_node(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_node *n);
+int om_onnx_attr(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_attr *a);
+/* Refuses two attributes of one (interned) name among attrs[0, n): `field` of the `owner`
+ * named owner_name, at offset off. */
+int om_onnx_unique_attrs(rd *r, const ir_attr *attrs, size_t n, uint64_t off, const char *field,
+                         const char *owner, const char *owner_name);
 
 #endif /* OM_ONNX_INTERNAL_H */
