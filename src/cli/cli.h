@@ -97,8 +97,10 @@ void cli_policy(const scan_opts *o, const scan_run *run, opmap_policy *policy);
 
 /* Prints "opmap: <formatted error>" to stderr. */
 void cli_error(const opmap_error *err);
-/* Prints "opmap: message" to stderr. */
+/* Prints "opmap: message" to stderr, made terminal-safe (opmap_text_for_terminal). */
 void cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints one line to f, made terminal-safe as cli_fail's (the newline is added). */
+void cli_line(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The table to use: --table, else $OPMAP_TABLE when set and not empty, else NULL (the
  * library's built-in table). */

@@ -210,8 +210,7 @@ static int walk_dir(cli_paths *p, cli_project *proj, const char *dir, int depth)
     case 0:
         break;
     case 1: /* a link back to it, or a second name on the command line */
-        fprintf(stderr, "opmap: note: %s: already searched as %s; not searched again\n", dir,
-                first);
+        cli_fail("note: %s: already searched as %s; not searched again", dir, first);
         closedir(d);
         p->n_again++;
         return 0;

@@ -238,9 +238,9 @@ int cli_testgen(int argc, char **argv)
         if (!code && !(code = cli_write_with(fill, &m, module)) &&
             !(code = cli_write_with(fill, &rn, runner)) && !o.quiet) {
             summary(module, &tests, &skips);
-            fprintf(stderr, "opmap: %zu tests for %zu model%s (%zu cannot be built from the "
-                    "model and skip, saying why): %s, %s\n", tests, run.n, run.n == 1 ? "" : "s",
-                    skips, module, runner);
+            cli_fail("%zu tests for %zu model%s (%zu cannot be built from the model and skip, "
+                     "saying why): %s, %s", tests, run.n, run.n == 1 ? "" : "s", skips, module,
+                     runner);
         }
     }
     run_free(&run);
