@@ -153,5 +153,8 @@ int cli_write_report(opmap_ctx *ctx, const opmap_result *const *results, size_t 
 /* Writes text produced by `fill` the same way (baseline files, diffs). */
 typedef opmap_fill_fn cli_fill_fn;
 int cli_write_with(cli_fill_fn fill, void *arg, const char *path);
+/* The file `path` written new, following nothing (opmap_write_file_nofollow): testgen's
+ * Python, which its runner executes. */
+int cli_write_new(cli_fill_fn fill, void *arg, const char *path);
 
 #endif /* OPMAP_CLI_H */

@@ -235,8 +235,10 @@ int cli_testgen(int argc, char **argv)
         m.o = rn.o = &o;
         m.part = OPMAP_TESTGEN_MODULE;
         rn.part = OPMAP_TESTGEN_RUNNER;
-        if (!code && !(code = cli_write_with(fill, &m, module)) &&
-            !(code = cli_write_with(fill, &rn, runner)) && !o.quiet) {
+        /* the Python is code the runner executes: a link or a FIFO planted where it goes
+         * is replaced, never followed */
+        if (!code && !(code = cli_write_new(fill, &m, module)) &&
+            !(code = cli_write_new(fill, &rn, runner)) && !o.quiet) {
             summary(module, &tests, &skips);
             cli_fail("%zu tests for %zu model%s (%zu cannot be built from the model and skip, "
                      "saying why): %s, %s", tests, run.n, run.n == 1 ? "" : "s", skips, module,
