@@ -47,6 +47,9 @@ struct opmap_op {
     unsigned flags;
     uint64_t instances;
     opmap_effort effort;
+    /* the effort before device results narrowed it (a verified pass costs its minimum):
+     * what the gate's --max-effort counts, since results are evidence for the report only */
+    opmap_effort effort_unverified;
     const opmap_row *row;
     const char *notes, *hint, *ascend_op, *aclnn, *api, *engine;
     const char *becomes;      /* what it ends as on Ascend, for reports (see new_op) */

@@ -184,6 +184,7 @@ static int finish_ops(group *g)
                              op->status != OPMAP_OP_STRUCTURAL
                          ? g->weights->effort[op->status]
                          : opmap_table_weights(g->table, op->status);
+        op->effort_unverified = op->effort;
         if (op->verify_state == OPMAP_VERIFY_PASS) /* what the range held for the unknown */
             op->effort.expected = op->effort.max = op->effort.min;
         if (op->path_vec.len) {
