@@ -129,6 +129,9 @@ struct cli_paths {
     char **items;           /* a model's path, or a project's name (its directory) */
     unsigned char *found;   /* 1: found in a directory (not named on the command line) */
     cli_project **proj;     /* per item: the project it names, or NULL for a model */
+    char **why;             /* per item: why a file found in a directory cannot be read (a
+                               link to nothing or in a loop, a FIFO, a socket, a device),
+                               or NULL: such a file is never opened, it is not read */
     size_t len, cap;
     struct cli_seen_dir *seen;   /* directories searched: a hash set on (st_dev, st_ino) */
     size_t n_seen, seen_cap, n_again;   /* n_again: directories reached a second time */

@@ -137,7 +137,13 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&j->lock);
         if (i >= j->paths->len)
             return NULL;
-        if (j->paths->proj[i]) {
+        if (j->paths->why[i]) { /* found in a directory, no file to read: not opened */
+            memset(&err, 0, sizeof(err));
+            err.code = rc = OPMAP_EIO;
+            err.offset = OPMAP_NO_OFFSET;
+            snprintf(err.source, sizeof(err.source), "%s", j->paths->items[i]);
+            snprintf(err.message, sizeof(err.message), "%s: not read", j->paths->why[i]);
+        } else if (j->paths->proj[i]) {
             const cli_project *pr = j->paths->proj[i];
             rc = opmap_scan_sources(&res, j->run->ctx, j->paths->items[i],
                                     (const char *const *)pr->files, pr->n, j->run->table,

@@ -164,6 +164,10 @@ static int scan_all(const tg_opts *o, const cli_paths *paths, tg_run *r)
         int rc;
         if (paths->proj[i])
             continue; /* training code: no operator to run */
+        if (paths->why[i]) { /* found in a directory, no file to read: never opened */
+            cli_fail("%s: %s: not read", paths->items[i], paths->why[i]);
+            return EXIT_INPUT;
+        }
         if ((rc = opmap_model_open_file(&r->models[r->n], r->ctx, paths->items[i], &err)) ||
             (rc = opmap_scan(&r->results[r->n], r->ctx, r->models[r->n], r->table, &so, &err))) {
             opmap_model_free(r->models[r->n]);
