@@ -45,7 +45,8 @@ int om_onnx_want(rd *r, const pb_field *f, int wt, const char *what);
 int om_onnx_ints(rd *r, const pb_field *f, const char *what, int64_t *out, uint64_t *n,
                  uint64_t cap);
 
-/* strings copied into the model's arena (interned for names that repeat) */
+/* strings copied into the model's arena (interned for names that repeat: identifiers, which
+ * may not hold a NUL byte) */
 int om_onnx_str(rd *r, const pb_field *f, const char *what, const char **out);
 int om_onnx_istr(rd *r, const pb_field *f, const char *what, const char **out);
 const char *om_onnx_domain(rd *r, const char *d);

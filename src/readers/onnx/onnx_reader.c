@@ -133,6 +133,13 @@ int om_onnx_istr(rd *r, const pb_field *f, const char *what, const char **out)
     if (rc || (rc = check_len(r, f, what)))
         return rc;
     om_need(r->view, f->off, f->len);
+    /* an identifier (op type, domain, overload, attribute or function name) holding a NUL
+     * is one name to onnxruntime's std::string and another to every C string after it:
+     * which function a call runs, which attribute a node has, would differ */
+    if (memchr(r->base + f->off, '\0', (size_t)f->len))
+        return om_fail_at(r->err, OPMAP_EFORMAT, r->src, f->tag_off,
+                          "%s holds a NUL byte (an identifier every reader must read alike)",
+                          what);
     *out = ir_intern(&r->in, (const char *)r->base + f->off, (size_t)f->len);
     return *out ? OPMAP_OK : om_onnx_oom(r);
 }
