@@ -240,6 +240,16 @@ def ref_unbound_dropped():
     return model_bytes([call("F")], [fn.SerializeToString()])
 
 
+def ref_empty_is_no_ref():
+    """A body attribute with a graph of its own (the hidden operator) and an empty
+    ref_attr_name: no reference (onnxruntime and the inliner test .empty()), so its own
+    graph runs."""
+    fn = fn_with_if("F", ref("then_branch", "", evil_graph("own")))
+    fn.opset_import.append(helper.make_opsetid("com.evil", 1))
+    m = model_bytes([call("F", body=relu_graph("passed"))], [fn.SerializeToString()])
+    return m
+
+
 def overloads():
     """IR 10: F overload "a" runs Relu, F overload "b" the hidden operator; the call names
     "b"."""
@@ -302,6 +312,7 @@ CASES = [("graph_twice", graph_twice), ("graph_split", graph_split),
          ("fn_defined_twice", fn_defined_twice), ("fn_default_graph", fn_default_graph),
          ("fn_default_overridden", fn_default_overridden),
          ("ref_over_own_graph", ref_over_own_graph), ("ref_unbound_dropped", ref_unbound_dropped),
+         ("ref_empty_is_no_ref", ref_empty_is_no_ref),
          ("overloads", overloads), ("overload_none_vs_named", overload_none_vs_named),
          ("call_attr_twice", call_attr_twice), ("resize_mode_twice", resize_mode_twice),
          ("onehot_axis_twice", onehot_axis_twice)]

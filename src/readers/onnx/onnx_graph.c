@@ -96,7 +96,11 @@ static int attr_scalar(rd *r, const pb_field *f, attr_fill *n, ir_attr *a, int *
         *rc = om_onnx_istr(r, f, "AttributeProto.name", &a->name);
         return 0;
     case F_ATTR_REF_ATTR_NAME:
-        *rc = om_onnx_str(r, f, "AttributeProto.ref_attr_name", &a->ref_attr_name);
+        /* an attribute name, held to what names are (no NUL byte); an empty one is no
+         * reference, as onnxruntime and onnx's inliner test ref_attr_name().empty() */
+        *rc = om_onnx_istr(r, f, "AttributeProto.ref_attr_name", &a->ref_attr_name);
+        if (!*rc && !a->ref_attr_name[0])
+            a->ref_attr_name = NULL;
         return 0;
     case F_ATTR_TYPE:
         if ((*rc = om_onnx_want(r, f, PB_VARINT, "AttributeProto.type")) == OPMAP_OK) {
