@@ -160,16 +160,34 @@ def moved(x, device=None, raise_floats=False):
 
 # ---- running ----
 
+# The operator namespaces a test calls (opmap testgen writes no other: any other node is a
+# skipped test); torch.ops has attributes that are not operators (torch.ops.load_library
+# loads a shared library), so only operator objects are ever called.
+NAMESPACES = ("aten", "torchvision", "npu")
+
+
 def aten_function(target):
-    """torch.ops.<ns>.<op>[.<overload>] for "ns::op[.overload]"."""
+    """torch.ops.<ns>.<op>[.<overload>] for "ns::op[.overload]": an operator, never another
+    attribute of torch.ops."""
     ns, _, rest = target.partition("::")
+    if ns in ("prim", "_operator", "builtins", "higher_order", "torch"):
+        raise Skip("%s is graph plumbing, not an operator a kernel runs" % target)
+    if ns not in NAMESPACES:
+        raise Skip("%s: not an operator namespace of the table (%s)" % (target, ", ".join(NAMESPACES)))
     if ns == "torchvision":
         import torchvision  # noqa: F401  (registers torch.ops.torchvision)
-    if ns in ("prim", "_operator", "builtins"):
-        raise Skip("%s is graph plumbing, not an operator a kernel runs" % target)
     name, _, overload = rest.partition(".")
-    fn = getattr(getattr(torch.ops, ns), name)
-    return getattr(fn, overload) if overload else fn
+    space = getattr(torch.ops, ns)
+    if not isinstance(space, torch._ops._OpNamespace):
+        raise Skip("%s: not an operator namespace" % target)
+    fn = getattr(space, name, None)
+    if not isinstance(fn, torch._ops.OpOverloadPacket):
+        raise Skip("%s: not an operator" % target)
+    if overload:
+        fn = getattr(fn, overload)
+        if not isinstance(fn, torch._ops.OpOverload):
+            raise Skip("%s: not an operator overload" % target)
+    return fn
 
 
 def call(case, args, kwargs, device):

@@ -18,6 +18,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 SCHEMA = "opmap-results/1"
 
@@ -83,6 +84,22 @@ def environment(mod, device):
     return env
 
 
+def write_new(path, text):
+    """path written as a new file, following nothing: a file created beside it (O_EXCL),
+    then renamed over whatever is there, so a link planted at the path is replaced, never
+    written through."""
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)),
+                               prefix=".results-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -114,9 +131,7 @@ def main():
                                      "  (%s)" % res["message"] if res["message"] else ""))
     env["results"] = results
     out = args.output or "results-%s.json" % re.sub(r"[^A-Za-z0-9._-]", "_", env["chip"])
-    with open(out, "w") as f:
-        json.dump(env, f, indent=1, allow_nan=False)
-        f.write("\n")
+    write_new(out, json.dumps(env, indent=1, allow_nan=False) + "\n")
     print("%d tests on %s: %s; results in %s" % (
         len(results), env["chip"],
         ", ".join("%d %s" % (n, k) for k, n in sorted(counts.items())) or "none", out))

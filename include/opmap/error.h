@@ -61,6 +61,18 @@ OPMAP_API const char *opmap_status_str(int status);
  */
 OPMAP_API size_t opmap_error_format(const opmap_error *err, char *buf, size_t size);
 
+/**
+ * Writes s into buf as a terminal or a log may show it: C0 controls (ESC, CR, BEL...), DEL,
+ * the C1 controls U+0080..U+009F (CSI, OSC), the bidirectional embeddings, overrides and
+ * isolates U+202A..U+202E and U+2066..U+2069, and every byte of malformed UTF-8 become '?'
+ * (a line break or a tab a space), so a file name or a model string cannot move the
+ * cursor, forge a line or reorder one. Always NUL-terminated when size > 0; only whole
+ * UTF-8 sequences are written.
+ *
+ * @return the length the whole text needs (like snprintf).
+ */
+OPMAP_API size_t opmap_text_for_terminal(const char *s, char *buf, size_t size);
+
 OPMAP_END_DECL
 
 #endif /* OPMAP_ERROR_H */

@@ -45,12 +45,21 @@ enum {
                                                 renamed API, a device string, apex) */
     OPMAP_FAIL_SOURCE_UNKNOWN = 1u << 18,  /**< a CUDA API nobody has published an NPU
                                                 answer for */
-    OPMAP_FAIL_ADVICE = 1u << 19           /**< a pattern a fused NPU kernel replaces
+    OPMAP_FAIL_ADVICE = 1u << 19,          /**< a pattern a fused NPU kernel replaces
                                                 (RMSNorm, attention, ... written out) */
+    OPMAP_FAIL_SOURCE_UNSCANNED = 1u << 20 /**< a Python source file that was not scanned
+                                                (does not tokenize, an encoding not read, a
+                                                limit): fails whenever a source kind does */
 };
 
 /** The number of OPMAP_FAIL_* bits; opmap_fail_kind_name() takes 0 .. this - 1. */
-#define OPMAP_FAIL_KIND_COUNT 20
+#define OPMAP_FAIL_KIND_COUNT 21
+
+/** The kinds of Python sources: a policy failing on any of them fails on
+ *  OPMAP_FAIL_SOURCE_UNSCANNED too (what the source gate has not seen does not pass). */
+#define OPMAP_FAIL_SOURCE_KINDS                                                            \
+    (OPMAP_FAIL_SOURCE_REWRITE | OPMAP_FAIL_SOURCE_MANUAL | OPMAP_FAIL_SOURCE_UNKNOWN |    \
+     OPMAP_FAIL_SOURCE_UNSCANNED)
 
 /** @return the name of finding kind bit `index` ("unmapped", "dynamic-shape", ...), or NULL. */
 OPMAP_API const char *opmap_fail_kind_name(unsigned index);
@@ -62,9 +71,11 @@ OPMAP_API const char *opmap_fail_kind_name(unsigned index);
 OPMAP_API int opmap_fail_on_parse(const char *list, unsigned *out, opmap_error *err);
 
 /** The headline's default rule (docs/reports.md, "The headline"): what makes a model
- *  blocked: an unmapped or rewrite operator, a file that could not be read. */
-#define OPMAP_HEADLINE_BLOCKED_ON \
-    (OPMAP_FAIL_UNMAPPED | OPMAP_FAIL_REWRITE | OPMAP_FAIL_UNREADABLE | OPMAP_FAIL_SOURCE_REWRITE)
+ *  blocked: an unmapped or rewrite operator, a file that could not be read, a source file
+ *  that was not scanned. */
+#define OPMAP_HEADLINE_BLOCKED_ON                                                          \
+    (OPMAP_FAIL_UNMAPPED | OPMAP_FAIL_REWRITE | OPMAP_FAIL_UNREADABLE |                    \
+     OPMAP_FAIL_SOURCE_REWRITE | OPMAP_FAIL_SOURCE_UNSCANNED)
 /** ... and what makes it need work: a partial operator, a risk flag that asks for work, a
  *  warning-level risk (dynamic dimensions, float64 values, side files, graphs not inlined).
  *  Non-determinism is informational: it asks for no change (it is shown, and a gate can

@@ -151,6 +151,18 @@ OPMAP_API int opmap_write_file(const char *path, opmap_fill_fn fill, void *arg,
                                opmap_error *err);
 
 /**
+ * Writes the file `path` as a new regular file, following nothing: the content goes to a
+ * file created beside it (O_CREAT | O_EXCL | O_NOFOLLOW) and renamed over `path` when
+ * complete, so whatever was there (a symbolic link, a FIFO, a device, a regular file,
+ * which keeps its permissions) is replaced, never followed or written through; a directory
+ * is refused. For files whose content others run (`opmap testgen`'s Python).
+ *
+ * @return as opmap_write_file().
+ */
+OPMAP_API int opmap_write_file_nofollow(const char *path, opmap_fill_fn fill, void *arg,
+                                        opmap_error *err);
+
+/**
  * Writes a report into the file `path`, as opmap_write_file() writes: replaced atomically,
  * a link followed, a device written through.
  *

@@ -97,8 +97,10 @@ void cli_policy(const scan_opts *o, const scan_run *run, opmap_policy *policy);
 
 /* Prints "opmap: <formatted error>" to stderr. */
 void cli_error(const opmap_error *err);
-/* Prints "opmap: message" to stderr. */
+/* Prints "opmap: message" to stderr, made terminal-safe (opmap_text_for_terminal). */
 void cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints one line to f, made terminal-safe as cli_fail's (the newline is added). */
+void cli_line(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The table to use: --table, else $OPMAP_TABLE when set and not empty, else NULL (the
  * library's built-in table). */
@@ -127,6 +129,9 @@ struct cli_paths {
     char **items;           /* a model's path, or a project's name (its directory) */
     unsigned char *found;   /* 1: found in a directory (not named on the command line) */
     cli_project **proj;     /* per item: the project it names, or NULL for a model */
+    char **why;             /* per item: why a file found in a directory cannot be read (a
+                               link to nothing or in a loop, a FIFO, a socket, a device),
+                               or NULL: such a file is never opened, it is not read */
     size_t len, cap;
     struct cli_seen_dir *seen;   /* directories searched: a hash set on (st_dev, st_ino) */
     size_t n_seen, seen_cap, n_again;   /* n_again: directories reached a second time */
@@ -151,5 +156,8 @@ int cli_write_report(opmap_ctx *ctx, const opmap_result *const *results, size_t 
 /* Writes text produced by `fill` the same way (baseline files, diffs). */
 typedef opmap_fill_fn cli_fill_fn;
 int cli_write_with(cli_fill_fn fill, void *arg, const char *path);
+/* The file `path` written new, following nothing (opmap_write_file_nofollow): testgen's
+ * Python, which its runner executes. */
+int cli_write_new(cli_fill_fn fill, void *arg, const char *path);
 
 #endif /* OPMAP_CLI_H */

@@ -69,8 +69,8 @@ int cli_baseline(int argc, char **argv)
         /* a budget is raised, not waived: say so rather than leave a gate that still fails */
         if (opmap_verdict_finding(verdict, i, &f) == OPMAP_OK && f.fails &&
             f.kind == OPMAP_FAIL_EFFORT)
-            fprintf(stderr, "opmap: baseline: %s; no waiver is written for that: raise "
-                            "--max-effort instead\n", f.message);
+            cli_fail("baseline: %s; no waiver is written for that: raise --max-effort instead",
+                     f.message);
     }
     bopts.owner = o.owner;
     bopts.expires = o.expires;

@@ -50,7 +50,7 @@ static int fill_run(scan_run *run, const opmap_report_set *set)
                 opmap_error_format(p[i].error, msg, sizeof(msg));
             else
                 snprintf(msg, sizeof(msg), "%s", p[i].file);
-            fprintf(stderr, "opmap: note: skipped %s\n", msg);
+            cli_fail("note: skipped %s", msg);
             run->skipped++;
         } else {
             run->input_failed = 1; /* as the shard's scan said when it met the file */
@@ -80,8 +80,11 @@ static int load(const scan_opts *o, scan_run *run, opmap_report_set **set, int a
     if (rc == OPMAP_OK)
         rc = opmap_report_set_new(set, run->ctx, run->table, &err);
     for (i = optind; rc == OPMAP_OK && i < argc; i++) {
-        if (show)
-            fprintf(stderr, "\r\033[K[%d/%d] %s", i - optind + 1, argc - optind, argv[i]);
+        if (show) {
+            char safe[1024];
+            opmap_text_for_terminal(argv[i], safe, sizeof(safe));
+            fprintf(stderr, "\r\033[K[%d/%d] %s", i - optind + 1, argc - optind, safe);
+        }
         rc = opmap_report_set_add_file(*set, argv[i], &err);
     }
     if (show)

@@ -44,6 +44,12 @@ int cli_write_with(cli_fill_fn fill, void *arg, const char *path)
     return file_done(opmap_write_file(path, fill, arg, &err), &err);
 }
 
+int cli_write_new(cli_fill_fn fill, void *arg, const char *path)
+{
+    opmap_error err;
+    return file_done(opmap_write_file_nofollow(path, fill, arg, &err), &err);
+}
+
 int cli_write_report(opmap_ctx *ctx, const opmap_result *const *results, size_t count,
                      opmap_report_format format, const opmap_report_options *opts,
                      const char *path)

@@ -83,13 +83,16 @@ static int push_item(cli_paths *p, const char *path, int found, cli_project *pro
         char **ni = realloc(p->items, ncap * sizeof(*ni));
         unsigned char *nf = realloc(p->found, ncap);
         cli_project **np = realloc(p->proj, ncap * sizeof(*np));
+        char **nw = realloc(p->why, ncap * sizeof(*nw));
         if (ni)
             p->items = ni;
         if (nf)
             p->found = nf;
         if (np)
             p->proj = np;
-        if (!ni || !nf || !np)
+        if (nw)
+            p->why = nw;
+        if (!ni || !nf || !np || !nw)
             return -1;
         p->cap = ncap;
     }
@@ -97,6 +100,7 @@ static int push_item(cli_paths *p, const char *path, int found, cli_project *pro
         return -1;
     p->found[p->len] = (unsigned char)found;
     p->proj[p->len] = proj;
+    p->why[p->len] = NULL;
     p->len++;
     return 0;
 }
@@ -105,6 +109,29 @@ static int push(cli_paths *p, const char *path, int found)
 {
     return push_item(p, path, found, NULL);
 }
+
+/* An entry of a directory named like a model or a source that is no file to read: kept, so
+ * the scan lists it as not read instead of passing over it (a gate that has not seen a
+ * model does not pass). Never opened: a FIFO would block the scan. */
+static int push_unreadable(cli_paths *p, const char *path)
+{
+    struct stat st;
+    const char *why = "not a regular file";
+    int e = 0;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        e = stat(path, &st) != 0 ? errno : 0;
+        why = e == ENOENT ? "a symbolic link to nothing"
+              : e == ELOOP ? "a symbolic link in a loop"
+              : e ? "a symbolic link that cannot be followed" : NULL;
+    }
+    if (!e || !why)
+        why = S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket"
+              : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "not a regular file";
+    if (push(p, path, 1) || !(p->why[p->len - 1] = strdup(why)))
+        return -1;
+    return 0;
+}
+
 
 static int project_add(cli_project *proj, const char *path)
 {
@@ -154,10 +181,16 @@ static int is_graph_text(const char *path)
     return n - i >= 6 && memcmp(head + i, "graph(", 6) == 0;
 }
 
-static int is_model_name(const char *name, const char *path)
+/* Named like a model by its name alone (a .txt is one only by what it starts with). */
+static int is_model_suffix(const char *name)
 {
     return has_suffix(name, ".onnx") || has_suffix(name, ".pt") || has_suffix(name, ".ptl") ||
-           has_suffix(name, ".pt2") || (has_suffix(name, ".txt") && is_graph_text(path));
+           has_suffix(name, ".pt2");
+}
+
+static int is_model_name(const char *name, const char *path)
+{
+    return is_model_suffix(name) || (has_suffix(name, ".txt") && is_graph_text(path));
 }
 
 /* Training code: Python sources, and the CUDA files a custom extension builds from. */
@@ -210,8 +243,7 @@ static int walk_dir(cli_paths *p, cli_project *proj, const char *dir, int depth)
     case 0:
         break;
     case 1: /* a link back to it, or a second name on the command line */
-        fprintf(stderr, "opmap: note: %s: already searched as %s; not searched again\n", dir,
-                first);
+        cli_fail("note: %s: already searched as %s; not searched again", dir, first);
         closedir(d);
         p->n_again++;
         return 0;
@@ -258,6 +290,10 @@ static int walk_dir(cli_paths *p, cli_project *proj, const char *dir, int depth)
             else if (type == DT_REG && is_model_name(names[i].name, path) && push(p, path, 1))
                 rc = EXIT_INTERNAL;
             else if (type == DT_REG && is_source_name(names[i].name) && project_add(proj, path))
+                rc = EXIT_INTERNAL;
+            else if (type != DT_REG && type != DT_DIR &&
+                     (is_model_suffix(names[i].name) || is_source_name(names[i].name)) &&
+                     push_unreadable(p, path))
                 rc = EXIT_INTERNAL;
         } else if (!path) {
             rc = EXIT_INTERNAL;
@@ -318,11 +354,13 @@ void cli_paths_free(cli_paths *p)
     size_t i;
     for (i = 0; i < p->len; i++) {
         free(p->items[i]);
+        free(p->why[i]);
         project_free(p->proj[i]);
     }
     free(p->items);
     free(p->found);
     free(p->proj);
+    free(p->why);
     for (i = 0; i < p->seen_cap; i++)
         free(p->seen[i].path);
     free(p->seen);

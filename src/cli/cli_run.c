@@ -38,10 +38,12 @@ static double elapsed(const struct timespec *start)
 static void progress(job *j, const char *path)
 {
     double t = elapsed(&j->start);
+    char safe[1024];
     if (!j->show)
         return;
+    opmap_text_for_terminal(path, safe, sizeof(safe));
     fprintf(stderr, "\r\033[K[%zu/%zu] %.0f files/s %s", j->done, j->paths->len,
-            t > 0 ? (double)j->done / t : 0.0, path);
+            t > 0 ? (double)j->done / t : 0.0, safe);
     fflush(stderr);
 }
 
@@ -78,7 +80,7 @@ static void report_failure(job *j, size_t i, int rc, const opmap_error *err)
     if (rc == OPMAP_EUNSUPPORTED && j->paths->found[i]) {
         char msg[1200];
         opmap_error_format(err, msg, sizeof(msg));
-        fprintf(stderr, "opmap: note: skipped %s\n", msg);
+        cli_fail("note: skipped %s", msg);
         run->skipped++;
         if (keep_problem(run, i, 1, err))
             run->internal = 1;
@@ -135,7 +137,13 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&j->lock);
         if (i >= j->paths->len)
             return NULL;
-        if (j->paths->proj[i]) {
+        if (j->paths->why[i]) { /* found in a directory, no file to read: not opened */
+            memset(&err, 0, sizeof(err));
+            err.code = rc = OPMAP_EIO;
+            err.offset = OPMAP_NO_OFFSET;
+            snprintf(err.source, sizeof(err.source), "%s", j->paths->items[i]);
+            snprintf(err.message, sizeof(err.message), "%s: not read", j->paths->why[i]);
+        } else if (j->paths->proj[i]) {
             const cli_project *pr = j->paths->proj[i];
             rc = opmap_scan_sources(&res, j->run->ctx, j->paths->items[i],
                                     (const char *const *)pr->files, pr->n, j->run->table,

@@ -49,7 +49,8 @@ static const char scan_usage[] =
     "  --currency C           shown beside costs\n"
     "headline (the verdict every report starts with, docs/reports.md):\n"
     "  --blocked-on KINDS     what makes a model blocked (default: unmapped, rewrite,\n"
-    "                         unreadable); kinds as --fail-on takes them\n"
+    "                         unreadable, source-rewrite, source-unscanned); kinds as\n"
+    "                         --fail-on takes them\n"
     "  --needs-work-on KINDS  what makes it need work (default: partial, the risk flags\n"
     "                         but nondeterministic, dynamic-shape, dtype, external-data,\n"
     "                         not-inlined); coverage below 100% always does\n"
@@ -59,7 +60,9 @@ static const char scan_usage[] =
     "                         nondeterministic, deprecated, dtype, external-data, effort\n"
     "                         (only --max-effort: a budget gate alone), skipped (files\n"
     "                         found that are not models opmap reads), not-inlined\n"
-    "                         (printed graphs whose calls hide operators), all\n"
+    "                         (printed graphs whose calls hide operators), source-rewrite,\n"
+    "                         source-manual, source-unknown, source-unscanned (Python\n"
+    "                         files not scanned: fail with any source kind), advice, all\n"
     "  --max-effort DAYS      fail when the estimate is over DAYS person-days\n"
     "  --waivers FILE         accepted findings (opmap baseline writes one)\n"
     "other:\n"
@@ -134,14 +137,30 @@ static void print_failures(const opmap_verdict *v)
             continue;
         failing++;
         if (shown++ < 20)
-            fprintf(stderr, "opmap: gate: %s: %s%s%s%s\n",
-                    opmap_fail_kind_name((unsigned)__builtin_ctz(f.kind)), f.message,
-                    f.model[0] ? " in " : "", f.model,
-                    f.waiver_expired ? " (its waiver has expired)" : "");
+            cli_fail("gate: %s: %s%s%s%s", opmap_fail_kind_name((unsigned)__builtin_ctz(f.kind)),
+                     f.message, f.model[0] ? " in " : "", f.model,
+                     f.waiver_expired ? " (its waiver has expired)" : "");
     }
     if (failing > shown)
         fprintf(stderr, "opmap: gate: ... and %zu more\n", failing - shown);
     fprintf(stderr, "opmap: the gate fails: %zu finding%s\n", failing, failing == 1 ? "" : "s");
+}
+
+/* Python files the scan was given and did not scan, on standard error, -q or not: the
+ * source gate fails on them, and a report written to a file would be the only other place
+ * that says so. */
+static void print_unscanned(const scan_run *run)
+{
+    size_t i, k;
+    for (i = 0; i < run->count; i++) {
+        const opmap_result *r = run->slots[i];
+        for (k = 0; r && k < opmap_result_diag_count(r); k++) {
+            opmap_diag_info d = { .size = sizeof(d) };
+            if (opmap_result_diag(r, k, &d) == OPMAP_OK && d.level == OPMAP_DIAG_WARNING &&
+                strncmp(d.message, "not scanned (", 13) == 0)
+                cli_fail("warning: %s: %s", d.where, d.message);
+        }
+    }
 }
 
 int cli_finish(const scan_opts *o, scan_run *run)
@@ -160,6 +179,7 @@ int cli_finish(const scan_opts *o, scan_run *run)
     ropts.problem_count = run->n_problems;
     ropts.blocked_on = o->blocked_on;
     ropts.needs_work_on = o->needs_work_on;
+    print_unscanned(run);
     /* reports are written whatever failed: each lists the files it could not read */
     if ((code = write_reports(o, run, &ropts)))
         return code;

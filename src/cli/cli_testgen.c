@@ -164,6 +164,10 @@ static int scan_all(const tg_opts *o, const cli_paths *paths, tg_run *r)
         int rc;
         if (paths->proj[i])
             continue; /* training code: no operator to run */
+        if (paths->why[i]) { /* found in a directory, no file to read: never opened */
+            cli_fail("%s: %s: not read", paths->items[i], paths->why[i]);
+            return EXIT_INPUT;
+        }
         if ((rc = opmap_model_open_file(&r->models[r->n], r->ctx, paths->items[i], &err)) ||
             (rc = opmap_scan(&r->results[r->n], r->ctx, r->models[r->n], r->table, &so, &err))) {
             opmap_model_free(r->models[r->n]);
@@ -235,12 +239,14 @@ int cli_testgen(int argc, char **argv)
         m.o = rn.o = &o;
         m.part = OPMAP_TESTGEN_MODULE;
         rn.part = OPMAP_TESTGEN_RUNNER;
-        if (!code && !(code = cli_write_with(fill, &m, module)) &&
-            !(code = cli_write_with(fill, &rn, runner)) && !o.quiet) {
+        /* the Python is code the runner executes: a link or a FIFO planted where it goes
+         * is replaced, never followed */
+        if (!code && !(code = cli_write_new(fill, &m, module)) &&
+            !(code = cli_write_new(fill, &rn, runner)) && !o.quiet) {
             summary(module, &tests, &skips);
-            fprintf(stderr, "opmap: %zu tests for %zu model%s (%zu cannot be built from the "
-                    "model and skip, saying why): %s, %s\n", tests, run.n, run.n == 1 ? "" : "s",
-                    skips, module, runner);
+            cli_fail("%zu tests for %zu model%s (%zu cannot be built from the model and skip, "
+                     "saying why): %s, %s", tests, run.n, run.n == 1 ? "" : "s", skips, module,
+                     runner);
         }
     }
     run_free(&run);

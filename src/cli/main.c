@@ -36,21 +36,36 @@ static const char usage[] =
     "exit codes: 0 clean, 1 the gate fails (default: unmapped operators),\n"
     "            2 usage, 3 unreadable or invalid input, 4 report not written, 70 internal\n";
 
+/* Every line the CLI writes to standard error is made safe as a whole: file names and
+ * model strings in it cannot move the cursor, forge a line (CR, LF) or reorder one (bidi
+ * overrides), whatever bytes they hold. */
+void cli_line(FILE *f, const char *fmt, ...)
+{
+    char raw[4600], safe[4600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(raw, sizeof(raw), fmt, ap);
+    va_end(ap);
+    opmap_text_for_terminal(raw, safe, sizeof(safe));
+    fprintf(f, "%s\n", safe);
+}
+
 void cli_fail(const char *fmt, ...)
 {
+    char raw[4600], safe[4600];
     va_list ap;
-    fputs("opmap: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(raw, sizeof(raw), fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    opmap_text_for_terminal(raw, safe, sizeof(safe));
+    fprintf(stderr, "opmap: %s\n", safe);
 }
 
 void cli_error(const opmap_error *err)
 {
     char buf[1200];
     opmap_error_format(err, buf, sizeof(buf));
-    fprintf(stderr, "opmap: %s\n", buf);
+    cli_fail("%s", buf);
 }
 
 const char *cli_table_path(const char *option)

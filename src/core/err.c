@@ -77,7 +77,36 @@ size_t om_term_seq(const unsigned char *p)
     for (i = 2; i < n; i++)
         if (p[i] < 0x80 || p[i] > 0xBF)
             return 0;
+    /* the bidirectional embeddings, overrides and isolates (U+202A..U+202E, U+2066..U+2069):
+     * they reorder what follows on the line, so a name can make a report or a log line read
+     * as something else */
+    if (c == 0xE2 && ((p[1] == 0x80 && p[2] >= 0xAA && p[2] <= 0xAE) ||
+                      (p[1] == 0x81 && p[2] >= 0xA6 && p[2] <= 0xA9)))
+        return 0;
     return n;
+}
+
+size_t opmap_text_for_terminal(const char *s, char *buf, size_t size)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t used = 0, need = 0;
+    int full = size == 0;
+    while (*p) {
+        size_t n = om_term_seq(p), len = n ? n : 1;
+        const char *from = n ? (const char *)p
+                           : (*p == '\n' || *p == '\t' || *p == '\r') ? " " : "?";
+        if (!full && used + len < size) { /* whole sequences only */
+            memcpy(buf + used, from, len);
+            used += len;
+        } else {
+            full = 1;
+        }
+        need += len;
+        p += len;
+    }
+    if (size)
+        buf[used] = '\0';
+    return need;
 }
 
 /*

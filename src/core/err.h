@@ -35,8 +35,10 @@ int om_fail_mem(opmap_error *err, const om_mem *m, const char *source);
  * Terminal safety for strings that come from inputs. Returns the length of the UTF-8
  * sequence at `p` (NUL-terminated) when a terminal shows it as text, or 0 when the byte at
  * `p` must not reach a terminal: C0 controls (ESC, CR, LF, BEL...), DEL, the C1 controls
- * U+0080..U+009F (CSI, OSC as UTF-8) and any byte of malformed UTF-8 (a lone 0x9B is CSI
- * to an 8-bit terminal). Never reads past the NUL.
+ * U+0080..U+009F (CSI, OSC as UTF-8), the bidirectional embeddings, overrides and isolates
+ * (U+202A..U+202E, U+2066..U+2069) and any byte of malformed UTF-8 (a lone 0x9B is CSI to
+ * an 8-bit terminal). Never reads past the NUL. opmap_text_for_terminal (opmap/error.h) is
+ * the public form.
  */
 size_t om_term_seq(const unsigned char *p);
 

@@ -5,7 +5,8 @@
  * failed run leaves the old file. Anything else at the path is never replaced: a symlink
  * is followed and its target written that way, a device, FIFO or socket is written through
  * (`-o /dev/null` as root must not turn the machine's /dev/null into a file), a directory
- * or a link to nothing is refused.
+ * or a link to nothing is refused. opmap_write_file_nofollow() (what `opmap testgen` writes
+ * its Python with) follows nothing: whatever is at the path is replaced by the new file.
  */
 #define _DEFAULT_SOURCE /* realpath */
 #include <errno.h>
@@ -95,7 +96,7 @@ static int write_replacing(const char *path, const char *shown, const struct sta
         if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp%ld.%u", path, (long)getpid(), attempt) >=
             sizeof(tmp))
             return om_fail(err, OPMAP_EINVAL, shown, "path too long");
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (fd < 0 && errno != EEXIST)
             return fail_sys(err, OPMAP_EIO, shown, "cannot create", errno);
     }
@@ -111,6 +112,25 @@ static int write_replacing(const char *path, const char *shown, const struct sta
     if (rc != OPMAP_OK)
         unlink(tmp);
     return rc;
+}
+
+int opmap_write_file_nofollow(const char *path, opmap_fill_fn fill, void *arg,
+                              opmap_error *err)
+{
+    struct stat st;
+    om_err_clear(err);
+    if (!path || !*path || !fill)
+        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_write_file_nofollow: NULL argument");
+    if (lstat(path, &st) != 0) {
+        if (errno != ENOENT)
+            return fail_sys(err, OPMAP_EIO, path, "cannot write", errno);
+        return write_replacing(path, path, NULL, fill, arg, err);
+    }
+    if (S_ISDIR(st.st_mode))
+        return om_fail(err, OPMAP_EIO, path, "is a directory");
+    /* a link, a FIFO, a device: its entry is replaced by the new file, never followed or
+     * written through; a regular file keeps its permissions */
+    return write_replacing(path, path, S_ISREG(st.st_mode) ? &st : NULL, fill, arg, err);
 }
 
 int opmap_write_file(const char *path, opmap_fill_fn fill, void *arg, opmap_error *err)

@@ -161,6 +161,8 @@ typedef struct ir_node {
     ir_attr *attrs;
     ir_type *out_types;       /* TorchScript: printed output types (n_outputs), else NULL */
     struct ir_function *callee;  /* a function of the model this node calls, or NULL */
+    const char *overload;     /* ONNX IR 10 NodeProto.overload: with domain and op, which
+                                 local function it calls; "" or NULL when none; interned */
     const char *call_label;   /* path segment for the call (TorchScript module attribute) */
     const char *src_file;     /* original source location, when known */
     uint32_t src_line;
@@ -205,11 +207,21 @@ typedef struct ir_opset {
 typedef struct ir_function {
     const char *domain;       /* canonical */
     const char *name;
+    const char *overload;     /* ONNX IR 10 FunctionProto.overload ("" when none); interned.
+                                 Calls are matched on (domain, name, overload). */
     ir_opset *opsets;         /* the function's own imports */
     size_t n_opsets;
     ir_graph body;            /* nodes; inputs/outputs carry names only */
     const char **attr_names;
     size_t n_attr_names;
+    /* ONNX IR 9 FunctionProto.attribute_proto: attributes with default values, used where
+     * a body attribute's ref_attr_name names one the call does not pass (onnx's inliner
+     * and onnxruntime bind them so); names are unique, none has a ref_attr_name */
+    ir_attr *defaults;
+    size_t n_defaults;
+    uint8_t redefined;        /* a later FunctionProto has the same (domain, name,
+                                 overload): calls go to the last, as onnxruntime and onnx's
+                                 inliner read it; this one is never called */
 } ir_function;
 
 typedef struct ir_model {

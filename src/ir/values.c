@@ -428,7 +428,14 @@ int om_values_infer(ir_model *m, opmap_error *err)
     for (i = 0; rc == OPMAP_OK && i < m->n_extra; i++)
         rc = infer_graph(&in, m->extra_graphs[i], NULL);
     /* function bodies know nothing of their callers: only what they declare or compute */
-    for (i = 0; rc == OPMAP_OK && i < m->n_functions; i++)
+    for (i = 0; rc == OPMAP_OK && i < m->n_functions; i++) {
+        const ir_function *fn = &m->functions[i];
+        size_t d, k;
         rc = infer_graph(&in, &m->functions[i].body, NULL);
+        /* graphs of attribute defaults (IR 9) are walked where a call does not pass them */
+        for (d = 0; rc == OPMAP_OK && d < fn->n_defaults; d++)
+            for (k = 0; rc == OPMAP_OK && k < fn->defaults[d].n_graphs; k++)
+                rc = infer_graph(&in, fn->defaults[d].graphs[k], NULL);
+    }
     return rc;
 }

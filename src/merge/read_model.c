@@ -182,6 +182,22 @@ static int copy_header(rr *r, opmap_result *res, const rr_header *h)
     return OPMAP_OK;
 }
 
+/* Python sources: `sources.not_scanned` is the count of the files the diagnostics say were
+ * not scanned, one each (the gate's source-unscanned findings are read from them). */
+static int check_unscanned(rr *r, const opmap_result *res, const oj_value *m)
+{
+    uint64_t n = 0;
+    size_t i;
+    for (i = 0; i < res->diags.len; i++)
+        n += om_diag_unscanned(&OM_VEC_AT(&res->diags, om_diag, i));
+    if (n != res->src_not_read)
+        return rr_fail(r, oj_get(m, "sources"), "sources.not_scanned", "%llu, but %llu "
+                       "diagnostics say a file was not scanned: the counts and the list "
+                       "disagree", (unsigned long long)res->src_not_read,
+                       (unsigned long long)n);
+    return OPMAP_OK;
+}
+
 int om_merge_read_model(rr *r, opmap_ctx *ctx, const rr_header *h, const oj_value *m,
                         size_t index, opmap_result **out)
 {
@@ -201,8 +217,9 @@ int om_merge_read_model(rr *r, opmap_ctx *ctx, const rr_header *h, const oj_valu
              !(rc = om_merge_read_values(r, res, m, "outputs", &res->outputs, &res->n_outputs)) &&
              !(rc = read_external(r, res, m)) && !(rc = read_operators(r, res, m, base)) &&
              !(rc = om_merge_read_atc(r, res, m, base)) && !(rc = check_totals(r, res, m)) &&
-             !(rc = om_merge_read_segments(r, res, m)))
-        rc = om_merge_read_notes(r, res, m);
+             !(rc = om_merge_read_segments(r, res, m)) &&
+             !(rc = om_merge_read_notes(r, res, m)))
+        rc = check_unscanned(r, res, m);
     if (rc) {
         opmap_result_free(res);
         return rc;

@@ -285,6 +285,7 @@ int om_merge_read_op(rr *r, opmap_result *res, const oj_value *o, opmap_op **out
     }
     if ((rc = rr_uint(r, o, "instances", &op->instances)) || (rc = read_dtypes(r, o, op)) ||
         (rc = read_reasons(r, res, o, op)) || (rc = rr_effort(r, o, "effort", &op->effort)) ||
+        ((op->effort_unverified = op->effort), 0) ||
         (rc = om_merge_read_verification(r, res, o, op)) ||
         (rc = read_ascend(r, res, o, op)) || (rc = read_nodes(r, res, o, op)))
         return rc;

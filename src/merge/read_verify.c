@@ -96,6 +96,19 @@ int om_merge_read_verification(rr *r, opmap_result *res, const oj_value *o, opma
         return rc;
     if (oj_get(v, "results_dropped") && (rc = rr_uint(r, v, "results_dropped", &op->verified_dropped)))
         return rc;
+    /* a pass narrowed the effort to its minimum; the gate counts the range it narrowed */
+    if (state == OPMAP_VERIFY_PASS) {
+        if ((rc = rr_effort(r, v, "effort_unverified", &op->effort_unverified)))
+            return rc;
+        if (op->effort_unverified.min != op->effort.min ||
+            op->effort_unverified.expected < op->effort_unverified.min ||
+            op->effort_unverified.max < op->effort_unverified.expected)
+            return rr_fail(r, oj_get(v, "effort_unverified"), "effort_unverified",
+                           "not a range whose minimum is the effort written");
+    } else if (oj_get(v, "effort_unverified")) {
+        return rr_fail(r, oj_get(v, "effort_unverified"), "effort_unverified",
+                       "given for a state other than pass");
+    }
     if (state == OPMAP_VERIFY_NONE || (op->verify_failed && state != OPMAP_VERIFY_FAIL) ||
         op->verified_instances > op->instances ||
         (state == OPMAP_VERIFY_PASS &&

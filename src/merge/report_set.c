@@ -16,6 +16,7 @@
 #include "core/err.h"
 #include "core/hash.h"
 #include "core/mapfile.h"
+#include "scan/result_estimate.h"
 #include "table/table_internal.h"
 #include "merge_internal.h"
 
@@ -494,6 +495,51 @@ static int read_models(opmap_report_set *s, rr *r, const oj_value *root, const r
     return OPMAP_OK;
 }
 
+/* One count the report writes, held against what its lists hold. */
+static int same_count(rr *r, const oj_value *o, const char *key, uint64_t have, const char *of)
+{
+    uint64_t written;
+    int rc = rr_uint(r, o, key, &written);
+    if (rc)
+        return rc;
+    if (written != have)
+        return rr_fail(r, oj_get(o, key), key, "%llu, but the report lists %llu %s: its totals "
+                       "and its lists disagree", (unsigned long long)written,
+                       (unsigned long long)have, of);
+    return OPMAP_OK;
+}
+
+/*
+ * A report's totals and headline against its lists: a scan writes them from the same
+ * results, so a report whose `models`, `errors` or `skipped` lost an entry (or gained one)
+ * says so in its own counts, and merging what is left would pass a gate the shard failed.
+ */
+static int check_totals(opmap_report_set *s, rr *r, const oj_value *root, opmap_result **res,
+                        size_t n, size_t n_probs)
+{
+    const oj_value *totals, *head;
+    om_portfolio p;
+    int rc;
+    rr_at(r, "totals", SIZE_MAX);
+    if ((rc = rr_obj(r, root, "totals", &totals)) ||
+        (rc = same_count(r, totals, "models", n, "models")))
+        return rc;
+    if (om_result_portfolio(n ? (const opmap_result *const *)res : NULL, n, &s->mem, &p))
+        return om_fail_mem(r->err, &s->mem, r->source);
+    rc = same_count(r, totals, "operators", p.summary.operators_total, "distinct operators");
+    if (!rc)
+        rc = same_count(r, totals, "instances", p.summary.instances_total, "instances");
+    om_portfolio_free(&p, &s->mem);
+    if (rc)
+        return rc;
+    rr_at(r, "headline", SIZE_MAX);
+    if ((rc = rr_obj(r, root, "headline", &head)) ||
+        (rc = same_count(r, head, "models", n, "models")) ||
+        (rc = same_count(r, head, "files_not_read", n_probs, "files not read (errors, skipped)")))
+        return rc;
+    return OPMAP_OK;
+}
+
 /* Adds what a report read to the set; on failure the set is as it was. */
 static int take(opmap_report_set *s, rr *r, const rr_header *h, opmap_result **res, size_t n,
                 const om_vec *probs)
@@ -552,7 +598,8 @@ int opmap_report_set_add(opmap_report_set *s, const char *name, const void *data
     else if (!(rc = oj_parse(&js, data, size, &root)) && !(rc = read_header(s, &r, root, &h)) &&
              !(rc = read_problems(s, &r, root, &probs)) &&
              !(rc = read_models(s, &r, root, &h, &res, &n)) &&
-             (rc = take(s, &r, &h, res, n, &probs)) != OPMAP_OK)
+             ((rc = check_totals(s, &r, root, res, n, probs.len)) != OPMAP_OK ||
+              (rc = take(s, &r, &h, res, n, &probs)) != OPMAP_OK))
         for (i = 0; i < n; i++) /* refused: nothing of it stays */
             opmap_result_free(res[i]);
     if (res) /* the results, when taken, are the set's now; the array never is */

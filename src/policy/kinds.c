@@ -60,5 +60,7 @@ unsigned om_result_kinds(const opmap_result *r)
     for (i = 0; i < r->advice.len; i++)
         if (OM_VEC_AT(&r->advice, om_advice, i).fused)
             kinds |= OPMAP_FAIL_ADVICE;
+    if (r->src_not_read)
+        kinds |= OPMAP_FAIL_SOURCE_UNSCANNED;
     return kinds;
 }

@@ -25,7 +25,8 @@
 static const char *const kind_names[OPMAP_FAIL_KIND_COUNT] = {
     "unmapped", "rewrite", "partial", "precision", "performance", "dynamic-shape", "rng",
     "inf-nan", "nondeterministic", "deprecated", "dtype", "effort", "external-data",
-    "unreadable", "skipped", "not-inlined", "source-rewrite", "source-manual", "source-unknown", "advice"
+    "unreadable", "skipped", "not-inlined", "source-rewrite", "source-manual", "source-unknown", "advice",
+    "source-unscanned"
 };
 
 const char *opmap_fail_kind_name(unsigned index)
@@ -66,7 +67,7 @@ int opmap_fail_on_parse(const char *list, unsigned *out, opmap_error *err)
                                "precision, performance, dynamic-shape, rng, inf-nan, "
                                "nondeterministic, deprecated, dtype, effort, external-data, "
                                "unreadable, skipped, not-inlined, source-rewrite, source-manual, "
-                               "source-unknown, advice, all)",
+                               "source-unknown, advice, source-unscanned, all)",
                                (int)len, p);
             bits |= b;
         }
@@ -215,7 +216,11 @@ static int add(builder *b, unsigned kind, const char *model, const opmap_op *op,
         f->waiver_expires = w->expires;
         f->waiver_expired = strcmp(w->expires, b->v->today) < 0;
     }
-    f->fails = f->waiver_expired || ((b->fail_on & kind) && !f->waived) ||
+    /* a source file not scanned fails wherever the sources are gated: the source gate
+     * has not seen it */
+    f->fails = f->waiver_expired ||
+               ((b->fail_on & (kind == OPMAP_FAIL_SOURCE_UNSCANNED ? OPMAP_FAIL_SOURCE_KINDS
+                                                                   : kind)) && !f->waived) ||
                kind == OPMAP_FAIL_UNREADABLE;
     return OPMAP_OK;
 }
@@ -284,6 +289,14 @@ static int model_findings(builder *b, const opmap_result *r)
         if ((rc = add(b, kind, r->model_name, NULL, k2->where, k2->message, 1)))
             return rc;
     }
+    for (i = 0; i < r->diags.len; i++) { /* Python sources not scanned: one per file */
+        const om_diag *d = &OM_VEC_AT(&r->diags, om_diag, i);
+        if (!om_diag_unscanned(d))
+            continue;
+        snprintf(msg, sizeof(msg), "%.280s: %.300s", d->where, d->message);
+        if ((rc = add(b, OPMAP_FAIL_SOURCE_UNSCANNED, r->model_name, NULL, d->where, msg, 1)))
+            return rc;
+    }
     for (i = 0; i < r->advice.len; i++) { /* fused kernels: one finding per pattern */
         const om_advice *a = &OM_VEC_AT(&r->advice, om_advice, i);
         if (!a->fused)
@@ -343,7 +356,10 @@ int opmap_policy_check(opmap_verdict **out, opmap_ctx *ctx, const opmap_result *
     if (rc == OPMAP_OK && policy && policy->max_effort) {
         om_portfolio p;
         char msg[300], have[32], limit[32];
-        if ((rc = om_result_portfolio(results, count, &v->mem, &p)) == OPMAP_OK) {
+        /* the budget counts every operator at its full range: device results make a
+         * verified pass cost its minimum in the reports, but a results file is evidence
+         * for the report, never for the gate (anyone can write one) */
+        if ((rc = om_result_portfolio_as(results, count, &v->mem, &p, 1)) == OPMAP_OK) {
             if (p.summary.effort_total.expected > policy->max_effort) {
                 snprintf(have, sizeof(have), "%.3f", (double)p.summary.effort_total.expected / 1000);
                 snprintf(limit, sizeof(limit), "%.3f", (double)policy->max_effort / 1000);

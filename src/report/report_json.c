@@ -178,6 +178,8 @@ static void verification(jsonw *w, const opmap_op *op)
     jw_end_array(w);
     if (op->verified_dropped)
         jw_kuint(w, "results_dropped", op->verified_dropped);
+    if (op->verify_state == OPMAP_VERIFY_PASS) /* what the gate's budget counts */
+        effort(w, "effort_unverified", op->effort_unverified);
     jw_end_object(w);
 }
 

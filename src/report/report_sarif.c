@@ -12,6 +12,7 @@
 #include "jsonw.h"
 #include "report_internal.h"
 #include "verified.h"
+#include "core/err.h"
 #include "torch_npu_need.h"
 
 static const char *const rule_text[OPMAP_FAIL_KIND_COUNT] = {
@@ -35,6 +36,7 @@ static const char *const rule_text[OPMAP_FAIL_KIND_COUNT] = {
     "Training code that needs a change with a published target (a renamed API, a device string).",
     "Training code using a CUDA API nobody has published an NPU answer for.",
     "A pattern written out of primitives that a fused NPU kernel replaces.",
+    "A Python source file was not scanned: the source gate has not seen it.",
 };
 
 static char *uri(const char *path, char *buf, size_t size)
@@ -176,10 +178,13 @@ static void result(jsonw *w, const opmap_finding *f, const char *loc, const char
         char said[1024];
         om_verify_summary(op, said, sizeof(said));
         snprintf(buf, size, "%s (%s)", message, said);
-        jw_kstring(w, "text", buf);
     } else {
-        jw_kstring(w, "text", message);
+        snprintf(buf, size, "%s", message);
     }
+    /* one line a viewer shows as is: a place's text is source code (a string literal may
+     * hold ESC, CR, C1 or bidi bytes, which JSON escaping keeps) */
+    om_one_line(buf);
+    jw_kstring(w, "text", buf);
     jw_end_object(w);
     jw_key(w, "locations");
     jw_array(w);
@@ -276,6 +281,70 @@ static void tnpu_properties(jsonw *w, const om_report_in *in)
     jw_end_object(w);
 }
 
+/* The file of a place "file:line:col" (or of "file" alone). */
+static void where_file(const char *where, char *file, size_t size)
+{
+    size_t n = strlen(where), end = n, colons = 0, i;
+    for (i = n; i-- > 0 && colons < 2;) {
+        if (where[i] == ':') {
+            colons++;
+            end = i;
+        } else if (where[i] < '0' || where[i] > '9') {
+            break;
+        }
+    }
+    if (colons < 2)
+        end = n;
+    snprintf(file, size, "%.*s", (int)(end < size ? end : size - 1), where);
+}
+
+/* A notification for each Python source file that was not scanned: the scan did not read
+ * all it was given, so it did not succeed. 1 when there is one. */
+static int unscanned_notifications(jsonw *w, const om_report_in *in, int write)
+{
+    char buf[4200], file[1024];
+    size_t i, k;
+    int any = 0;
+    for (i = 0; i < in->count; i++) {
+        const opmap_result *r = in->results[i];
+        for (k = 0; k < r->diags.len; k++) {
+            const om_diag *d = &OM_VEC_AT(&r->diags, om_diag, k);
+            if (!om_diag_unscanned(d))
+                continue;
+            any = 1;
+            if (!write)
+                continue;
+            where_file(d->where, file, sizeof(file));
+            jw_object(w);
+            jw_kstring(w, "level", "error");
+            jw_key(w, "descriptor");
+            jw_object(w);
+            jw_kstring(w, "id", "opmap/source-unscanned");
+            jw_end_object(w);
+            jw_key(w, "message");
+            jw_object(w);
+            snprintf(buf, sizeof(buf), "%s: %s", d->where, d->message);
+            om_one_line(buf);
+            jw_kstring(w, "text", buf);
+            jw_end_object(w);
+            jw_key(w, "locations");
+            jw_array(w);
+            jw_object(w);
+            jw_key(w, "physicalLocation");
+            jw_object(w);
+            jw_key(w, "artifactLocation");
+            jw_object(w);
+            jw_kstring(w, "uri", uri(file[0] ? file : ".", buf, sizeof(buf)));
+            jw_end_object(w);
+            jw_end_object(w);
+            jw_end_object(w);
+            jw_end_array(w);
+            jw_end_object(w);
+        }
+    }
+    return any;
+}
+
 static void invocation(jsonw *w, const om_report_in *in)
 {
     char buf[4200];
@@ -283,9 +352,11 @@ static void invocation(jsonw *w, const om_report_in *in)
     jw_key(w, "invocations");
     jw_array(w);
     jw_object(w);
-    jw_kbool(w, "executionSuccessful", in->n_unreadable == 0);
+    jw_kbool(w, "executionSuccessful",
+             in->n_unreadable == 0 && !unscanned_notifications(w, in, 0));
     jw_key(w, "toolExecutionNotifications");
     jw_array(w);
+    unscanned_notifications(w, in, 1);
     for (i = 0; i < in->n_problems; i++) {
         const opmap_file_problem *p = &in->problems[i];
         const opmap_error *e = p->error;
@@ -298,6 +369,7 @@ static void invocation(jsonw *w, const om_report_in *in)
         jw_key(w, "message");
         jw_object(w);
         om_problem_message(p, buf, sizeof(buf));
+        om_one_line(buf);
         jw_kstring(w, "text", buf);
         jw_end_object(w);
         jw_key(w, "locations");

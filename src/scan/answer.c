@@ -378,7 +378,8 @@ int om_scan_evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *
         for (c = 0; c < res->n_chips; c++)
             if (!ct->soc_mask || (ct->soc_mask & (1ull << g->chip_soc[c])))
                 chips |= 1ull << c;
-        if (!chips || !om_constraint_holds(ct, n, actual, sizeof(actual)))
+        /* attribute values as the call binds them (a function body's ref_attr_name) */
+        if (!chips || !om_constraint_holds(ct, v->bound, actual, sizeof(actual)))
             continue;
         for (c = 0; c < res->n_chips; c++)
             if ((chips & (1ull << c)) && ct->then_status > inst[c])

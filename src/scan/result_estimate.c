@@ -29,6 +29,12 @@ om_estimate_op om_result_estimate_op(const opmap_op *op)
 int om_result_portfolio(const opmap_result *const *results, size_t count, om_mem *mem,
                         om_portfolio *out)
 {
+    return om_result_portfolio_as(results, count, mem, out, 0);
+}
+
+int om_result_portfolio_as(const opmap_result *const *results, size_t count, om_mem *mem,
+                           om_portfolio *out, int unverified)
+{
     om_portfolio_model *models;
     size_t i, j, done = 0;
     int rc = OPMAP_ENOMEM;
@@ -42,8 +48,11 @@ int om_result_portfolio(const opmap_result *const *results, size_t count, om_mem
         const opmap_result *r = results[done];
         if (r->n_ops && !(ops = om_calloc(mem, r->n_ops, sizeof(*ops))))
             goto out;
-        for (j = 0; j < r->n_ops; j++)
+        for (j = 0; j < r->n_ops; j++) {
             ops[j] = om_result_estimate_op(r->ops[j]);
+            if (unverified)
+                ops[j].effort = r->ops[j]->effort_unverified;
+        }
         models[done].ops = ops;
         models[done].n = r->n_ops;
         models[done].own = r->summary.effort_total;

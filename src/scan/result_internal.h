@@ -5,6 +5,8 @@
 #ifndef OM_RESULT_INTERNAL_H
 #define OM_RESULT_INTERNAL_H
 
+#include <string.h>
+
 #include <opmap/scan.h>
 
 #include "core/mem.h"
@@ -47,6 +49,9 @@ struct opmap_op {
     unsigned flags;
     uint64_t instances;
     opmap_effort effort;
+    /* the effort before device results narrowed it (a verified pass costs its minimum):
+     * what the gate's --max-effort counts, since results are evidence for the report only */
+    opmap_effort effort_unverified;
     const opmap_row *row;
     const char *notes, *hint, *ascend_op, *aclnn, *api, *engine;
     const char *becomes;      /* what it ends as on Ascend, for reports (see new_op) */
@@ -109,6 +114,17 @@ typedef struct om_risk {
 /* Calls left in a graph printed without inlining: one diagnostic each, up to this many. */
 #define OM_MAX_CALL_NOTES 100
 #define OM_NOT_INLINED "not inlined: print `module.inlined_graph` for its operators"
+/* The message of a Python source file that was not scanned starts with this (a warning
+ * diagnostic, where: file:line:col): one per file, res->src_not_read of them; the gate's
+ * source-unscanned findings are read from them (policy/verdict.c). */
+#define OM_NOT_SCANNED "not scanned ("
+
+/* 1 when diagnostic d says a source file was not scanned. */
+static inline int om_diag_unscanned(const om_diag *d)
+{
+    return d->level == OPMAP_DIAG_WARNING && d->message &&
+           strncmp(d->message, OM_NOT_SCANNED, sizeof(OM_NOT_SCANNED) - 1) == 0;
+}
 
 /* Advice that applies to the model (docs/table-format.md, "Advice"). */
 typedef struct om_advice {

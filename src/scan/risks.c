@@ -92,6 +92,32 @@ static int duplicate_imports(opmap_result *res)
     return rc;
 }
 
+/*
+ * A model-local function defined twice (same domain, name and overload): calls go to the
+ * last definition, as onnxruntime and onnx's inliner read it (onnx 1.12's shape inference
+ * keeps the first), so the model is not one program for every reader.
+ */
+int om_risks_functions(opmap_result *res, const ir_model *m)
+{
+    size_t i;
+    char msg[600], where[300];
+    int rc;
+    for (i = 0; i < m->n_functions; i++) {
+        const ir_function *fn = &m->functions[i];
+        if (!fn->redefined)
+            continue;
+        snprintf(msg, sizeof(msg), "local function '%.100s::%.100s'%s%.100s%s is defined more "
+                 "than once (ModelProto.functions): calls run the last definition, as "
+                 "onnxruntime and onnx's inliner read it; other readers may take another",
+                 fn->domain, fn->name, fn->overload && fn->overload[0] ? " (overload '" : "",
+                 fn->overload ? fn->overload : "", fn->overload && fn->overload[0] ? "')" : "");
+        snprintf(where, sizeof(where), "functions/%.100s::%.100s", fn->domain, fn->name);
+        if ((rc = add(res, "local_function", OPMAP_DIAG_WARNING, msg, where)))
+            return rc;
+    }
+    return OPMAP_OK;
+}
+
 int om_risks_model(opmap_result *res)
 {
     size_t i;

@@ -219,6 +219,7 @@ static int finish_ops(group *g)
                              op->status != OPMAP_OP_STRUCTURAL
                          ? g->weights->effort[op->status]
                          : opmap_table_weights(g->table, op->status);
+        op->effort_unverified = op->effort;
         if (op->verify_state == OPMAP_VERIFY_PASS) /* what the range held for the unknown */
             op->effort.expected = op->effort.max = op->effort.min;
         if (op->path_vec.len) {
@@ -431,7 +432,8 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
     *out = NULL;
     if ((rc = om_scan_begin(&g, &res, ctx, model->ir.name, table, opts, err)))
         goto done;
-    if (om_scan_copy_model(res, &model->ir) != OPMAP_OK || om_risks_model(res) != OPMAP_OK) {
+    if (om_scan_copy_model(res, &model->ir) != OPMAP_OK || om_risks_model(res) != OPMAP_OK ||
+        om_risks_functions(res, &model->ir) != OPMAP_OK) {
         rc = om_fail_mem(err, &res->mem, model->ir.name);
         goto done;
     }

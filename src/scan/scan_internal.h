@@ -115,6 +115,7 @@ int om_scan_copy_model(opmap_result *res, const ir_model *m);
 
 /* risks.c: model-level risks (ENOMEM on failure). */
 int om_risks_model(opmap_result *res);                      /* from the graph inputs */
+int om_risks_functions(opmap_result *res, const ir_model *m); /* functions defined twice */
 int om_risks_instance(opmap_result *res, const opmap_op *op, const om_visit *v);
 int om_risks_flags(opmap_result *res);                       /* from operators' flags */
 /* Graph text printed without inlining (module.graph): its prim::CallMethod and

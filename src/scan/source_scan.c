@@ -142,7 +142,7 @@ static int not_scanned(project *p, const opmap_error *e)
                  (unsigned)e->column);
     else
         snprintf(where, sizeof(where), "%s", e->source);
-    if (!d || !(d->message = om_arena_printf(&res->arena, "not scanned (%s): %s",
+    if (!d || !(d->message = om_arena_printf(&res->arena, OM_NOT_SCANNED "%s): %s",
                                              opmap_status_str(e->code), e->message)) ||
         !(d->where = om_arena_strdup(&res->arena, where)))
         return om_scan_oom(&p->g);

@@ -314,3 +314,18 @@ size_t om_sig_text(const om_sig *s, char *buf, size_t size)
         attrs(&w, s->node);
     return finish(&w);
 }
+
+void om_sig_test_id(const char *op, const char *sig, char *id, size_t size)
+{
+    size_t i, k = 0;
+    if (!size)
+        return;
+    for (i = 0; op[i] && k + 1 < 48 && k + 1 < size; i++) {
+        char ch = op[i];
+        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+        if (ok || (k && id[k - 1] != '_'))
+            id[k++] = ok ? ch : '_';
+    }
+    snprintf(id + k, size - k, "_%012llx",
+             (unsigned long long)(om_hash_name(sig) & 0xffffffffffffull));
+}

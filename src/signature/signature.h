@@ -68,6 +68,12 @@ void om_sig_build(om_sig *s, const ir_node *n, const char *domain, const char *o
 /* Its canonical text into buf (size >= 64; OM_SIG_TEXT_MAX holds any); returns its length. */
 size_t om_sig_text(const om_sig *s, char *buf, size_t size);
 
+/* The id `opmap testgen` gives the test of signature text `sig` of operator `op`
+ * ("aten_mm_ced8de5c8ca8": the operator as an identifier, 12 hex digits of the text's hash),
+ * into id[size] (60 bytes hold it); testgen adds "_<n>" to the rarer second of two cases
+ * sharing one. Results files name their tests by it (verify/results_read.c checks it). */
+void om_sig_test_id(const char *op, const char *sig, char *id, size_t size);
+
 /* Dimension d of a tensor's facts: 1 with *value (>= 0) or *param (a symbolic name), or 0
  * when the model does not say (the rank is unknown, or the dimension is). */
 int om_sig_dim(const ir_fact *f, int32_t d, int64_t *value, const char **param);

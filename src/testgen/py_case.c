@@ -186,11 +186,32 @@ static void onnx_attrs(tg_buf *b, const ir_node *n, char *why)
     tg_puts(b, "}");
 }
 
+/*
+ * The operator namespaces a test may call through torch.ops: the table's namespaces of
+ * kernels (prim, _operator, higher_order and torch are graph plumbing, which the harness
+ * skips). A node of any other namespace is not called: `ops.load_library.__call__("x.so")`
+ * in a model would otherwise make the test call torch.ops.load_library, which loads a
+ * library, during the --device cpu self-check.
+ */
+static const char *const callable_ns[] = { "aten", "torchvision", "npu" };
+
+static int callable(const char *ns)
+{
+    size_t i;
+    for (i = 0; i < sizeof(callable_ns) / sizeof(callable_ns[0]); i++)
+        if (strcmp(ns, callable_ns[i]) == 0)
+            return 1;
+    return 0;
+}
+
 /* kind and target: an ATen call names its operator; an ONNX node its op type. */
 static void target(tg_buf *b, const om_sig *s, char *why)
 {
     char t[600];
     if (s->aten) {
+        if (!callable(s->domain))
+            cannot(why, "'%.80s' is not an operator namespace of the table (aten, torchvision, "
+                   "npu): the test does not call it", s->domain);
         snprintf(t, sizeof(t), "%s::%s%s%s", s->domain, s->op, s->overload ? "." : "",
                  s->overload ? s->overload : "");
         tg_puts(b, "\"aten\", ");

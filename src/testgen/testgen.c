@@ -128,14 +128,8 @@ static void dims(om_out *o, tg_buf *b, const opmap_testgen_options *opt)
  * (with the case's number when two would share one). */
 static void case_id(const tg_case *c, size_t index, const tg_set *set, char *id, size_t size)
 {
-    size_t i, k = 0, j;
-    for (i = 0; c->op[i] && k + 1 < 48; i++) {
-        char ch = c->op[i];
-        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
-        if (ok || (k && id[k - 1] != '_'))
-            id[k++] = ok ? ch : '_';
-    }
-    snprintf(id + k, size - k, "_%012llx", (unsigned long long)(c->h & 0xffffffffffffull));
+    size_t j;
+    om_sig_test_id(c->op, c->signature, id, size);
     for (j = 0; j < index; j++)
         if ((OM_VEC_AT(&set->cases, tg_case, j).h & 0xffffffffffffull) ==
                 (c->h & 0xffffffffffffull) &&

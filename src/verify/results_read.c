@@ -91,6 +91,27 @@ static int same_op(const char *op, const char *sig)
     return strncmp(sig, op, n) == 0 && (sig[n] == '(' || sig[n] == '.' || sig[n] == '@');
 }
 
+/* The test's id must be the one opmap testgen gave the test of that signature (with the
+ * "_<n>" testgen adds to the second of two sharing one): a results file names the tests it
+ * ran, and one that names others did not run these. */
+static int test_id(rd *r, const oj_value *e, const rd_entry *x)
+{
+    const char *id;
+    char want[64];
+    size_t n;
+    int rc = string(r, e, "id", 128, 0, 0, &id);
+    if (rc)
+        return rc;
+    om_sig_test_id(x->op, x->signature, want, sizeof(want));
+    n = strlen(want);
+    if (strncmp(id, want, n) == 0 &&
+        (!id[n] || (id[n] == '_' && id[n + 1] && strspn(id + n + 1, "0123456789") ==
+                                                     strlen(id + n + 1))))
+        return OPMAP_OK;
+    return fail(r, oj_get(e, "id"), "id", "'%.80s' is not the test opmap testgen writes for "
+                "this signature (%s): the results are not of its tests", id, want);
+}
+
 static int entry(rd *r, const oj_value *e, rd_entry *x)
 {
     const oj_value *oc = oj_get(e, "outcome");
@@ -102,6 +123,8 @@ static int entry(rd *r, const oj_value *e, rd_entry *x)
         return rc;
     if (!same_op(x->op, x->signature))
         return fail(r, oj_get(e, "signature"), "signature", "not a signature of %.80s", x->op);
+    if ((rc = test_id(r, e, x)))
+        return rc;
     if (!oc || oc->type != OJ_STRING)
         return fail(r, oc ? oc : e, "outcome", oc ? "not a string" : "missing");
     for (k = 0; k < 4 && strcmp(oc->s, outcomes[k]) != 0; k++)

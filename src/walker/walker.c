@@ -46,6 +46,9 @@ typedef struct walk {
     int over_paths;            /* path_bytes would pass max_heap_bytes */
     uint32_t next_seq;
     opmap_error *err;
+    ir_node bound;             /* the node being visited, its attributes bound (om_visit) */
+    ir_attr *bound_attrs;
+    size_t bound_cap;
 } walk;
 
 static int too_many_expansions(walk *w)
@@ -131,22 +134,77 @@ static frame *push(walk *w, const ir_graph *g, const ir_opset *opsets, size_t n_
     return f;
 }
 
+/* The default (FunctionProto.attribute_proto) of attribute `name` of function fn, or NULL. */
+static const ir_attr *function_default(const ir_function *fn, const char *name)
+{
+    size_t i;
+    for (i = 0; fn && i < fn->n_defaults; i++)
+        if (strcmp(fn->defaults[i].name, name) == 0)
+            return &fn->defaults[i];
+    return NULL;
+}
+
 /*
- * The attribute a function body's attribute stands for: one with ref_attr_name refers to
- * the calling node's attribute of that name, which may itself refer further up. *owner is
- * the frame whose scope holds the graphs found (their opsets, function and caller).
+ * The attribute a function body's attribute stands for, bound as onnx's inliner
+ * (AttributeBinder) and onnxruntime bind it: one with a ref_attr_name is the calling
+ * node's attribute of that name, whatever value of its own it holds (a graph included),
+ * which may itself refer further up; when the call does not pass it, the function's
+ * default of that name (IR 9); with neither, the attribute is dropped (NULL). *owner is
+ * the frame whose scope holds the graphs found (their opsets, function and caller): the
+ * caller's for its attribute, the body's for a default.
  */
 static const ir_attr *resolve_ref(const walk *w, const frame *f, const ir_attr *a,
                                   const frame **owner)
 {
     uint32_t hops = 0;
     *owner = f;
-    while (a && a->ref_attr_name && !a->n_graphs && f->call && hops++ <= w->lim->max_depth) {
-        a = ir_node_attr(f->call, a->ref_attr_name);
+    while (a && a->ref_attr_name && f->call && hops++ <= w->lim->max_depth) {
+        const ir_attr *bound = ir_node_attr(f->call, a->ref_attr_name);
+        if (!bound)
+            return function_default(f->fn, a->ref_attr_name);
+        a = bound;
         f = &OM_VEC_AT(&w->frames, frame, f->caller);
         *owner = f;
     }
     return a;
+}
+
+/*
+ * v->bound for node n of frame f: n itself, or (in a function body, when an attribute
+ * refers to the caller) a copy whose attributes are bound as the walk binds subgraphs.
+ * 0, or -1 when out of memory.
+ */
+static int bind_attrs(walk *w, const frame *f, const ir_node *n, const ir_node **out)
+{
+    uint32_t i, k = 0;
+    *out = n;
+    if (!f->call)
+        return 0;
+    for (i = 0; i < n->n_attrs && !n->attrs[i].ref_attr_name; i++)
+        ;
+    if (i == n->n_attrs)
+        return 0;
+    if (n->n_attrs > w->bound_cap) {
+        ir_attr *na = om_realloc(w->mem, w->bound_attrs, w->bound_cap * sizeof(ir_attr),
+                                 n->n_attrs * sizeof(ir_attr));
+        if (!na)
+            return -1;
+        w->bound_attrs = na;
+        w->bound_cap = n->n_attrs;
+    }
+    for (i = 0; i < n->n_attrs; i++) {
+        const frame *owner;
+        const ir_attr *a = resolve_ref(w, f, &n->attrs[i], &owner);
+        if (!a)
+            continue; /* nothing bound: the inliner drops it */
+        w->bound_attrs[k] = *a;
+        w->bound_attrs[k++].name = n->attrs[i].name;
+    }
+    w->bound = *n;
+    w->bound.attrs = w->bound_attrs;
+    w->bound.n_attrs = k;
+    *out = &w->bound;
+    return 0;
 }
 
 static int in_call_chain(const walk *w, const ir_function *fn)
@@ -282,6 +340,8 @@ static int run(walk *w, om_visit_fn visit, om_walk_note_fn note, void *payload)
         {
             om_visit v;
             v.node = n;
+            if (bind_attrs(w, f, n, &v.bound) < 0)
+                return oom(w);
             v.graph = f->g;
             v.path = w->buf;
             v.depth = f->depth;
@@ -334,5 +394,7 @@ int om_walk(const ir_model *m, const opmap_limits *lim, om_mem *mem, om_visit_fn
     om_vec_free(&w.frames, mem);
     if (w.buf)
         om_dealloc(mem, w.buf, w.cap);
+    if (w.bound_attrs)
+        om_dealloc(mem, w.bound_attrs, w.bound_cap * sizeof(ir_attr));
     return rc;
 }

@@ -22,6 +22,13 @@
 
 typedef struct om_visit {
     const ir_node *node;
+    /* The node with its attributes as the call binds them, for what reads attribute values
+     * (constraints): in a function body, each attribute with a ref_attr_name is replaced by
+     * the caller's attribute of that name (keeping its own name), or the function's default
+     * (ONNX IR 9), or dropped when neither is there, as onnx's inliner and onnxruntime bind
+     * them. `node` itself when nothing is bound. Valid during the call only; its address is
+     * not in `graph` (use `node` for positions). */
+    const ir_node *bound;
     const ir_graph *graph;     /* the graph (or function body) holding the node */
     const char *path;          /* e.g. "main/If_3/then_branch/Conv_7"; valid during the call */
     int64_t opset;             /* version of the node's domain in effect, 0 if not imported */

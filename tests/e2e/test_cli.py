@@ -520,7 +520,8 @@ class Cli(unittest.TestCase):
         h = verdict()
         self.assertEqual((h["verdict"], h["needs_work"]), ("needs-work", ["dtype"]))
         self.assertEqual(h["rule"]["blocked_on"],
-                         ["unmapped", "rewrite", "unreadable", "source-rewrite"])
+                         ["unmapped", "rewrite", "unreadable", "source-rewrite",
+                          "source-unscanned"])
         h = verdict("--blocked-on", "dtype")
         self.assertEqual((h["verdict"], h["blocking"]), ("blocked", ["dtype"]))
         self.assertEqual(h["rule"]["blocked_on"], ["dtype"])

@@ -77,6 +77,22 @@ print(ran, skipped)
 '''
 
 
+def test_id(op, signature):
+    """The id opmap testgen gives the test of `signature` (om_sig_test_id): the operator as
+    an identifier and 12 hex digits of the signature's FNV-1a hash."""
+    h = 1469598103934665603
+    for c in signature.encode():
+        h = ((h ^ c) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    ident = ""
+    for ch in op:
+        ok = ch.isascii() and ch.isalnum()
+        if len(ident) >= 47:
+            break
+        if ok or (ident and ident[-1] != "_"):
+            ident += ch if ok else "_"
+    return "%s_%012x" % (ident, h & 0xFFFFFFFFFFFF)
+
+
 def run(*args, **kw):
     return subprocess.run([OPMAP] + [str(a) for a in args], capture_output=True, text=True,
                           timeout=1200, **kw)
@@ -298,6 +314,9 @@ class Loop(unittest.TestCase):
         mm, div = a["aten::mm"], a["aten::div"]
         self.assertEqual(mm["verification"]["state"], "pass")
         self.assertEqual(mm["effort"], {"min": 0.1, "expected": 0.1, "max": 0.1})
+        # what the gate's --max-effort still counts
+        self.assertEqual(mm["verification"]["effort_unverified"],
+                         {"min": 0.1, "expected": 0.2, "max": 0.3})
         self.assertEqual(b["aten::mm"]["effort"], {"min": 0.1, "expected": 0.2, "max": 0.3})
         r = mm["verification"]["results"][0]
         self.assertEqual((r["signature"], r["chip"], r["family"], r["torch_npu"], r["cann"],
@@ -343,6 +362,7 @@ class Loop(unittest.TestCase):
         results, ok, bad = self.one_pass_one_failure()
         noise = dict(ok, op="aten::mm", signature="aten::mm.default@10(float32[3,3], "
                      "float32[3,3])")
+        noise["id"] = test_id(noise["op"], noise["signature"])
         entries = [bad, noise, ok]
         random.Random(7).shuffle(entries)
         shuffled = self.npu_results(entries, "shuffled.json")
@@ -384,6 +404,33 @@ class Loop(unittest.TestCase):
         proc = run("scan", PT2, "--results", bad)
         self.assertEqual(proc.returncode, 3)
         self.assertRegex(proc.stderr, r"bad\.json: offset \d+: results\[0\]\.signature: missing")
+        # results nobody ran: every signature marked passed, under tests testgen never wrote
+        with open(self.cpu_results) as f:
+            forged = [dict(r, outcome="pass", id="t%d" % i)
+                      for i, r in enumerate(json.load(f)["results"])]
+        proc = run("scan", PT2, "--results", self.npu_results(forged, "forged.json"))
+        self.assertEqual(proc.returncode, 3)
+        self.assertRegex(proc.stderr, r"forged\.json: offset \d+: results\[0\]\.id: 't0' is not "
+                                      r"the test opmap testgen writes for this signature")
+
+    def test_results_never_move_the_effort_gate(self):
+        """A results file is evidence for the report: every signature passed narrows the
+        report's estimate to its minimum, but --max-effort still counts the full range
+        (docs/testgen.md), so a budget the model is over still fails."""
+        with open(self.cpu_results) as f:
+            passed = [dict(r, outcome="pass") for r in json.load(f)["results"]
+                      if r["outcome"] in ("pass", "fail")]
+        results = self.npu_results(passed, "all-passed.json")
+        weight = ("--weight", "full=0.1:0.2:0.3", "--weight", "partial=0.5:0.8:1")
+        before = scan_json(PT2, *weight)["models"][0]["estimate"]["expected"]
+        after = scan_json(PT2, *weight, "--results", results)["models"][0]["estimate"]["expected"]
+        self.assertLess(after, before)  # the report's estimate moved
+        budget = "%.3f" % ((before + after) / 2)
+        for extra in ((), ("--results", results)):
+            proc = run("scan", "-q", "--format", "json", "-o", os.devnull, PT2, *weight,
+                       "--fail-on", "effort", "--max-effort", budget, *extra)
+            self.assertEqual(proc.returncode, 1, (extra, proc.stderr))
+            self.assertIn("is over the limit of", proc.stderr)
 
 
 class Hostile(unittest.TestCase):

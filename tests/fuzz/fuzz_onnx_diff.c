@@ -3,10 +3,12 @@
  * protobuf-c's full unpack of the same bytes (issue 16: the gate must see the graph the
  * runtime sees).
  *
- * For an input both accept, and that has no local functions (whose expansion the
- * reference would have to reimplement), the instances per (domain, op_type) that
- * opmap_scan reports must equal the nodes protobuf-c's ModelProto holds in the main graph,
- * the training graphs, and every subgraph attribute below them. protobuf-c merges repeated occurrences of
+ * For an input both accept, the instances per (domain, op_type) that opmap_scan reports
+ * must equal the nodes protobuf-c's ModelProto holds in the main graph, the training
+ * graphs, every subgraph attribute below them and every model-local function's body at
+ * each call, bound as onnx's inliner and onnxruntime bind it (issue 29: the last
+ * definition of a (domain, name, overload), IR 9 defaults, ref_attr_name over a graph of
+ * the attribute's own; see walk() below). protobuf-c merges repeated occurrences of
  * singular messages and takes the last of repeated scalars, as libprotobuf does, so an
  * input that reads one way here and another way in opmap is a gate bypass. Inputs either
  * side refuses, or with subgraphs nested deeper than the walk below, are skipped.
@@ -69,44 +71,243 @@ static uint64_t hist_get(const hist *h, const char *key)
     return 0;
 }
 
-/* The nodes of the main graph and of every graph attribute below it; an explicit stack.
- * Returns 0 when the walk went deeper than it follows (the input is then skipped). */
-static int reference(const Onnx__ModelProto *m, hist *h)
+/* ---- local functions as onnx's inliner and onnxruntime bind them ----
+ *
+ * Debian's onnx.proto (1.12) predates IR 9's FunctionProto.attribute_proto (11) and IR 10's
+ * overloads (FunctionProto 13, NodeProto 8): protobuf-c keeps them as unknown fields, read
+ * here from the wire. Functions are keyed by (domain, name, overload), the last definition
+ * winning; a call's body is walked with its attributes bound: a body attribute with a
+ * ref_attr_name is the call's attribute of that name, else the function's default, else
+ * dropped, whatever it holds itself; a call to a function already on the call chain is
+ * not expanded (opmap leaves it, as a warning). */
+
+#define MAX_CTX 65536
+#define MAX_WORK 2000000u
+
+typedef struct fn_ref {
+    const Onnx__FunctionProto *f;
+    char overload[256];                  /* "" when none */
+    Onnx__AttributeProto **defaults;     /* unpacked from field 11 */
+    size_t n_defaults;
+} fn_ref;
+
+typedef struct call_ctx {
+    const fn_ref *fn;                    /* the function whose body this is, or NULL */
+    const Onnx__NodeProto *call;         /* the calling node, or NULL at a root */
+    size_t caller;                       /* the context the call node is in */
+} call_ctx;
+
+typedef struct item {
+    Onnx__NodeProto *const *nodes;       /* a graph's, or a function body's */
+    size_t n;
+    size_t ctx;
+} item;
+
+/* The payload of an unknown length-delimited field (protobuf-c keeps its length prefix). */
+static int unknown_payload(const ProtobufCMessageUnknownField *u, const uint8_t **p, size_t *n)
 {
-    const Onnx__GraphProto *stack[MAX_STACK];
-    size_t top = 0, i, a, g;
-    if (m->graph)
-        stack[top++] = m->graph;
-    /* training graphs: what a training runtime runs, and opmap scans them too */
-    for (i = 0; i < m->n_training_info; i++) {
-        if (top + 2 > MAX_STACK)
-            return 0;
-        if (m->training_info[i]->initialization)
-            stack[top++] = m->training_info[i]->initialization;
-        if (m->training_info[i]->algorithm)
-            stack[top++] = m->training_info[i]->algorithm;
+    uint64_t v = 0;
+    size_t i = 0;
+    unsigned shift = 0;
+    if (u->wire_type != PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED)
+        return 0;
+    while (i < u->len && i < 10) {
+        v |= (uint64_t)(u->data[i] & 0x7f) << shift;
+        shift += 7;
+        if (!(u->data[i++] & 0x80))
+            break;
     }
+    if (i <= u->len && v == u->len - i) {
+        *p = u->data + i;
+        *n = (size_t)v;
+    } else {
+        *p = u->data;
+        *n = u->len;
+    }
+    return 1;
+}
+
+/* The last occurrence of unknown string field `tag` of `m`, as a NUL-terminated copy into
+ * buf (truncated; "" when absent). */
+static const char *unknown_string(const ProtobufCMessage *m, uint32_t tag, char *buf, size_t size)
+{
+    unsigned i;
+    buf[0] = '\0';
+    for (i = 0; i < m->n_unknown_fields; i++) {
+        const uint8_t *p;
+        size_t n;
+        if (m->unknown_fields[i].tag == tag && unknown_payload(&m->unknown_fields[i], &p, &n))
+            snprintf(buf, size, "%.*s", (int)(n < size - 1 ? n : size - 1), (const char *)p);
+    }
+    return buf;
+}
+
+static const char *canon(const char *d)
+{
+    return !d || !*d || strcmp(d, "ai.onnx") == 0 ? "ai.onnx" : d;
+}
+
+/* The function a node calls (the last of its key), or NULL. */
+static const fn_ref *callee(const fn_ref *fns, size_t n, const Onnx__NodeProto *node,
+                            char *ov, size_t ov_size)
+{
+    size_t i;
+    const char *o = unknown_string(&node->base, 8, ov, ov_size);
+    for (i = n; i-- > 0;)
+        if (fns[i].f->name && node->op_type && strcmp(fns[i].f->name, node->op_type) == 0 &&
+            strcmp(canon(fns[i].f->domain), canon(node->domain)) == 0 &&
+            strcmp(fns[i].overload, o) == 0)
+            return &fns[i];
+    return NULL;
+}
+
+static const Onnx__AttributeProto *attr_of(Onnx__AttributeProto *const *a, size_t n,
+                                           const char *name)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (a[i]->name && strcmp(a[i]->name, name) == 0)
+            return a[i];
+    return NULL;
+}
+
+/* An attribute as the call binds it; *owner the context whose scope holds its graphs. */
+static const Onnx__AttributeProto *bind(const call_ctx *ctx, size_t at,
+                                        const Onnx__AttributeProto *a, size_t *owner)
+{
+    unsigned hops = 0;
+    *owner = at;
+    while (a && a->ref_attr_name && a->ref_attr_name[0] && ctx[at].call && hops++ < 256) {
+        const Onnx__AttributeProto *b =
+            attr_of(ctx[at].call->attribute, ctx[at].call->n_attribute, a->ref_attr_name);
+        if (!b)
+            return ctx[at].fn ? attr_of(ctx[at].fn->defaults, ctx[at].fn->n_defaults,
+                                        a->ref_attr_name)
+                              : NULL;
+        a = b;
+        at = ctx[at].caller;
+        *owner = at;
+    }
+    return a;
+}
+
+static int on_chain(const call_ctx *ctx, size_t at, const fn_ref *fn)
+{
+    unsigned hops = 0;
+    for (; at && hops++ < 1024; at = ctx[at].caller)
+        if (ctx[at].fn == fn)
+            return 1;
+    return 0;
+}
+
+/* Graphs an attribute holds, pushed in context `owner`; 0 when a bound is passed. */
+static int push_graphs(item *stack, size_t *top, const Onnx__AttributeProto *a, size_t owner)
+{
+    size_t g;
+    if (a->g) {
+        if (*top == MAX_STACK)
+            return 0;
+        stack[(*top)++] = (item){ a->g->node, a->g->n_node, owner };
+    }
+    for (g = 0; g < a->n_graphs; g++) {
+        if (*top == MAX_STACK)
+            return 0;
+        stack[(*top)++] = (item){ a->graphs[g]->node, a->graphs[g]->n_node, owner };
+    }
+    return 1;
+}
+
+/* The instances of every root graph, subgraph and expanded call. 0 when the walk passed
+ * one of its own bounds (the input is then skipped). */
+static int walk(const fn_ref *fns, size_t nfn, item *stack, size_t top, call_ctx *ctx,
+                hist *h)
+{
+    size_t nctx = 1, i, a;
+    unsigned work = 0;
+    char ov[256];
+    ctx[0] = (call_ctx){ NULL, NULL, 0 };
     while (top) {
-        const Onnx__GraphProto *gr = stack[--top];
-        for (i = 0; i < gr->n_node; i++) {
-            const Onnx__NodeProto *n = gr->node[i];
+        item it = stack[--top];
+        for (i = 0; i < it.n; i++) {
+            const Onnx__NodeProto *n = it.nodes[i];
+            const fn_ref *fn = callee(fns, nfn, n, ov, sizeof(ov));
+            if (++work > MAX_WORK)
+                return 0;
+            if (fn) {
+                if (on_chain(ctx, it.ctx, fn))
+                    continue; /* recursion: not expanded */
+                if (nctx == MAX_CTX || top == MAX_STACK)
+                    return 0;
+                ctx[nctx] = (call_ctx){ fn, n, it.ctx };
+                stack[top++] = (item){ fn->f->node, fn->f->n_node, nctx++ };
+                continue;
+            }
             hist_add(h, n->domain ? n->domain : "", n->op_type ? n->op_type : "", 1);
             for (a = 0; a < n->n_attribute; a++) {
-                const Onnx__AttributeProto *at = n->attribute[a];
-                if (at->g) {
-                    if (top == MAX_STACK)
-                        return 0;
-                    stack[top++] = at->g;
-                }
-                for (g = 0; g < at->n_graphs; g++) {
-                    if (top == MAX_STACK)
-                        return 0;
-                    stack[top++] = at->graphs[g];
-                }
+                size_t owner;
+                const Onnx__AttributeProto *b = bind(ctx, it.ctx, n->attribute[a], &owner);
+                if (b && !push_graphs(stack, &top, b, owner))
+                    return 0;
             }
         }
     }
     return 1;
+}
+/* The instances python3-onnx with onnxruntime's binding would run: main graph, training
+ * graphs, every subgraph, every call expanded. 0 when a bound of the walk was passed. */
+static int reference(const Onnx__ModelProto *m, hist *h)
+{
+    static item stack[MAX_STACK];
+    static call_ctx ctx[MAX_CTX];
+    fn_ref *fns = NULL;
+    size_t top = 0, i, k, nfn = m->n_functions;
+    int ok = 1;
+    if (nfn && !(fns = calloc(nfn, sizeof(*fns))))
+        return 0;
+    for (i = 0; i < nfn; i++) {
+        const ProtobufCMessage *b = &m->functions[i]->base;
+        fns[i].f = m->functions[i];
+        unknown_string(b, 13, fns[i].overload, sizeof(fns[i].overload));
+        if (b->n_unknown_fields &&
+            !(fns[i].defaults = calloc(b->n_unknown_fields, sizeof(*fns[i].defaults)))) {
+            ok = 0;
+            continue;
+        }
+        for (k = 0; k < b->n_unknown_fields; k++) {
+            const uint8_t *p;
+            size_t n;
+            Onnx__AttributeProto *a;
+            if (b->unknown_fields[k].tag != 11 || !unknown_payload(&b->unknown_fields[k], &p, &n))
+                continue;
+            if (!(a = onnx__attribute_proto__unpack(NULL, n, p))) {
+                ok = 0; /* opmap read it: protobuf-c did not */
+                continue;
+            }
+            fns[i].defaults[fns[i].n_defaults++] = a;
+        }
+    }
+    if (m->graph)
+        stack[top++] = (item){ m->graph->node, m->graph->n_node, 0 };
+    /* training graphs: what a training runtime runs, and opmap scans them too */
+    for (i = 0; i < m->n_training_info && top + 2 <= MAX_STACK; i++) {
+        if (m->training_info[i]->initialization)
+            stack[top++] = (item){ m->training_info[i]->initialization->node,
+                                   m->training_info[i]->initialization->n_node, 0 };
+        if (m->training_info[i]->algorithm)
+            stack[top++] = (item){ m->training_info[i]->algorithm->node,
+                                   m->training_info[i]->algorithm->n_node, 0 };
+    }
+    if (i < m->n_training_info)
+        ok = 0;
+    if (ok)
+        ok = walk(fns, nfn, stack, top, ctx, h);
+    for (i = 0; i < nfn; i++) {
+        for (k = 0; k < fns[i].n_defaults; k++)
+            onnx__attribute_proto__free_unpacked(fns[i].defaults[k], NULL);
+        free(fns[i].defaults);
+    }
+    free(fns);
+    return ok;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -128,10 +329,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (size > REF_MAX_BYTES || !(ref = onnx__model_proto__unpack(NULL, size, data)))
         return 0;
-    if (ref->n_functions) {
-        onnx__model_proto__free_unpacked(ref, NULL);
-        return 0;
-    }
     FZ_CHECK(opmap_ctx_new(&ctx, NULL, &err) == OPMAP_OK, "%s", err.message);
     /* bytes protobuf accepts that opmap reads as another format (a zip, graph text) are
      * not a difference of ONNX readings */

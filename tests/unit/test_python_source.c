@@ -369,13 +369,15 @@ static void test_errors(void **state)
     expect_error("x = 1 $ 2\n", 0, &l, OPMAP_EFORMAT, 1, 7, "unexpected character 0x24");
     expect_error("x = a \\ b\n", 0, &l, OPMAP_EFORMAT, 1, 7, "backslash");
     expect_error("x = '\\x4'\n", 0, &l, OPMAP_EFORMAT, 1, 5, "bad \\x escape");
-    bomb = malloc(70);
+    /* brackets: CPython's own limit, 200, whatever max_depth is (the 201st is its
+     * SyntaxError "too many nested parentheses") */
+    bomb = malloc(210);
     assert_non_null(bomb);
-    memset(bomb, '(', 70);
-    expect_error(bomb, 70, &l, OPMAP_ELIMIT, 1, 65, "max_depth (64)");
+    memset(bomb, '(', 210);
+    expect_error(bomb, 210, &l, OPMAP_ELIMIT, 1, 201, "nested deeper than 200");
+    expect_error(bomb, 200, &l, OPMAP_EFORMAT, 1, 1, "bracket never closed");
     free(bomb);
     l.max_string_bytes = 8;
-    expect_error("x = 'abcdefghij'\n", 0, &l, OPMAP_ELIMIT, 1, 5, "max_string_bytes (8)");
     expect_error("a.bcd.efg = 1\n", 0, &l, OPMAP_ELIMIT, 1, 1, "max_string_bytes (8)");
     l.max_string_bytes = 4096;
     l.max_depth = 3;
@@ -393,6 +395,63 @@ static void test_errors(void **state)
     }
 }
 
+/* A literal longer than max_string_bytes is scanned: CPython has no limit; its site keeps
+ * the first max_string_bytes of the value. */
+static void test_long_literal(void **state)
+{
+    static const char src[] = "x = 'cuda:0123456789'\nmodel.cuda()\n";
+    opmap_limits l;
+    scan *s;
+    (void)state;
+    limits(&l);
+    l.max_string_bytes = 12;
+    s = run_lim(src, sizeof(src) - 1, &l);
+    assert_int_equal(s->rc, OPMAP_OK);
+    expect(s, 0, PY_SITE_STRING, NULL, 1, 5);
+    assert_int_equal(at(s, 0)->value_len, 12);
+    assert_memory_equal(at(s, 0)->value, "cuda:0123456", 12);
+    expect(s, 1, PY_SITE_METHOD_CALL, ".cuda", 2, 1);
+    done(s);
+}
+
+/* PEP 263: Latin-1 and cp1252 files read in UTF-8, as CPython decodes them; a declaration on
+ * line 2 after a comment; other codecs, a BOM with another codec, a byte cp1252 lacks and
+ * a non-ASCII byte in an ASCII file are errors naming the place. */
+static void test_coding_cookies(void **state)
+{
+    static const char latin[] = "# -*- coding: latin-1 -*-\nx = 'caf\xE9'\nmodel.cuda()\n";
+    static const char cp[] = "#!/usr/bin/python\n# vim: set fileencoding=cp1252 :\n"
+                             "import torch\nx = '\x80'\ntorch.cuda.synchronize()\n";
+    opmap_limits l;
+    scan *s;
+    (void)state;
+    limits(&l);
+    s = run_lim(latin, sizeof(latin) - 1, &l);
+    assert_int_equal(s->rc, OPMAP_OK);
+    expect(s, 0, PY_SITE_STRING, NULL, 2, 5);
+    assert_int_equal(at(s, 0)->value_len, 5);
+    assert_memory_equal(at(s, 0)->value, "caf\xC3\xA9", 5);
+    expect(s, 1, PY_SITE_METHOD_CALL, ".cuda", 3, 1);
+    done(s);
+    s = run_lim(cp, sizeof(cp) - 1, &l);
+    assert_int_equal(s->rc, OPMAP_OK);
+    expect(s, 1, PY_SITE_STRING, NULL, 4, 5);
+    assert_memory_equal(at(s, 1)->value, "\xE2\x82\xAC", 3); /* the euro sign */
+    expect(s, 2, PY_SITE_CALL, "torch.cuda.synchronize", 5, 1);
+    done(s);
+    expect_error("# coding: koi8-r\nimport torch\n", 0, &l, OPMAP_EUNSUPPORTED, 1, 1,
+                 "coding 'koi8-r' (PEP 263) is not read");
+    expect_error("\xEF\xBB\xBF# coding: latin-1\nx = 1\n", 0, &l, OPMAP_EFORMAT, 1, 1,
+                 "BOM and a coding declaration");
+    expect_error("# coding: cp1252\nx = '\x81'\n", 0, &l, OPMAP_EFORMAT, 0, 0,
+                 "byte 0x81 has no character in cp1252");
+    expect_error("# coding: ascii\nx = '\xC3\xA9'\n", 0, &l, OPMAP_EFORMAT, 0, 0,
+                 "in a file declared ASCII");
+    /* a declaration after code on line 1 is no declaration: the file must be UTF-8 */
+    expect_error("x = 1\n# coding: latin-1\ny = '\xE9'\n", 0, &l, OPMAP_EFORMAT, 3, 6,
+                 "invalid UTF-8");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -405,6 +464,8 @@ int main(void)
         cmocka_unit_test(test_crlf_tabs_bom),
         cmocka_unit_test(test_definitions),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_long_literal),
+        cmocka_unit_test(test_coding_cookies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

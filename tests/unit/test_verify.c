@@ -16,6 +16,8 @@
 
 #include <opmap/opmap.h>
 
+#include "signature/signature.h"
+
 /* x normalized twice alike (one signature), then once with another eps (another). */
 static const char graph[] =
     "graph(%x : Float(2, 16, 64, strides=[1024, 64, 1], requires_grad=0, device=cpu),\n"
@@ -89,13 +91,17 @@ static size_t results_json(char *buf, size_t size, const char *device, const cha
                             device, chip, entries);
 }
 
+/* One test's result, with the id opmap testgen gives the test of that signature. */
 static size_t entry(char *buf, size_t size, const char *sig, const char *outcome, double err)
 {
+    char id[64];
+    om_sig_test_id("aten::layer_norm", sig, id, sizeof(id));
     return (size_t)snprintf(buf, size,
-                            "{\"op\": \"aten::layer_norm\", \"signature\": \"%s\", \"outcome\": "
-                            "\"%s\", \"standard\": \"thousandth\", \"max_abs_error\": %g, "
-                            "\"max_rel_error\": %g, \"cpu_ms\": 0.5, \"device_ms\": null}",
-                            sig, outcome, err, err * 10);
+                            "{\"id\": \"%s\", \"op\": \"aten::layer_norm\", \"signature\": "
+                            "\"%s\", \"outcome\": \"%s\", \"standard\": \"thousandth\", "
+                            "\"max_abs_error\": %g, \"max_rel_error\": %g, \"cpu_ms\": 0.5, "
+                            "\"device_ms\": null}",
+                            id, sig, outcome, err, err * 10);
 }
 
 static opmap_results *load(fixture *f, const char *text, int want, const char *says)
@@ -146,6 +152,9 @@ static void test_verify__file_refused(void **state)
         { "\"cpu_ms\": 0.5", "\"cpu_ms\": NaN", "results[0].cpu_ms: not a finite number" },
         { "\"standard\": \"thousandth\", ", "", "results[0].standard: missing" },
         { "\"results\": [", "\"results\": {\"x\": [", "results: not an array" },
+        /* a test that is not the one testgen writes for the signature: not its result */
+        { "\"id\": \"aten_layer_norm_", "\"id\": \"aten_layer_norm_0", "results[0].id: " },
+        { "\"id\": \"aten_layer_norm_", "\"xid\": \"aten_layer_norm_", "results[0].id: missing" },
     };
     size_t i;
     entry(a, sizeof(a), SIG_A, "pass", 1e-6);
@@ -242,6 +251,19 @@ static void test_verify__scan_matches_by_signature(void **state)
     e0 = opmap_op_effort(op0);
     assert_true(e0.min == 500 && e0.expected == 800 && e0.max == 1000);
     assert_true(e.min == 500 && e.expected == 500 && e.max == 500); /* the risk is gone */
+    {
+        /* ... from the report: the gate's budget still counts the range (results are
+         * evidence for the report, never for --max-effort) */
+        opmap_policy p = OPMAP_POLICY_INIT;
+        opmap_verdict *verdict;
+        const opmap_result *one[1];
+        one[0] = res;
+        p.fail_on = OPMAP_FAIL_EFFORT;
+        p.max_effort = 600; /* over the verified 0.5 person-days, under the expected 0.8 */
+        assert_int_equal(opmap_policy_check(&verdict, f->ctx, one, 1, &p, NULL), OPMAP_OK);
+        assert_false(opmap_verdict_passed(verdict));
+        opmap_verdict_free(verdict);
+    }
     /* ... on every chip scanned for: ascend310p has no result, so it is only partly */
     opmap_result_free(res);
     res = scan(f, file, "ascend910b,ascend310p", &op);

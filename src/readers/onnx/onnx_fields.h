@@ -40,6 +40,7 @@
 #define F_NODE_OP_TYPE 4
 #define F_NODE_ATTRIBUTE 5
 #define F_NODE_DOMAIN 7
+#define F_NODE_OVERLOAD 8 /* IR 10: newer than Debian's onnx.proto (1.12), see the test */
 
 /* AttributeProto */
 #define F_ATTR_NAME 1
@@ -103,6 +104,8 @@
 #define F_FUNC_NODE 7
 #define F_FUNC_OPSET_IMPORT 9
 #define F_FUNC_DOMAIN 10
+#define F_FUNC_ATTRIBUTE_PROTO 11 /* IR 9: attributes with defaults; newer than 1.12's */
+#define F_FUNC_OVERLOAD 13        /* IR 10; newer than 1.12's */
 
 /* TensorProto.DataLocation */
 #define ONNX_DATA_LOCATION_EXTERNAL 1

@@ -96,7 +96,11 @@ static int attr_scalar(rd *r, const pb_field *f, attr_fill *n, ir_attr *a, int *
         *rc = om_onnx_istr(r, f, "AttributeProto.name", &a->name);
         return 0;
     case F_ATTR_REF_ATTR_NAME:
-        *rc = om_onnx_str(r, f, "AttributeProto.ref_attr_name", &a->ref_attr_name);
+        /* an attribute name, held to what names are (no NUL byte); an empty one is no
+         * reference, as onnxruntime and onnx's inliner test ref_attr_name().empty() */
+        *rc = om_onnx_istr(r, f, "AttributeProto.ref_attr_name", &a->ref_attr_name);
+        if (!*rc && !a->ref_attr_name[0])
+            a->ref_attr_name = NULL;
         return 0;
     case F_ATTR_TYPE:
         if ((*rc = om_onnx_want(r, f, PB_VARINT, "AttributeProto.type")) == OPMAP_OK) {
@@ -144,7 +148,7 @@ static void infer_attr_type(const attr_fill *n, ir_attr *a)
     else if (n->has_tps) a->type = IR_ATTR_TYPE_PROTOS;
 }
 
-static int read_attr(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_attr *a)
+int om_onnx_attr(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_attr *a)
 {
     pb_cur c;
     pb_field f;
@@ -155,7 +159,7 @@ static int read_attr(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_attr 
     if ((rc = count_attr(r, off, len, &n, a)))
         return rc;
     /* pass 2 */
-    a->name = "";
+    a->name = r->empty;
     /* a STRING attribute may declare its type and omit `s`: consumers read s.data as a
      * string, so it is never NULL */
     a->s.data = "";
@@ -212,6 +216,43 @@ static int read_attr(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_attr 
     return OPMAP_OK;
 }
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Two attributes of one name: onnx's checker refuses the node; onnxruntime and ATC keep the
+ * last, onnx's inliner binds the last of a call's: readers differ, so opmap refuses it.
+ * Names are compared as the later stages look them up, as C strings, so "mode" and
+ * "mode\0x" are one name too. Sorted, a repeat is a neighbour: n log n comparisons however
+ * many attributes a node has. */
+int om_onnx_unique_attrs(rd *r, const ir_attr *attrs, size_t n, uint64_t off, const char *field,
+                         const char *owner, const char *owner_name)
+{
+    const char *small[16], **names = small;
+    size_t i;
+    int rc = OPMAP_OK;
+    if (n < 2)
+        return OPMAP_OK;
+    if (n > sizeof(small) / sizeof(small[0]) &&
+        !(names = om_alloc(&r->m->mem, n * sizeof(*names))))
+        return om_onnx_oom(r);
+    for (i = 0; i < n; i++)
+        names[i] = attrs[i].name;
+    qsort(names, n, sizeof(*names), by_name);
+    for (i = 1; i < n; i++)
+        if (strcmp(names[i], names[i - 1]) == 0) {
+            rc = om_fail_at(r->err, OPMAP_EFORMAT, r->src, off,
+                            "%s: attribute '%.200s' is given twice in %s '%.200s': not read "
+                            "(onnx's checker refuses such a node; onnxruntime takes the last)",
+                            field, names[i], owner, owner_name);
+            break;
+        }
+    if (names != small)
+        om_dealloc(&r->m->mem, names, n * sizeof(*names));
+    return rc;
+}
+
 int om_onnx_node(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_node *n)
 {
     pb_cur c = pb_span(r->base, r->view, off, len);
@@ -262,10 +303,14 @@ int om_onnx_node(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_node *n)
             if ((rc = om_onnx_istr(r, &f, "NodeProto.domain", &n->domain)))
                 return rc;
             break;
+        case F_NODE_OVERLOAD:
+            if ((rc = om_onnx_istr(r, &f, "NodeProto.overload", &n->overload)))
+                return rc;
+            break;
         case F_NODE_ATTRIBUTE:
             if ((rc = om_onnx_want(r, &f, PB_LEN, "NodeProto.attribute")))
                 return rc;
-            if ((rc = read_attr(r, f.off, f.len, depth, &n->attrs[ai++])))
+            if ((rc = om_onnx_attr(r, f.off, f.len, depth, &n->attrs[ai++])))
                 return rc;
             break;
         default:
@@ -281,7 +326,10 @@ int om_onnx_node(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_node *n)
         return om_fail_at(r->err, OPMAP_EFORMAT, r->src, off, "node '%s' has no op_type",
                           n->name);
     n->domain = om_onnx_domain(r, n->domain);
-    return OPMAP_OK;
+    if (!n->overload)
+        n->overload = r->empty;
+    return om_onnx_unique_attrs(r, n->attrs, n->n_attrs, off, "NodeProto.attribute", "node",
+                                n->name);
 }
 
 ir_graph *om_onnx_graph(rd *r, uint64_t off, uint64_t len, uint32_t depth, int *rc)

@@ -31,6 +31,7 @@ typedef struct rd {
     om_vec graphs;       /* ir_graph*: every graph read, for call resolution */
     om_vec external;     /* ir_tensor copies of external-data tensors */
     const char *onnx_domain; /* interned "ai.onnx" */
+    const char *empty;       /* interned "": no overload */
 } rd;
 
 /* errors: each returns the status it set */
@@ -44,7 +45,8 @@ int om_onnx_want(rd *r, const pb_field *f, int wt, const char *what);
 int om_onnx_ints(rd *r, const pb_field *f, const char *what, int64_t *out, uint64_t *n,
                  uint64_t cap);
 
-/* strings copied into the model's arena (interned for names that repeat) */
+/* strings copied into the model's arena (interned for names that repeat: identifiers, which
+ * may not hold a NUL byte) */
 int om_onnx_str(rd *r, const pb_field *f, const char *what, const char **out);
 int om_onnx_istr(rd *r, const pb_field *f, const char *what, const char **out);
 const char *om_onnx_domain(rd *r, const char *d);
@@ -61,5 +63,10 @@ ir_graph *om_onnx_graph(rd *r, uint64_t off, uint64_t len, uint32_t depth, int *
 ir_graph *om_onnx_graph_merged(rd *r, const pb_seg *segs, size_t n_segs, uint32_t depth,
                                int *rc);
 int om_onnx_node(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_node *n);
+int om_onnx_attr(rd *r, uint64_t off, uint64_t len, uint32_t depth, ir_attr *a);
+/* Refuses two attributes of one (interned) name among attrs[0, n): `field` of the `owner`
+ * named owner_name, at offset off. */
+int om_onnx_unique_attrs(rd *r, const ir_attr *attrs, size_t n, uint64_t off, const char *field,
+                         const char *owner, const char *owner_name);
 
 #endif /* OM_ONNX_INTERNAL_H */

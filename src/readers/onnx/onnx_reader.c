@@ -133,6 +133,13 @@ int om_onnx_istr(rd *r, const pb_field *f, const char *what, const char **out)
     if (rc || (rc = check_len(r, f, what)))
         return rc;
     om_need(r->view, f->off, f->len);
+    /* an identifier (op type, domain, overload, attribute or function name) holding a NUL
+     * is one name to onnxruntime's std::string and another to every C string after it:
+     * which function a call runs, which attribute a node has, would differ */
+    if (memchr(r->base + f->off, '\0', (size_t)f->len))
+        return om_fail_at(r->err, OPMAP_EFORMAT, r->src, f->tag_off,
+                          "%s holds a NUL byte (an identifier every reader must read alike)",
+                          what);
     *out = ir_intern(&r->in, (const char *)r->base + f->off, (size_t)f->len);
     return *out ? OPMAP_OK : om_onnx_oom(r);
 }
@@ -146,32 +153,66 @@ const char *om_onnx_domain(rd *r, const char *d)
 
 /* ---- functions ---- */
 
-static int read_function(rd *r, uint64_t off, uint64_t len, ir_function *fn)
+/* FunctionProto.attribute_proto (IR 9): a default bound where the call does not pass the
+ * attribute. A default that is itself a reference has no value to bind: refused. */
+static int read_default(rd *r, const pb_field *f, ir_function *fn, size_t *xd)
+{
+    ir_attr *a = &fn->defaults[*xd];
+    int rc;
+    if ((rc = om_onnx_want(r, f, PB_LEN, "FunctionProto.attribute_proto")) ||
+        (rc = om_onnx_attr(r, f->off, f->len, 1, a)))
+        return rc;
+    (*xd)++;
+    if (a->ref_attr_name)
+        return om_fail_at(r->err, OPMAP_EFORMAT, r->src, f->off,
+                          "FunctionProto.attribute_proto: the default of '%.200s' is a "
+                          "reference (ref_attr_name '%.200s'), not a value", a->name,
+                          a->ref_attr_name);
+    return OPMAP_OK;
+}
+
+/* The fields of one FunctionProto, counted before (fields() of read_function). */
+typedef struct fn_counts {
+    uint64_t nin, nout, nattr, nnode, nops, ndef;
+} fn_counts;
+
+static int count_function(rd *r, uint64_t off, uint64_t len, fn_counts *n)
 {
     pb_cur c = pb_span(r->base, r->view, off, len);
     pb_field f;
-    int k, rc;
-    uint64_t nin = 0, nout = 0, nattr = 0, nnode = 0, nops = 0;
-    size_t xi = 0, xo = 0, xa = 0, xn = 0, xs = 0;
-    ir_graph **slot;
-
+    int k;
+    memset(n, 0, sizeof(*n));
     while ((k = pb_next(&c, &f)) > 0) {
         switch (f.num) {
-        case F_FUNC_INPUT: nin++; break;
-        case F_FUNC_OUTPUT: nout++; break;
-        case F_FUNC_ATTRIBUTE: nattr++; break;
-        case F_FUNC_NODE: nnode++; break;
-        case F_FUNC_OPSET_IMPORT: nops++; break;
+        case F_FUNC_INPUT: n->nin++; break;
+        case F_FUNC_OUTPUT: n->nout++; break;
+        case F_FUNC_ATTRIBUTE: n->nattr++; break;
+        case F_FUNC_NODE: n->nnode++; break;
+        case F_FUNC_OPSET_IMPORT: n->nops++; break;
+        case F_FUNC_ATTRIBUTE_PROTO: n->ndef++; break;
         default: break;
         }
     }
-    if (k < 0)
-        return om_onnx_wire_fail(r, &c);
-    if ((nin && !(fn->body.inputs = om_arena_array(r->A, (size_t)nin, sizeof(ir_value)))) ||
-        (nout && !(fn->body.outputs = om_arena_array(r->A, (size_t)nout, sizeof(ir_value)))) ||
-        (nattr && !(fn->attr_names = om_arena_array(r->A, (size_t)nattr, sizeof(char *)))) ||
-        (nnode && !(fn->body.nodes = om_arena_array(r->A, (size_t)nnode, sizeof(ir_node)))) ||
-        (nops && !(fn->opsets = om_arena_array(r->A, (size_t)nops, sizeof(ir_opset)))) ||
+    return k < 0 ? om_onnx_wire_fail(r, &c) : OPMAP_OK;
+}
+
+static int read_function(rd *r, uint64_t off, uint64_t len, ir_function *fn)
+{
+    pb_cur c;
+    pb_field f;
+    int k, rc;
+    fn_counts n;
+    size_t xi = 0, xo = 0, xa = 0, xn = 0, xs = 0, xd = 0;
+    ir_graph **slot;
+
+    if ((rc = count_function(r, off, len, &n)))
+        return rc;
+    if ((n.nin && !(fn->body.inputs = om_arena_array(r->A, (size_t)n.nin, sizeof(ir_value)))) ||
+        (n.nout && !(fn->body.outputs = om_arena_array(r->A, (size_t)n.nout, sizeof(ir_value)))) ||
+        (n.nattr && !(fn->attr_names = om_arena_array(r->A, (size_t)n.nattr, sizeof(char *)))) ||
+        (n.nnode && !(fn->body.nodes = om_arena_array(r->A, (size_t)n.nnode, sizeof(ir_node)))) ||
+        (n.nops && !(fn->opsets = om_arena_array(r->A, (size_t)n.nops, sizeof(ir_opset)))) ||
+        (n.ndef && !(fn->defaults = om_arena_array(r->A, (size_t)n.ndef, sizeof(ir_attr)))) ||
         !(slot = om_vec_push(&r->graphs, &r->m->mem)))
         return om_onnx_oom(r);
     *slot = &fn->body;
@@ -180,39 +221,41 @@ static int read_function(rd *r, uint64_t off, uint64_t len, ir_function *fn)
     while ((k = pb_next(&c, &f)) > 0) {
         switch (f.num) {
         case F_FUNC_NAME:
-            if ((rc = om_onnx_istr(r, &f, "FunctionProto.name", &fn->name)))
-                return rc;
+            rc = om_onnx_istr(r, &f, "FunctionProto.name", &fn->name);
             break;
         case F_FUNC_DOMAIN:
-            if ((rc = om_onnx_istr(r, &f, "FunctionProto.domain", &fn->domain)))
-                return rc;
+            rc = om_onnx_istr(r, &f, "FunctionProto.domain", &fn->domain);
+            break;
+        case F_FUNC_OVERLOAD:
+            rc = om_onnx_istr(r, &f, "FunctionProto.overload", &fn->overload);
             break;
         case F_FUNC_INPUT:
             fn->body.inputs[xi].type.rank = -1;
-            if ((rc = om_onnx_str(r, &f, "FunctionProto.input", &fn->body.inputs[xi++].name)))
-                return rc;
+            rc = om_onnx_str(r, &f, "FunctionProto.input", &fn->body.inputs[xi++].name);
             break;
         case F_FUNC_OUTPUT:
             fn->body.outputs[xo].type.rank = -1;
-            if ((rc = om_onnx_str(r, &f, "FunctionProto.output", &fn->body.outputs[xo++].name)))
-                return rc;
+            rc = om_onnx_str(r, &f, "FunctionProto.output", &fn->body.outputs[xo++].name);
             break;
         case F_FUNC_ATTRIBUTE:
-            if ((rc = om_onnx_str(r, &f, "FunctionProto.attribute", &fn->attr_names[xa++])))
-                return rc;
+            rc = om_onnx_str(r, &f, "FunctionProto.attribute", &fn->attr_names[xa++]);
+            break;
+        case F_FUNC_ATTRIBUTE_PROTO:
+            rc = read_default(r, &f, fn, &xd);
             break;
         case F_FUNC_NODE:
-            if ((rc = om_onnx_want(r, &f, PB_LEN, "FunctionProto.node")) ||
-                (rc = om_onnx_node(r, f.off, f.len, 1, &fn->body.nodes[xn++])))
-                return rc;
+            if (!(rc = om_onnx_want(r, &f, PB_LEN, "FunctionProto.node")))
+                rc = om_onnx_node(r, f.off, f.len, 1, &fn->body.nodes[xn++]);
             break;
         case F_FUNC_OPSET_IMPORT:
-            if ((rc = om_onnx_opset(r, &f, &fn->opsets[xs++])))
-                return rc;
+            rc = om_onnx_opset(r, &f, &fn->opsets[xs++]);
             break;
         default:
+            rc = OPMAP_OK;
             break;
         }
+        if (rc)
+            return rc;
     }
     if (k < 0)
         return om_onnx_wire_fail(r, &c);
@@ -221,17 +264,30 @@ static int read_function(rd *r, uint64_t off, uint64_t len, ir_function *fn)
     fn->n_attr_names = xa;
     fn->body.n_nodes = xn;
     fn->n_opsets = xs;
+    fn->n_defaults = xd;
     if (!fn->name)
         return om_fail_at(r->err, OPMAP_EFORMAT, r->src, off, "function without a name");
     fn->domain = om_onnx_domain(r, fn->domain);
+    if (!fn->overload)
+        fn->overload = r->empty;
     fn->body.name = fn->name;
-    return OPMAP_OK;
+    return om_onnx_unique_attrs(r, fn->defaults, fn->n_defaults, off,
+                                "FunctionProto.attribute_proto", "function", fn->name);
+}
+
+static size_t fn_slot(const char *domain, const char *name, const char *overload, size_t cap)
+{
+    return (((uintptr_t)name >> 4) ^ ((uintptr_t)domain >> 4) ^ ((uintptr_t)overload >> 3)) &
+           (cap - 1);
 }
 
 /*
- * Points each node that calls a model-local function at it. Names and domains are
- * interned, so a match is two pointer comparisons; a small hash keeps hostile models with
- * many functions linear.
+ * Points each node that calls a model-local function at it. A function is named by its
+ * domain, name and overload (IR 10: NodeProto.overload picks among functions of one name);
+ * names are interned, so a match is three pointer comparisons, through a small hash that
+ * keeps hostile models with many functions linear. A function defined twice: the last
+ * definition is the one called, as onnxruntime (Model::Model) and onnx's inliner keep it;
+ * the earlier one is marked redefined (the scan says so).
  */
 static int resolve_calls(rd *r)
 {
@@ -247,23 +303,23 @@ static int resolve_calls(rd *r)
         return om_onnx_oom(r);
     for (i = 0; i < m->n_functions; i++) {
         ir_function *fn = &m->functions[i];
-        size_t j = (((uintptr_t)fn->name >> 4) ^ ((uintptr_t)fn->domain >> 4)) & (cap - 1);
-        while (tab[j]) {
-            if (tab[j]->name == fn->name && tab[j]->domain == fn->domain)
-                break; /* duplicate definition: the first one is used */
+        size_t j = fn_slot(fn->domain, fn->name, fn->overload, cap);
+        while (tab[j] && !(tab[j]->name == fn->name && tab[j]->domain == fn->domain &&
+                           tab[j]->overload == fn->overload))
             j = (j + 1) & (cap - 1);
-        }
-        if (!tab[j])
-            tab[j] = fn;
+        if (tab[j])
+            tab[j]->redefined = 1; /* the later definition replaces it */
+        tab[j] = fn;
     }
     for (gi = 0; gi < r->graphs.len; gi++) {
         ir_graph *g = OM_VEC_AT(&r->graphs, ir_graph *, gi);
         size_t ni;
         for (ni = 0; ni < g->n_nodes; ni++) {
             ir_node *n = &g->nodes[ni];
-            size_t j = (((uintptr_t)n->op >> 4) ^ ((uintptr_t)n->domain >> 4)) & (cap - 1);
+            size_t j = fn_slot(n->domain, n->op, n->overload, cap);
             while (tab[j]) {
-                if (tab[j]->name == n->op && tab[j]->domain == n->domain) {
+                if (tab[j]->name == n->op && tab[j]->domain == n->domain &&
+                    tab[j]->overload == n->overload) {
                     n->callee = tab[j];
                     break;
                 }
@@ -451,7 +507,7 @@ int om_onnx_read(ir_model *m, const unsigned char *data, uint64_t size, const op
     ir_intern_init(&r.in, &m->mem, &m->arena);
     m->format = OPMAP_FORMAT_ONNX;
     m->producer_name = m->producer_version = m->domain = "";
-    if (!(r.onnx_domain = ir_intern(&r.in, "ai.onnx", 7)))
+    if (!(r.onnx_domain = ir_intern(&r.in, "ai.onnx", 7)) || !(r.empty = ir_intern(&r.in, "", 0)))
         rc = om_onnx_oom(&r);
     else
         rc = read_model(&r);

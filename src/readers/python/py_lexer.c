@@ -55,11 +55,9 @@ static int lex_string(py_lexer *l, size_t start, size_t q, int flags)
     l->c.pos = body;
     if ((rc = py_skip_string(&l->c, (unsigned)flags, s[q], triple, line, col)))
         return rc;
+    /* a literal of any length (CPython has no limit): the file's own bound holds it; a
+     * site keeps the first max_string_bytes of its value (py_sites.c) */
     blen = l->c.pos - body - (triple ? 3 : 1);
-    if (blen > l->c.in->lim->max_string_bytes)
-        return om_fail_line(l->c.err, OPMAP_ELIMIT, l->c.in->name, line, col,
-                            "string over max_string_bytes (%" PRIu32 ")",
-                            l->c.in->lim->max_string_bytes);
     if (!(t = emit(l, PY_T_STRING, start, line, col)))
         return l->c.err ? l->c.err->code : OPMAP_ENOMEM;
     t->flags = (uint8_t)(flags | (triple ? PY_STR_TRIPLE : 0));
@@ -140,10 +138,12 @@ static int lex_op(py_lexer *l)
             l->open_line = line;
             l->open_col = col;
         }
-        if (++l->depth > l->c.in->lim->max_depth)
+        /* CPython's tokenizer refuses the 201st (MAXLEVEL: "too many nested
+         * parentheses"), so a file past it is not Python that runs */
+        if (++l->depth > PY_MAX_BRACKETS)
             return om_fail_line(l->c.err, OPMAP_ELIMIT, l->c.in->name, line, col,
-                                "brackets nested deeper than max_depth (%" PRIu32 ")",
-                                l->c.in->lim->max_depth);
+                                "brackets nested deeper than %d (CPython's limit)",
+                                PY_MAX_BRACKETS);
     } else if (ch == ')' || ch == ']' || ch == '}') {
         if (l->depth == 0)
             return py_lex_fail(&l->c, OPMAP_EFORMAT, line, col, "closing bracket never opened");

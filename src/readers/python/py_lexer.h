@@ -9,9 +9,10 @@
  * token: its replacement fields are skipped with their nested strings and f-strings, not
  * scanned for sites.
  *
- * Limits: the text is at most max_file_bytes and 4 GiB; brackets (and f-strings inside
- * f-strings) nest at most max_depth deep; a string's body or a name is at most
- * max_string_bytes. Lines and columns are 1-based; a column counts bytes.
+ * Limits: the text is at most max_file_bytes and 4 GiB; brackets nest at most
+ * PY_MAX_BRACKETS deep (CPython's tokenizer's own limit), f-strings inside f-strings
+ * max_depth; a name is at most max_string_bytes; a string literal is as long as the file
+ * allows. Lines and columns are 1-based; a column counts bytes.
  */
 #ifndef OM_PY_LEXER_H
 #define OM_PY_LEXER_H
@@ -25,6 +26,9 @@
 #include "core/mem.h"
 
 enum { PY_T_EOF, PY_T_NEWLINE, PY_T_NAME, PY_T_NUMBER, PY_T_STRING, PY_T_OP };
+
+/* CPython's MAXLEVEL (Parser/tokenizer.h): the 201st open bracket is a SyntaxError */
+#define PY_MAX_BRACKETS 200
 
 enum { PY_STR_RAW = 1, PY_STR_BYTES = 2, PY_STR_F = 4, PY_STR_TRIPLE = 8 };
 

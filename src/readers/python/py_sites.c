@@ -2,7 +2,7 @@
  * readers/python/py_sites.c - the finder's walk over the tokens: dotted chains resolved
  * through the alias map, calls and method calls, string literals with the call, argument
  * and keyword they are passed by. Brackets are a stack (bounded: the lexer refused
- * nesting over max_depth), imports go to py_imports.c.
+ * nesting over PY_MAX_BRACKETS), imports go to py_imports.c.
  */
 #include <string.h>
 
@@ -117,27 +117,44 @@ static int chain(walk *w, size_t *pi, int postfix)
     return OPMAP_OK;
 }
 
-/* The value of a string literal, decoded as Python does (raw and f-strings as written). */
+/*
+ * The value of a string literal, decoded as Python does (raw and f-strings as written). A
+ * literal of any length is checked whole (a bad escape anywhere is Python's SyntaxError);
+ * the site keeps the first max_string_bytes of its value and of its text (a rule's string is
+ * shorter than that, so an exact match is decided and a prefix kept).
+ */
 static int string_value(py_finder *f, const py_token *t, py_site *s)
 {
     const unsigned char *body = f->text + t->body;
-    unsigned char *out = om_arena_alloc(f->arena, (size_t)t->blen + 1);
-    size_t n = t->blen, bad = 0;
+    size_t keep = f->lim->max_string_bytes, n = t->blen, bad = 0, cap = (size_t)t->blen + 1;
+    unsigned char *tmp = NULL, *out;
     const char *why = NULL;
-    if (!out)
-        return om_fail_mem(f->err, f->arena->mem, f->file);
-    if (t->flags & (PY_STR_RAW | PY_STR_F)) {
+    if (!(t->flags & (PY_STR_RAW | PY_STR_F))) {
+        if (!(tmp = om_alloc(f->arena->mem, cap)))
+            return om_fail_mem(f->err, f->arena->mem, f->file);
+        if (!om_py_unescape(body, t->blen, OM_PYESC_KEEP_UNKNOWN |
+                                (t->flags & PY_STR_BYTES ? OM_PYESC_BYTES : 0u),
+                            tmp, &n, &bad, &why)) {
+            om_dealloc(f->arena->mem, tmp, cap);
+            return om_fail_line(f->err, OPMAP_EFORMAT, f->file, t->line, t->col,
+                                "%s in a string literal", why);
+        }
+        body = tmp;
+    }
+    if (n > keep)
+        n = keep;
+    out = om_arena_alloc(f->arena, n + 1);
+    if (out) {
         memcpy(out, body, n);
         out[n] = 0;
-    } else if (!om_py_unescape(body, t->blen, OM_PYESC_KEEP_UNKNOWN |
-                                   (t->flags & PY_STR_BYTES ? OM_PYESC_BYTES : 0u),
-                               out, &n, &bad, &why)) {
-        return om_fail_line(f->err, OPMAP_EFORMAT, f->file, t->line, t->col,
-                            "%s in a string literal", why);
     }
+    if (tmp)
+        om_dealloc(f->arena->mem, tmp, cap);
+    if (!out)
+        return om_fail_mem(f->err, f->arena->mem, f->file);
     s->value = (const char *)out;
     s->value_len = (uint32_t)n;
-    return (s->text = om_arena_strndup(f->arena, py_tok_text(f, t), t->len))
+    return (s->text = om_arena_strndup(f->arena, py_tok_text(f, t), t->len < keep ? t->len : keep))
                ? OPMAP_OK : om_fail_mem(f->err, f->arena->mem, f->file);
 }
 
@@ -295,35 +312,35 @@ static int step(walk *w, size_t *pi)
 }
 
 /* Per token: inside the brackets of a comprehension or generator expression (a `for` at
- * that bracket's own level). Brackets nest at most max_depth (the lexer's bound). */
+ * that bracket's own level). Brackets nest at most PY_MAX_BRACKETS (the lexer's bound). */
 static uint8_t *comprehensions(py_finder *f)
 {
-    size_t *open = om_calloc(f->arena->mem, f->lim->max_depth + 1, sizeof(size_t));
-    uint8_t *has_for = om_calloc(f->arena->mem, f->lim->max_depth + 1, 1);
+    size_t *open = om_calloc(f->arena->mem, PY_MAX_BRACKETS + 1, sizeof(size_t));
+    uint8_t *has_for = om_calloc(f->arena->mem, PY_MAX_BRACKETS + 1, 1);
     uint8_t *in = om_calloc(f->arena->mem, f->ntok ? f->ntok : 1, 1);
     size_t i, depth = 0;
     if (open && has_for && in)
         for (i = 0; i < f->ntok; i++) {
             const py_token *t = &f->toks[i];
             if (t->type == PY_T_OP && strchr("([{", t->op[0]) && !t->op[1]) {
-                if (depth <= f->lim->max_depth) {
+                if (depth <= PY_MAX_BRACKETS) {
                     open[depth] = i;
                     has_for[depth] = 0;
                 }
                 depth++;
             } else if (t->type == PY_T_OP && strchr(")]}", t->op[0]) && !t->op[1] && depth) {
                 depth--;
-                if (depth <= f->lim->max_depth && has_for[depth])
+                if (depth <= PY_MAX_BRACKETS && has_for[depth])
                     memset(in + open[depth], 1, i - open[depth] + 1);
-            } else if (depth && depth <= f->lim->max_depth + 1 &&
+            } else if (depth && depth <= PY_MAX_BRACKETS + 1 &&
                        py_tok_is(f, t, PY_T_NAME, "for")) {
                 has_for[depth - 1] = 1;
             }
         }
     if (open)
-        om_dealloc(f->arena->mem, open, (f->lim->max_depth + 1) * sizeof(size_t));
+        om_dealloc(f->arena->mem, open, (PY_MAX_BRACKETS + 1) * sizeof(size_t));
     if (has_for)
-        om_dealloc(f->arena->mem, has_for, f->lim->max_depth + 1);
+        om_dealloc(f->arena->mem, has_for, PY_MAX_BRACKETS + 1);
     if (!open || !has_for) {
         if (in)
             om_dealloc(f->arena->mem, in, f->ntok ? f->ntok : 1);

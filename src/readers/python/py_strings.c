@@ -167,10 +167,10 @@ static int field_step(py_cursor *c, fs_frame *st, size_t *n)
         return OPMAP_OK;
     }
     if (ch == '(' || ch == '[' || ch == '{') {
-        if (++top->brackets > c->in->lim->max_depth)
+        if (++top->brackets > PY_MAX_BRACKETS)
             return om_fail_line(c->err, OPMAP_ELIMIT, c->in->name, c->line, py_col(c, c->pos),
-                                "brackets nested deeper than max_depth (%" PRIu32 ")",
-                                c->in->lim->max_depth);
+                                "brackets nested deeper than %d (CPython's limit)",
+                                PY_MAX_BRACKETS);
     } else if (ch == ')' || ch == ']') {
         if (top->brackets)
             top->brackets--;

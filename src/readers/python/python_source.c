@@ -8,6 +8,7 @@
 
 #include "core/err.h"
 #include "core/text.h"
+#include "py_coding.h"
 #include "py_finder.h"
 
 /* The first byte of malformed UTF-8, or len when there is none. */
@@ -44,6 +45,43 @@ static int bad_utf8(const char *name, const unsigned char *text, size_t bad, opm
                         "invalid UTF-8 (byte 0x%02x)", text[bad]);
 }
 
+/*
+ * The text as CPython decodes it (PEP 263): UTF-8 or ASCII as it is, Latin-1 or cp1252
+ * into UTF-8 (*own, *own_cap: a buffer to free), anything else refused naming the codec.
+ */
+static int decode(const char *name, const unsigned char **text, size_t *len, int bom,
+                  om_mem *mem, unsigned char **own, size_t *own_cap, opmap_error *err)
+{
+    int codec, k;
+    uint32_t line;
+    char cname[64];
+    size_t i, n;
+    k = py_coding(*text, *len, bom, &codec, &line, cname, sizeof(cname));
+    if (k < 0)
+        return om_fail_line(err, OPMAP_EFORMAT, name, line, 1,
+                            "a UTF-8 BOM and a coding declaration of '%s' (CPython refuses it)",
+                            cname);
+    if (codec == PY_CODING_OTHER)
+        return om_fail_line(err, OPMAP_EUNSUPPORTED, name, line, 1,
+                            "coding '%s' (PEP 263) is not read: opmap reads UTF-8, ASCII, "
+                            "Latin-1 and cp1252", cname);
+    if (codec == PY_CODING_ASCII) {
+        for (i = 0; i < *len && (*text)[i] < 0x80; i++)
+            ;
+        if (i < *len)
+            return om_fail_at(err, OPMAP_EFORMAT, name, i,
+                              "byte 0x%02x in a file declared ASCII (line %u)", (*text)[i],
+                              (unsigned)line);
+    }
+    if (codec != PY_CODING_LATIN1 && codec != PY_CODING_CP1252)
+        return OPMAP_OK;
+    if ((k = py_to_utf8(name, *text, *len, codec, mem, own, &n, own_cap, err)))
+        return k;
+    *text = *own;
+    *len = n;
+    return OPMAP_OK;
+}
+
 int py_scan_source(const char *name, const unsigned char *text, size_t len,
                    const opmap_limits *lim, om_arena *arena, om_vec *sites, opmap_error *err)
 {
@@ -51,8 +89,9 @@ int py_scan_source(const char *name, const unsigned char *text, size_t len,
     py_lex_in in;
     py_finder f;
     om_vec toks;
-    size_t bad, before;
-    int rc;
+    size_t bad, before, own_cap = 0;
+    unsigned char *own = NULL;
+    int rc, bom = 0;
     if (!err)
         err = &local;
     om_err_clear(err);
@@ -63,12 +102,19 @@ int py_scan_source(const char *name, const unsigned char *text, size_t len,
     if (len >= 3 && text[0] == 0xEF && text[1] == 0xBB && text[2] == 0xBF) {
         text += 3;
         len -= 3;
+        bom = 1;
     }
     if (len > lim->max_file_bytes)
         return om_fail(err, OPMAP_ELIMIT, name, "file over max_file_bytes (%llu)",
                        (unsigned long long)lim->max_file_bytes);
-    if ((bad = utf8_bad(text, len)) < len)
-        return bad_utf8(name, text, bad, err);
+    if ((rc = decode(name, &text, &len, bom, arena->mem, &own, &own_cap, err)))
+        return rc;
+    if ((bad = utf8_bad(text, len)) < len) {
+        rc = bad_utf8(name, text, bad, err);
+        if (own)
+            om_dealloc(arena->mem, own, own_cap);
+        return rc;
+    }
     memset(&in, 0, sizeof(in));
     in.name = name;
     in.text = text;
@@ -94,6 +140,8 @@ int py_scan_source(const char *name, const unsigned char *text, size_t len,
         py_alias_free(&f.aliases);
     }
     om_vec_free(&toks, arena->mem);
+    if (own)
+        om_dealloc(arena->mem, own, own_cap);
     if (rc != OPMAP_OK) /* a failed file adds nothing: no half-built site for a caller */
         sites->len = before;
     return rc;

@@ -64,21 +64,25 @@ typedef struct py_site {
 } py_site;
 
 /*
- * Scans `text` (a Python 3 source file named `name`, UTF-8, with or without a BOM) and
+ * Scans `text` (a Python 3 source file named `name`: UTF-8 with or without a BOM, or the
+ * ASCII, Latin-1 or cp1252 its PEP 263 declaration names) and
  * appends its sites to `sites` (a vector of py_site, om_vec_init(sites, sizeof(py_site)),
  * grown on arena->mem), in source order but imports first within a statement. Every
  * string a site points to lives in `arena`; the scan's own tokens and tables are freed
  * before it returns.
  *
  * Limits (lim: a context's limits, every field set): the text is at most max_file_bytes
- * (and 4 GiB); brackets, and f-string fields inside f-strings, nest at most max_depth;
- * a string literal's body, a name and a dotted chain are at most max_string_bytes; all
- * memory, tokens and sites included, is drawn from arena->mem (max_heap_bytes when the
- * caller made it so). Exceeding one is OPMAP_ELIMIT, a message naming the limit.
+ * (and 4 GiB); brackets nest at most 200 deep (CPython's own limit), f-string fields
+ * inside f-strings max_depth; a name and a dotted chain are at most max_string_bytes, a
+ * string literal as long as the file (a site keeps max_string_bytes of it); all memory,
+ * tokens and sites included, is drawn from arena->mem (max_heap_bytes when the caller made
+ * it so). Exceeding one is OPMAP_ELIMIT, a message naming the limit.
  *
  * @return OPMAP_OK; OPMAP_EFORMAT (invalid UTF-8, a string or bracket not closed, a
- *         character Python does not allow) with err's line and column; OPMAP_ELIMIT;
- *         OPMAP_ENOMEM. On failure `sites` is as it was: a file that fails adds no site.
+ *         character Python does not allow, a byte its declared coding lacks) with err's
+ *         line and column or offset; OPMAP_EUNSUPPORTED (a coding other than UTF-8, ASCII,
+ *         Latin-1, cp1252); OPMAP_ELIMIT; OPMAP_ENOMEM. On failure `sites` is as it was: a
+ *         file that fails adds no site.
  */
 int py_scan_source(const char *name, const unsigned char *text, size_t len,
                    const opmap_limits *lim, om_arena *arena, om_vec *sites, opmap_error *err);

@@ -23,9 +23,24 @@ enum { F_CLASS, F_OPAQUE, F_LIST, F_NO_TABLE, F_INTLIST, F_TENSOR, F_TUPLE_OTHER
 
 typedef struct rval {
     uint8_t t;
-    int64_t i;            /* V_INT */
+    int64_t i;            /* V_INT; V_DICT: its record (dicts), 1-based, 0 = none */
     tsl_class *k;          /* V_OBJ */
+    const unsigned char *s;  /* V_STR: the bytes in data.pkl, while it runs */
+    uint32_t slen;
 } rval;
+
+/* What a dict holds that an interface call may reach: string keys of object values. Each
+ * dict's entries are a list through `next` (1-based, 0 ends it). */
+typedef struct rentry {
+    const char *key;       /* interned */
+    tsl_class *value;
+    uint32_t next;
+} rentry;
+
+typedef struct rdict {
+    uint32_t head;
+    const tsl_class *built_as; /* the class whose state it last was: its holds are recorded */
+} rdict;
 
 typedef struct rfun {
     uint8_t kind;
@@ -47,6 +62,14 @@ typedef struct rvm {
     rfun *fn;
     size_t nfn, fcap;
     int skip;             /* torch's skip_next_read_global */
+    tsl_program *prog_w;  /* where the holds go (prog->held) */
+    rdict *dicts;
+    size_t ndicts, dcap;
+    rentry *ents;
+    size_t nents, ecap;
+    uint64_t hold_work;   /* entries walked by BUILD, held to 8 x the pickle's length */
+    uint32_t *htab;       /* prog->held indices + 1, hashed on (owner, attr, value) */
+    size_t hcap;
 } rvm;
 
 static int fail(rvm *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -85,7 +108,114 @@ static int push(rvm *v, int t, int64_t i, tsl_class *k)
     v->st[v->sp].t = (uint8_t)t;
     v->st[v->sp].i = i;
     v->st[v->sp].k = k;
+    v->st[v->sp].s = NULL;
+    v->st[v->sp].slen = 0;
     v->sp++;
+    return OPMAP_OK;
+}
+
+/* A new dict on the stack, with a record for what it will hold. */
+static int push_dict(rvm *v)
+{
+    int rc = grow(v, (void **)&v->dicts, &v->dcap, sizeof(*v->dicts), v->ndicts + 1);
+    if (rc)
+        return rc;
+    v->dicts[v->ndicts].head = 0;
+    v->dicts[v->ndicts].built_as = NULL;
+    v->ndicts++;
+    return push(v, V_DICT, (int64_t)v->ndicts, NULL);
+}
+
+/* key -> value stored into dict d (a record index, 1-based): kept when the key is a string
+ * and the value an object of a class of code/. */
+static int dict_put(rvm *v, int64_t d, const rval *key, const rval *val)
+{
+    rentry *e;
+    int rc;
+    if (d <= 0 || (size_t)d > v->ndicts || key->t != V_STR || !key->s || val->t != V_OBJ)
+        return OPMAP_OK;
+    if ((rc = grow(v, (void **)&v->ents, &v->ecap, sizeof(*v->ents), v->nents + 1)))
+        return rc;
+    e = &v->ents[v->nents];
+    if (!(e->key = ts_intern_scratch(v->c, (const char *)key->s, key->slen)))
+        return ts_oom(v->c);
+    e->value = val->k;
+    e->next = v->dicts[d - 1].head;
+    v->dicts[d - 1].head = (uint32_t)++v->nents;
+    v->dicts[d - 1].built_as = NULL; /* changed: record it again at its next BUILD */
+    return OPMAP_OK;
+}
+
+/* The hash slot of (owner, attr, value) in v->htab: its entry, or the empty slot for it. */
+static size_t held_slot(const rvm *v, const tsl_class *owner, const char *attr,
+                        const tsl_class *value)
+{
+    uint64_t h = ((uint64_t)(uintptr_t)owner * 0x9E3779B97F4A7C15ull) ^
+                 ((uint64_t)(uintptr_t)attr * 0xC2B2AE3D27D4EB4Full) ^
+                 ((uint64_t)(uintptr_t)value * 0x165667B19E3779F9ull);
+    size_t i = (size_t)(h ^ (h >> 29)) & (v->hcap - 1);
+    while (v->htab[i]) {
+        const tsl_held *o = &OM_VEC_AT(&v->prog_w->held, tsl_held, v->htab[i] - 1);
+        if (o->owner == owner && o->attr == attr && o->value == value)
+            break;
+        i = (i + 1) & (v->hcap - 1);
+    }
+    return i;
+}
+
+/* Room in the hash for one more record: rebuilt at twice the size past half full. */
+static int held_room(rvm *v)
+{
+    size_t n = v->prog_w->held.len, ncap = v->hcap ? v->hcap : 64, i;
+    uint32_t *old = v->htab;
+    size_t ocap = v->hcap;
+    if (v->htab && (n + 1) * 2 <= v->hcap)
+        return OPMAP_OK;
+    while ((n + 1) * 2 > ncap)
+        ncap *= 2;
+    if (n >= UINT32_MAX - 1 || !(v->htab = om_calloc(v->c->mem, ncap, sizeof(*v->htab)))) {
+        v->htab = old;
+        return ts_oom(v->c);
+    }
+    v->hcap = ncap;
+    for (i = 0; i < n; i++) {
+        const tsl_held *o = &OM_VEC_AT(&v->prog_w->held, tsl_held, i);
+        v->htab[held_slot(v, o->owner, o->attr, o->value)] = (uint32_t)(i + 1);
+    }
+    if (old)
+        om_dealloc(v->c->mem, old, ocap * sizeof(*old));
+    return OPMAP_OK;
+}
+
+/* BUILD of an object of class k from dict d: what each key holds is recorded once per
+ * distinct (k, key, class) in prog->held. */
+static int record_holds(rvm *v, const tsl_class *k, int64_t d)
+{
+    uint32_t e;
+    int rc;
+    if (d <= 0 || (size_t)d > v->ndicts || v->dicts[d - 1].built_as == k)
+        return OPMAP_OK;
+    v->dicts[d - 1].built_as = k;
+    for (e = v->dicts[d - 1].head; e; e = v->ents[e - 1].next) {
+        const rentry *x = &v->ents[e - 1];
+        size_t i;
+        tsl_held *h;
+        if (++v->hold_work > 8 * (uint64_t)v->len + 64)
+            return ts_fail_at(v->c, OPMAP_ELIMIT, v->entry, v->op_at,
+                              "object states walked more than 8 times the pickle's length "
+                              "(the same dicts built into objects over and over)");
+        if ((rc = held_room(v)))
+            return rc;
+        i = held_slot(v, k, x->key, x->value);
+        if (v->htab[i])
+            continue; /* already recorded */
+        if (!(h = om_vec_push(&v->prog_w->held, v->c->mem)))
+            return ts_oom(v->c);
+        h->owner = k;
+        h->attr = x->key;
+        h->value = x->value;
+        v->htab[i] = (uint32_t)v->prog_w->held.len;
+    }
     return OPMAP_OK;
 }
 
@@ -247,12 +377,16 @@ static int op_apply(rvm *v)
     f = &v->fn[idx.i];
     arg = &v->st[v->sp - 1];
     switch (f->kind) {
-    case F_CLASS:
+    case F_CLASS: {
+        int rc;
         if (arg->t != V_DICT && arg->t != V_OTHER && !has_method(f->k, "__setstate__"))
             return fail(v, "the state of a %s object is not a dict", f->k->qual);
+        if (arg->t == V_DICT && (rc = record_holds(v, f->k, arg->i)))
+            return rc;
         arg->t = V_OBJ;
         arg->k = f->k;
         return OPMAP_OK;
+    }
     case F_NO_TABLE:
         return fail(v, "a tensor-table reference (torch.jit.load has no tensor table)");
     case F_INTLIST:
@@ -318,15 +452,34 @@ static int op_marked(rvm *v, unsigned char op)
                         "SETITEMS", op == 'e' ? "list" : "dict");
         if (op == 'u' && (v->sp - start) % 2)
             return fail(v, "SETITEMS with a key and no value");
+        if (op == 'u' && v->st[start - 1].t == V_DICT) {
+            size_t k;
+            for (k = start; k + 1 < v->sp; k += 2)
+                if ((rc = dict_put(v, v->st[start - 1].i, &v->st[k], &v->st[k + 1])))
+                    return rc;
+        }
         v->sp = start;
         return OPMAP_OK;
     }
     if ((rc = pop_mark(v, &start)))
         return rc;
-    if (op == 'd' && (v->sp - start) % 2)
-        return fail(v, "DICT with a key and no value");
+    if (op == 'd') {
+        size_t k, end = v->sp;
+        int64_t d;
+        if ((v->sp - start) % 2)
+            return fail(v, "DICT with a key and no value");
+        if ((rc = push_dict(v)))
+            return rc;
+        d = v->st[v->sp - 1].i;
+        for (k = start; k + 1 < end; k += 2)
+            if ((rc = dict_put(v, d, &v->st[k], &v->st[k + 1])))
+                return rc;
+        v->st[start] = v->st[v->sp - 1];
+        v->sp = start + 1;
+        return OPMAP_OK;
+    }
     v->sp = start;
-    return push(v, op == 't' ? V_TUPLE : op == 'l' ? V_LIST : V_DICT, 0, NULL);
+    return push(v, op == 't' ? V_TUPLE : V_LIST, 0, NULL);
 }
 
 /* One opcode; *stop set at STOP. */
@@ -347,7 +500,7 @@ static int step(rvm *v, int *stop)
     case ')':
         return push(v, V_TUPLE, 0, NULL);
     case '}':
-        return push(v, V_DICT, 0, NULL);
+        return push_dict(v);
     case 'N':
         return push(v, V_NONE, 0, NULL);
     case 0x88:
@@ -390,8 +543,12 @@ static int step(rvm *v, int *stop)
                               "(%" PRIu32 ")", n, v->c->lim->max_string_bytes);
         if ((rc = need(v, (size_t)n)))
             return rc;
+        if ((rc = push(v, V_STR, 0, NULL)))
+            return rc;
+        v->st[v->sp - 1].s = v->d + v->pos;
+        v->st[v->sp - 1].slen = (uint32_t)n;
         v->pos += (size_t)n;
-        return push(v, V_STR, 0, NULL);
+        return OPMAP_OK;
     }
     case 'q':
     case 'h':
@@ -448,7 +605,7 @@ static int step(rvm *v, int *stop)
     }
 }
 
-int ts_root_class(ts_ctx *c, const tsl_program *prog, const char *entry, const unsigned char *data,
+int ts_root_class(ts_ctx *c, tsl_program *prog, const char *entry, const unsigned char *data,
                    size_t len, tsl_class **root)
 {
     rvm v;
@@ -456,6 +613,7 @@ int ts_root_class(ts_ctx *c, const tsl_program *prog, const char *entry, const u
     memset(&v, 0, sizeof(v));
     v.c = c;
     v.prog = prog;
+    v.prog_w = prog;
     v.entry = entry;
     v.d = data;
     v.len = len;
@@ -477,5 +635,9 @@ int ts_root_class(ts_ctx *c, const tsl_program *prog, const char *entry, const u
     om_dealloc(c->mem, v.marks, v.mcap * sizeof(*v.marks));
     om_dealloc(c->mem, v.memo, v.memo_cap * sizeof(*v.memo));
     om_dealloc(c->mem, v.fn, v.fcap * sizeof(*v.fn));
+    om_dealloc(c->mem, v.dicts, v.dcap * sizeof(*v.dicts));
+    om_dealloc(c->mem, v.ents, v.ecap * sizeof(*v.ents));
+    if (v.htab)
+        om_dealloc(c->mem, v.htab, v.hcap * sizeof(*v.htab));
     return rc;
 }

@@ -9,6 +9,7 @@
  * get their arguments in parameter order, with defaults, and the attribute path of their
  * receiver that later names the call's frame.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "build_internal.h"
@@ -333,6 +334,164 @@ static int call_qualified(tsj_builder *b, const tsl_expr *e, const char *q, tsj_
     return tsj_build_fail(b, e, "'%s' is not defined in the archive", q);
 }
 
+/* ---- calls through an interface type ---- */
+
+/* One implementation a dispatch may run: a class data.pkl holds and the call's label. */
+typedef struct impl {
+    tsl_class *k;
+    tsl_func *m;
+    const char *label;
+} impl;
+
+static tsl_func *method_of(tsl_class *k, const char *name)
+{
+    uint32_t i;
+    for (i = 0; i < k->n_methods; i++)
+        if (k->methods[i].name == name)
+            return &k->methods[i];
+    return NULL;
+}
+
+/* The label of an implementation: the receiver's attribute path, and for a container entry
+ * the entry's name after it ("blocks.a"). */
+static const char *impl_label(tsj_builder *b, const char *base, const char *entry)
+{
+    char buf[1024];
+    int n;
+    if (!entry)
+        return base;
+    n = snprintf(buf, sizeof(buf), "%s%s%s", base ? base : "", base ? "." : "", entry);
+    if (n < 0 || (size_t)n >= sizeof(buf))
+        return base;
+    return ts_intern_scratch(b->c, buf, (size_t)n);
+}
+
+/*
+ * The implementations a call of method `name` through interface value recv can run: what
+ * data.pkl holds under the attribute it was read from (every object of the owner's class,
+ * so every class that could be there), or under every entry of the ModuleList /
+ * ModuleDict it was indexed from. Fills *out (scratch) and *n; fails, naming the call, when
+ * the value does not come from an attribute or no object is held there.
+ */
+static int implementations(tsj_builder *b, const tsl_expr *e, tsl_class *iface, tsj_value *recv,
+                           const char *name, impl **out, uint32_t *n)
+{
+    tsj_value *r = tsj_resolve(recv);
+    tsj_node *src = r->def;
+    const tsl_class *owner = NULL;
+    const char *attr = NULL, *base = NULL;
+    om_vec *held = &b->prog->held;
+    size_t i, j, cap = 0;
+    impl *v = NULL;
+    if (src && src->kind == TSJ_KIND_GETATTR) {
+        owner = tsl_type_get_class(tsj_resolve(tsj_input(src, 0))->type);
+        attr = src->name;
+        base = receiver_label(b, recv);
+    } else if (src && src->kind == TSJ_KIND_MCINDEX) {
+        owner = tsl_type_get_class(tsj_resolve(tsj_input(src, 0))->type);
+        base = receiver_label(b, src->in[0]);
+    }
+    if (!owner)
+        return tsj_build_fail(b, e, "a call of '%s' through interface %s on a value that is "
+                              "not a module attribute or container entry: which "
+                              "implementation runs is not known here", name, iface->qual);
+    *n = 0;
+    for (i = 0; i < held->len; i++) {
+        const tsl_held *h = &OM_VEC_AT(held, tsl_held, i);
+        if (h->owner != owner || (attr && h->attr != attr))
+            continue;
+        for (j = 0; j < *n; j++) /* a class once per attribute (containers: per entry) */
+            if (v[j].k == h->value && (attr || v[j].label == impl_label(b, base, h->attr)))
+                break;
+        if (j < *n)
+            continue;
+        if (*n == cap) {
+            impl *nv = om_arena_array(&b->c->tmp, cap ? cap * 2 : 4, sizeof(*nv));
+            if (!nv)
+                return tsj_build_oom(b);
+            if (*n)
+                memcpy(nv, v, *n * sizeof(*nv));
+            v = nv;
+            cap = cap ? cap * 2 : 4;
+        }
+        v[*n].k = h->value;
+        v[*n].label = attr ? base : impl_label(b, base, h->attr);
+        if (!(v[*n].m = method_of(h->value, name)))
+            return tsj_build_fail(b, e, "data.pkl holds a %s where interface %s is called, "
+                                  "and it has no method '%s'", h->value->qual, iface->qual,
+                                  name);
+        (*n)++;
+        if (*n > b->c->lim->max_depth * 64u)
+            return tsj_build_fail(b, e, "a call through interface %s has more than %u "
+                                  "implementations", iface->qual, b->c->lim->max_depth * 64u);
+    }
+    if (!*n)
+        return tsj_build_fail(b, e, "a call of '%s' through interface %s, and data.pkl holds "
+                              "no object there to run it", name, iface->qual);
+    *out = v;
+    return OPMAP_OK;
+}
+
+/*
+ * (obj).m(...) where obj's type is an interface (@torch.jit.interface): torch runs the
+ * method of the object held at run time, never the interface's empty body. Every
+ * implementation data.pkl holds there could be the one: a dispatch node with a block per
+ * implementation, each calling its method with the same arguments; the calls are inlined
+ * like any other and the dispatch is lowered as its blocks, so every operator of every
+ * implementation is counted, at the receiver's path.
+ */
+static int call_interface(tsj_builder *b, const tsl_expr *e, tsl_class *iface, tsj_value *recv,
+                          tsj_value **out)
+{
+    const char *name = e->base->s;
+    tsl_func *im = method_of(iface, name);
+    tsj_block *outer = b->blk;
+    impl *v = NULL;
+    uint32_t n = 0, i, k;
+    tsj_node *d;
+    int rc;
+    if (!im)
+        return tsj_build_fail(b, e, "interface %s has no method '%s'", iface->qual, name);
+    if ((rc = implementations(b, e, iface, recv, name, &v, &n)))
+        return rc;
+    if (!(d = tsj_node_new(b->c, TSJ_KIND_DISPATCH, "prim", "CallMethod", im->n_params, 1, n)))
+        return tsj_build_oom(b);
+    tsj_set_source(b, d, e, 0);
+    tsj_append(b->blk, d);
+    if (im->n_params < 1)
+        return tsj_build_fail(b, e, "method '%s' has no self parameter", im->qual);
+    d->in[0] = recv;
+    d->name = name;
+    if ((rc = script_args(b, e, im, d, 1)))
+        return rc;
+    tsj_settle(b, d);
+    if (!(d->out[0].type = ret_type(b, im)))
+        return tsj_build_oom(b);
+    for (i = 0; i < n; i++) {
+        tsj_node *c;
+        if (v[i].m->n_params != im->n_params)
+            return tsj_build_fail(b, e, "%s takes %u arguments where interface %s's '%s' takes "
+                                  "%u", v[i].m->qual, v[i].m->n_params, iface->qual, name,
+                                  im->n_params);
+        b->blk = d->blk[i];
+        c = tsj_add_node(b, TSJ_KIND_CALLM, "prim", "CallMethod", im->n_params, 1, e);
+        b->blk = outer;
+        if (!c || !(d->blk[i]->rets = om_arena_array(&b->c->tmp, 1, sizeof(tsj_value *))))
+            return tsj_build_oom(b);
+        c->callee = v[i].m;
+        c->name = v[i].m->name;
+        c->label = v[i].label;
+        for (k = 0; k < im->n_params; k++)
+            c->in[k] = d->in[k];
+        if (!(c->out[0].type = ret_type(b, v[i].m)))
+            return tsj_build_oom(b);
+        d->blk[i]->rets[0] = &c->out[0];
+        d->blk[i]->n_rets = 1;
+    }
+    *out = &d->out[0];
+    return OPMAP_OK;
+}
+
 /* (obj).m(...): a method of obj's class, or tolist() on a value of unknown class. */
 static int call_method(tsj_builder *b, const tsl_expr *e, tsj_value **out)
 {
@@ -346,6 +505,8 @@ static int call_method(tsj_builder *b, const tsl_expr *e, tsj_value **out)
     if ((rc = tsj_build_expr(b, f->base, &recv)))
         return rc;
     cls = tsl_type_get_class(tsj_resolve(recv)->type);
+    if (cls && tsl_class_is_interface(cls))
+        return call_interface(b, e, cls, recv, out);
     if (cls) {
         for (i = 0; i < cls->n_methods; i++)
             if (cls->methods[i].name == f->s)

@@ -266,7 +266,13 @@ int tsj_build_expr(tsj_builder *b, const tsl_expr *e, tsj_value **out)
             return rc;
         t = tsj_resolve(obj)->type;
         cv = (tsj_const *)tsj_const_of(obj);
-        if ((t && (t->k == TY_TUPLE || t->k == TY_NAMEDTUPLE)) ||
+        if (tsl_type_get_class(t) && strcmp(tsl_type_get_class(t)->base, "Module") == 0) {
+            /* an entry of a ModuleList / ModuleDict: typed by the interface its
+             * assignment declares (build_stmt.c), called through it (build_call.c) */
+            if (!(n = tsj_add_node(b, TSJ_KIND_MCINDEX, "prim", "ModuleContainerIndex", 2, 1, e)))
+                return tsj_build_oom(b);
+            n->out[0].type = tsj_prim_type(b, TY_UNKNOWN);
+        } else if ((t && (t->k == TY_TUPLE || t->k == TY_NAMEDTUPLE)) ||
             (cv && cv->k == TSJ_CONST_TUPLE)) {
             const tsj_const *ic = tsj_const_of(ix);
             if (!(n = tsj_add_node(b, TSJ_KIND_TUPLEIDX, "prim", "TupleIndex", 2, 1, e)))

@@ -44,9 +44,14 @@ static int st_assign(tsj_builder *b, const tsl_stmt *s)
         if (s->ann && t->k == EX_NAME) {
             const tsl_type *dt = tsl_type_from_expr(b->ty, s->ann);
             size_t j = tsj_env_slot(b, t->s);
+            tsj_value *r = tsj_resolve(v);
             if (!dt || j == SIZE_MAX)
                 return tsj_build_oom(b);
             b->decl[j] = dt;
+            /* `f : Iface = self.blocks[k]`: the entry is of the declared interface, as
+             * torch's prim::ModuleContainerIndex output is */
+            if (r->def && r->def->kind == TSJ_KIND_MCINDEX)
+                r->type = dt;
         }
         return assign_name(b, t, v);
     }

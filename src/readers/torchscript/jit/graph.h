@@ -27,6 +27,12 @@ enum {
     TSJ_KIND_UNINIT, TSJ_KIND_RAISE, TSJ_KIND_UNCHECKED, TSJ_KIND_CREATEOBJ,
     TSJ_KIND_ISINSTANCE, TSJ_KIND_PRINT, TSJ_KIND_TOLIST, TSJ_KIND_PMIN, TSJ_KIND_PMAX,
     TSJ_KIND_UNWRAP, TSJ_KIND_ENTER, TSJ_KIND_EXIT,
+    /* a call through an interface type (jit/build_call.c): one block per implementation
+     * data.pkl holds, each a call of it; never inlined itself, lowered as its blocks */
+    TSJ_KIND_DISPATCH,
+    /* prim::ModuleContainerIndex: a ModuleList / ModuleDict entry, typed by the interface
+     * its assignment declares; the receiver of a dispatch, not lowered */
+    TSJ_KIND_MCINDEX,
     /* aten */
     TSJ_KIND_ADD, TSJ_KIND_SUB, TSJ_KIND_MUL, TSJ_KIND_DIV, TSJ_KIND_FLOORDIV,
     TSJ_KIND_REMAINDER, TSJ_KIND_NEG, TSJ_KIND_POW, TSJ_KIND_EQ, TSJ_KIND_NE, TSJ_KIND_LT,

@@ -1,9 +1,13 @@
 /*
  * readers/torchscript/lang/lexer.c - tokenizer for TorchScript code entries (see lang/lexer.h).
  */
+#define _GNU_SOURCE 1 /* strtod_l: torch's strtod_c is strtod_l in the "C" locale */
+
 #include "lexer.h"
 
 #include <inttypes.h>
+#include <locale.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/py_escape.h"
@@ -57,68 +61,44 @@ static int is_digit(int ch)
     return ch >= '0' && ch <= '9';
 }
 
+/*
+ * A decimal literal as torch reads it: its lexer's syntax, then torch::jit::strtod_c, which
+ * is strtod_l in the "C" locale: correctly rounded, whatever the process's locale is.
+ * glibc's newlocale() of "C" for every category is its built-in object (nothing is
+ * allocated or kept). Longer literals than TSL_FLOAT_MAX are not read (0).
+ */
 int tsl_parse_float(const char *s, size_t n, double *out)
 {
-    size_t i = 0;
-    uint64_t mant = 0;
-    int digits = 0, exp10 = 0, any = 0;
-    double v, p = 10.0, scale = 1.0;
-    int e, neg_e = 0;
-    while (i < n && is_digit((unsigned char)s[i])) {
-        if (digits < 19) {
-            mant = mant * 10 + (uint64_t)(s[i] - '0');
-            if (mant)
-                digits++;
-        } else {
-            exp10++;
-        }
-        i++;
-        any = 1;
-    }
-    if (i < n && s[i] == '.') {
-        i++;
-        while (i < n && is_digit((unsigned char)s[i])) {
-            if (digits < 19) {
-                mant = mant * 10 + (uint64_t)(s[i] - '0');
-                if (mant)
-                    digits++;
-                exp10--;
-            }
-            i++;
-            any = 1;
-        }
-    }
-    if (!any)
+    char buf[TSL_FLOAT_MAX + 1];
+    size_t i = 0, d = 0;
+    locale_t cl;
+    char *end;
+    while (i < n && is_digit((unsigned char)s[i]))
+        i++, d++;
+    if (i < n && s[i] == '.')
+        for (i++; i < n && is_digit((unsigned char)s[i]); i++)
+            d++;
+    if (!d)
         return 0;
     if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-        int ev = 0, eany = 0;
+        size_t e0;
         i++;
         if (i < n && (s[i] == '+' || s[i] == '-'))
-            neg_e = s[i++] == '-';
-        while (i < n && is_digit((unsigned char)s[i])) {
-            if (ev < 100000)
-                ev = ev * 10 + (s[i] - '0');
             i++;
-            eany = 1;
-        }
-        if (!eany)
+        for (e0 = i; i < n && is_digit((unsigned char)s[i]); i++)
+            ;
+        if (i == e0)
             return 0;
-        exp10 += neg_e ? -ev : ev;
     }
-    if (i != n)
+    if (i != n || n > TSL_FLOAT_MAX)
         return 0;
-    v = (double)mant;
-    e = exp10 < 0 ? -exp10 : exp10;
-    if (e > 400)
-        e = 400;
-    while (e) {
-        if (e & 1)
-            scale *= p;
-        p *= p;
-        e >>= 1;
-    }
-    *out = exp10 < 0 ? v / scale : v * scale;
-    return 1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    if (!(cl = newlocale(LC_ALL_MASK, "C", (locale_t)0)))
+        return 0;
+    *out = strtod_l(buf, &end, cl);
+    freelocale(cl);
+    return end == buf + n;
 }
 
 /* A quoted string starting at l->pos; decoded into the scratch arena. */
@@ -183,6 +163,9 @@ static int lex_number(tsl_lexer *l)
     if (!(t = tok(l, is_float ? TK_FLOAT : TK_INT, start)))
         return ts_oom(l->c);
     if (is_float) {
+        if (i - start > TSL_FLOAT_MAX)
+            return lfail(l, OPMAP_ELIMIT, start, "a float literal over " OM_STR(TSL_FLOAT_MAX)
+                         " characters (torch prints at most 24): not read");
         if (!tsl_parse_float((const char *)l->s + start, i - start, &t->f))
             return lfail(l, OPMAP_EFORMAT, start, "malformed number");
     } else {

@@ -32,7 +32,13 @@ typedef struct tsl_token {
 /* Tokenizes `text` into `toks` (a vector of tsl_token on the context's budget). */
 int tsl_lex(ts_ctx *c, const char *entry, const unsigned char *text, size_t len, om_vec *toks);
 
-/* Locale-independent decimal float parsing of s[0, n); 0 when malformed. */
+/* The longest float literal read (torch's printer writes at most 24 characters). */
+#define TSL_FLOAT_MAX 1024
+#define OM_STR_(x) #x
+#define OM_STR(x) OM_STR_(x)
+
+/* s[0, n), a decimal literal, as torch reads it: strtod in the "C" locale, correctly
+ * rounded; 0 when malformed or over TSL_FLOAT_MAX characters. */
 int tsl_parse_float(const char *s, size_t n, double *out);
 
 #endif /* OM_TS_LANG_LEXER_H */

@@ -33,6 +33,12 @@ void tsl_program_init(tsl_program *p)
     om_vec_init(&p->classes, sizeof(tsl_class *));
     om_vec_init(&p->funcs, sizeof(tsl_func *));
     om_vec_init(&p->files, sizeof(tsl_file *));
+    om_vec_init(&p->held, sizeof(tsl_held));
+}
+
+int tsl_class_is_interface(const tsl_class *k)
+{
+    return k && (strcmp(k->base, "ModuleInterface") == 0 || strcmp(k->base, "Interface") == 0);
 }
 
 void tsl_program_free(ts_ctx *c, tsl_program *p)
@@ -40,6 +46,7 @@ void tsl_program_free(ts_ctx *c, tsl_program *p)
     om_vec_free(&p->classes, c->mem);
     om_vec_free(&p->funcs, c->mem);
     om_vec_free(&p->files, c->mem);
+    om_vec_free(&p->held, c->mem);
     if (p->keys) {
         om_dealloc(c->mem, p->keys, p->cap * sizeof(*p->keys));
         om_dealloc(c->mem, p->vals, p->cap * sizeof(*p->vals));

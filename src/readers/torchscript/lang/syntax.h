@@ -108,6 +108,15 @@ typedef struct tsl_file {
     tsc_debug_map dbg;               /* its .debug_pkl records, when present */
 } tsl_file;
 
+/* An object data.pkl holds in the state of another (root_module.c): attribute `attr` of an
+ * object of class `owner` is an object of class `value`, as torch.jit.load builds them.
+ * What a call through an interface type dispatches to (jit/build_call.c). */
+typedef struct tsl_held {
+    const struct tsl_class *owner;
+    const char *attr;         /* interned (scratch) */
+    struct tsl_class *value;
+} tsl_held;
+
 /* What the code entries define, by qualified name. */
 typedef struct tsl_program {
     om_vec classes;           /* tsl_class* */
@@ -117,7 +126,13 @@ typedef struct tsl_program {
     void **vals;
     uint8_t *kinds;           /* 1 class, 2 function */
     size_t cap, len;
+    om_vec held;              /* tsl_held: objects held by attributes, one per distinct
+                                 (owner, attr, value), from data.pkl */
 } tsl_program;
+
+/* 1 when class k is an interface (@torch.jit.interface: base ModuleInterface or Interface),
+ * whose methods have no body to run: a call through it runs what the object holds. */
+int tsl_class_is_interface(const tsl_class *k);
 
 void tsl_program_init(tsl_program *p);
 void tsl_program_free(ts_ctx *c, tsl_program *p);

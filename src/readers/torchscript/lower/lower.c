@@ -644,16 +644,41 @@ static int call_flow(em *E, const pend *p, ir_node *call)
     return OPMAP_OK;
 }
 
-static int block_nodes(em *E, tsj_block *b, om_vec *v)
+/*
+ * The nodes of block b, in order, into v. A call through an interface (TSJ_KIND_DISPATCH) is
+ * its blocks' nodes, one implementation after the other: what torch runs is one of them, so
+ * every one is counted; the ModuleContainerIndex feeding it is plumbing torch resolves and
+ * no operator. Dispatches nest at most as deep as calls do (max_depth).
+ */
+static int block_nodes_at(em *E, tsj_block *b, om_vec *v, uint32_t depth)
 {
     tsj_node *x;
+    uint32_t i;
+    int rc;
+    if (depth > 2 * E->c->lim->max_depth + 2)
+        return ts_fail(E->c, OPMAP_ELIMIT, NULL, 0, 0,
+                       "TorchScript blocks and calls nested deeper than max_depth (%" PRIu32 ")",
+                       E->c->lim->max_depth);
     for (x = b->head; x; x = x->next) {
-        tsj_node **slot = om_vec_push(v, E->c->mem);
-        if (!slot)
+        tsj_node **slot;
+        if (x->kind == TSJ_KIND_MCINDEX)
+            continue;
+        if (x->kind == TSJ_KIND_DISPATCH) {
+            for (i = 0; i < x->n_blk; i++)
+                if ((rc = block_nodes_at(E, x->blk[i], v, depth + 1)))
+                    return rc;
+            continue;
+        }
+        if (!(slot = om_vec_push(v, E->c->mem)))
             return ts_oom(E->c);
         *slot = x;
     }
     return OPMAP_OK;
+}
+
+static int block_nodes(em *E, tsj_block *b, om_vec *v)
+{
+    return block_nodes_at(E, b, v, 0);
 }
 
 /* A type holding no tensor: scalars, strings, None, devices, and containers of them only

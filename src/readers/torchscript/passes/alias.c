@@ -125,6 +125,7 @@ static void alias_block(tsp_state *o, tsj_block *b)
             break;
         case TSJ_KIND_CALLM:
         case TSJ_KIND_CALLF:
+        case TSJ_KIND_DISPATCH:
             for (i = 0; i < x->n_out; i++)
                 alias_union(a, a->wild, x->out[i].aset);
             for (i = 0; i < x->n_in; i++)

@@ -9,6 +9,7 @@
  * foldable operators (all inputs constant, nothing mutable) become constants of unknown
  * value, as their node would vanish in torch too.
  */
+#include <math.h>
 #include <string.h>
 
 #include "readers/torchscript/jit/kinds.h"
@@ -22,15 +23,6 @@ tsj_value *tsp_new_const(tsp_state *o, tsj_node *before, tsj_const *cv, const ts
     n->frame = before->frame;
     tsj_insert_before(before, n);
     return &n->out[0];
-}
-
-static double fl(double x)
-{
-    double t;
-    if (x != x || x >= 4503599627370496.0 || x <= -4503599627370496.0)
-        return x;
-    t = (double)(int64_t)x;
-    return t > x ? t - 1 : t;
 }
 
 static int num(const tsj_const *c, int *isf, int64_t *i, double *f)
@@ -167,22 +159,30 @@ static int eval_arith(tsp_state *o, tsj_node *n, const tsj_const **in, const num
     case TSJ_KIND_REMAINDER:
         if (two) {
             if (!fa && !fb) {
-                int64_t q, r;
+                int64_t q, r, sum;
                 if (ib == 0 || (ia == INT64_MIN && ib == -1))
-                    return -1;
+                    return -1; /* ZeroDivisionError, or C++'s overflow trap */
                 q = ia / ib;
                 r = ia % ib;
-                if (r != 0 && ((r < 0) != (ib < 0))) {
-                    q--;
-                    r += ib;
+                if (r != 0 && ((r < 0) != (ib < 0)))
+                    q--; /* torch's floordiv: the quotient rounded down */
+                if (n->kind == TSJ_KIND_FLOORDIV) {
+                    outs[0] = mk_int(o, q);
+                    return outs[0] ? 1 : 0;
                 }
-                outs[0] = mk_int(o, n->kind == TSJ_KIND_FLOORDIV ? q : r);
+                /* torch's remainder.int: (b + a % b) % b in int64_t, whose sum can
+                 * overflow (undefined in C++): no exact value to fold then */
+                if (__builtin_add_overflow(ib, r, &sum))
+                    return 0;
+                outs[0] = mk_int(o, sum % ib);
             } else {
-                double q;
-                if (db == 0)
-                    return -1;
-                q = fl(da / db);
-                outs[0] = mk_float(o, n->kind == TSJ_KIND_FLOORDIV ? q : da - q * db);
+                /* torch 1.13 (register_prim_ops.cpp): floordiv.float is floor(a / b),
+                 * remainder.float fmod(b + fmod(a, b), b), both in double, by zero too
+                 * (inf, nan): not Python's divmod (1.0 // 0.1 is 10.0 in TorchScript,
+                 * 9.0 in Python). fmod and floor are exact, the sums rounded once. */
+                double r = n->kind == TSJ_KIND_FLOORDIV ? floor(da / db)
+                                                          : fmod(db + fmod(da, db), db);
+                outs[0] = mk_float(o, r);
             }
             return outs[0] ? 1 : 0;
         }
@@ -313,9 +313,7 @@ static int eval_convert(tsp_state *o, tsj_node *n, const tsj_const **in, const n
     case TSJ_KIND_FLOOR:
     case TSJ_KIND_CEIL:
         if (one) {
-            double r = fa ? fl(da) : (double)ia;
-            if (fa && n->kind == TSJ_KIND_CEIL && r != da)
-                r += 1;
+            double r = !fa ? (double)ia : n->kind == TSJ_KIND_CEIL ? ceil(da) : floor(da);
             if (!fa) {
                 outs[0] = mk_int(o, ia);
             } else {
@@ -328,10 +326,8 @@ static int eval_convert(tsp_state *o, tsj_node *n, const tsj_const **in, const n
         return 0;
     case TSJ_KIND_LEN:
         if (n->n_in == 1 && in[0]->k == TSJ_CONST_STR) {
-            uint32_t k, chars = 0;
-            for (k = 0; k < in[0]->slen; k++)
-                chars += ((unsigned char)in[0]->s[k] & 0xC0) != 0x80;
-            outs[0] = mk_int(o, chars);
+            /* aten::len.str is std::string::size(): bytes of the UTF-8, not characters */
+            outs[0] = mk_int(o, (int64_t)in[0]->slen);
             return outs[0] ? 1 : 0;
         }
         return 0;

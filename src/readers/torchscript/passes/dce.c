@@ -144,6 +144,16 @@ static int mark_returns(dce *d, tsj_block *b)
         }
         return any;
     }
+    if (owner->kind == TSJ_KIND_DISPATCH) {
+        /* a call through an interface runs, its result used or not (torch's CallMethod has
+         * side effects): every implementation's call stays */
+        for (i = 0; i < b->n_rets; i++)
+            if (b->rets[i] && !is_live(d, b->rets[i])) {
+                set_live(d, b->rets[i]);
+                any = 1;
+            }
+        return any;
+    }
     for (i = 0; i < b->n_rets && i < owner->n_out; i++)
         if (b->rets[i] && !owner->out[i].repl && is_live(d, &owner->out[i]) &&
             !is_live(d, b->rets[i])) {
