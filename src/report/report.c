@@ -123,7 +123,7 @@ void om_format_permille(unsigned permille, char *buf, size_t size)
 
 void om_coverage_cell(const om_report_in *in, size_t i, char *buf, size_t size)
 {
-    if (in->results[i]->format == OPMAP_FORMAT_PYTHON)
+    if (om_format_has(in->results[i]->format, OPMAP_FORMAT_TRAIT_SOURCES))
         snprintf(buf, size, "-");
     else
         om_format_permille(in->headlines[i].coverage, buf, size);
@@ -133,7 +133,7 @@ int om_sources_only(const om_report_in *in)
 {
     size_t i;
     for (i = 0; i < in->count; i++)
-        if (in->results[i]->format != OPMAP_FORMAT_PYTHON)
+        if (!om_format_has(in->results[i]->format, OPMAP_FORMAT_TRAIT_SOURCES))
             return 0;
     return in->count > 0;
 }

@@ -671,7 +671,7 @@ static void model_section(om_out *o, const opmap_result *r)
         om_out_str(o, ".</p>");
     }
     opmap_result_segments(r, &seg);
-    if (r->format == OPMAP_FORMAT_PYTHON) /* code, not a graph: no segments to speak of */
+    if (om_format_has(r->format, OPMAP_FORMAT_TRAIT_SOURCES)) /* code, not a graph: no segments to speak of */
         om_out_printf(o, "<p>Python sources: %" PRIu64 " files, %" PRIu64 " lines, %" PRIu64
                          " not scanned; each pattern is a rule of data/source_rules.yaml, its "
                          "places are file:line:column.</p>", r->src_files, r->src_lines,
@@ -712,7 +712,7 @@ static void model_section(om_out *o, const opmap_result *r)
         }
         om_out_str(o, "</ul></details>");
     }
-    if (r->format == OPMAP_FORMAT_ONNX) {
+    if (om_format_has(r->format, OPMAP_FORMAT_TRAIT_ATC)) {
         size_t c;
         om_out_str(o, "<details open><summary>ATC command line</summary>");
         for (c = 0; c < r->n_chips; c++) {

@@ -8,6 +8,7 @@
 #include <opmap/version.h>
 
 #include "estimate/portfolio.h"
+#include "readers/formats.h"
 #include "core/out.h"
 
 #include <opmap/policy.h>

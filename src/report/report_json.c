@@ -454,7 +454,7 @@ static void next_json(jsonw *w, const opmap_result *r)
     jw_object(w);
     jw_key(w, "atc");
     jw_array(w);
-    for (c = 0; r->format == OPMAP_FORMAT_ONNX && c < r->n_chips; c++)
+    for (c = 0; om_format_has(r->format, OPMAP_FORMAT_TRAIT_ATC) && c < r->n_chips; c++)
         atc_json(w, r, c);
     jw_end_array(w);
     jw_key(w, "torch_npu");
@@ -553,7 +553,7 @@ static void model_json(jsonw *w, const opmap_result *r, const opmap_headline *h)
     jw_kstring(w, "file", r->model_name);
     headline(w, h, NULL);
     jw_kstring(w, "format", opmap_format_name(r->format));
-    if (r->format == OPMAP_FORMAT_PYTHON)
+    if (om_format_has(r->format, OPMAP_FORMAT_TRAIT_SOURCES))
         sources_json(w, r);
     jw_kint(w, "ir_version", r->ir_version);
     jw_key(w, "producer");

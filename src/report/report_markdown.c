@@ -90,18 +90,18 @@ static void next_commands(om_out *o, const om_report_in *in)
     size_t i, k, shown = 0;
     for (i = 0; i < in->count; i++) {
         const opmap_result *r = in->results[i];
-        size_t n = r->format == OPMAP_FORMAT_ONNX ? r->n_chips : om_torch_npu_step_count(r);
+        size_t n = om_format_has(r->format, OPMAP_FORMAT_TRAIT_ATC) ? r->n_chips : om_torch_npu_step_count(r);
         for (k = 0; k < n; k++) {
             if (!shown++)
                 om_out_str(o, "\n### Next commands\n\n");
-            if (r->format == OPMAP_FORMAT_ONNX)
+            if (om_format_has(r->format, OPMAP_FORMAT_TRAIT_ATC))
                 om_atc_command(r, k, cmd, sizeof(cmd));
             else
                 om_torch_npu_step(r, k, cmd, sizeof(cmd));
             om_out_str(o, "- `");
             code_span_text(o, cmd);
             om_out_str(o, "`");
-            if (r->format == OPMAP_FORMAT_ONNX) {
+            if (om_format_has(r->format, OPMAP_FORMAT_TRAIT_ATC)) {
                 om_atc_notes(r, k, cmd, sizeof(cmd));
                 if (cmd[0]) {
                     om_out_str(o, " (");

@@ -281,9 +281,9 @@ static void advice_lines(om_out *o, const opmap_result *r)
 static void next_command_lines(om_out *o, const opmap_result *r)
 {
     char cmd[4096];
-    size_t k, n = r->format == OPMAP_FORMAT_ONNX ? r->n_chips : om_torch_npu_step_count(r);
+    size_t k, n = om_format_has(r->format, OPMAP_FORMAT_TRAIT_ATC) ? r->n_chips : om_torch_npu_step_count(r);
     for (k = 0; k < n; k++) {
-        if (r->format == OPMAP_FORMAT_ONNX) {
+        if (om_format_has(r->format, OPMAP_FORMAT_TRAIT_ATC)) {
             om_atc_command(r, k, cmd, sizeof(cmd));
             om_out_str(o, "  next (");
             om_out_term(o, r->chips[k]);
@@ -294,7 +294,7 @@ static void next_command_lines(om_out *o, const opmap_result *r)
         }
         om_out_term(o, cmd);
         om_out_str(o, "\n");
-        if (r->format == OPMAP_FORMAT_ONNX) {
+        if (om_format_has(r->format, OPMAP_FORMAT_TRAIT_ATC)) {
             om_atc_notes(r, k, cmd, sizeof(cmd));
             if (cmd[0]) {
                 om_out_str(o, "           ");
@@ -505,7 +505,7 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
         om_out_term(o, r->opsets[i].domain);
         om_out_printf(o, " %" PRId64, r->opsets[i].version);
     }
-    if (r->format == OPMAP_FORMAT_PYTHON)
+    if (om_format_has(r->format, OPMAP_FORMAT_TRAIT_SOURCES))
         om_out_printf(o, ", %" PRIu64 " files, %" PRIu64 " lines", r->src_files, r->src_lines);
     if (r->src_not_read)
         om_out_printf(o, ", %" PRIu64 " not scanned", r->src_not_read);
@@ -538,7 +538,7 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
     }
     om_out_str(o, "\n");
     tnpu_line(o, r);
-    if (r->format == OPMAP_FORMAT_PYTHON)
+    if (om_format_has(r->format, OPMAP_FORMAT_TRAIT_SOURCES))
         om_out_printf(o, "  %" PRIu64 " places in the code, %" PRIu64 " distinct patterns:",
                       s->instances_total, s->operators_total);
     else
@@ -578,7 +578,7 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
         om_out_str(o, "  (no operators)\n\n");
         return;
     }
-    if (r->format == OPMAP_FORMAT_PYTHON)
+    if (om_format_has(r->format, OPMAP_FORMAT_TRAIT_SOURCES))
         om_out_printf(o, "\n  %-10s %-40s %6s %9s  ", "STATUS", "PATTERN", "", "PLACES");
     else
         om_out_printf(o, "\n  %-10s %-40s %6s %9s  ", "STATUS", "OPERATOR", "OPSET", "INSTANCES");

@@ -19,10 +19,10 @@ static int onnx_op(const ir_node *n, const char *op)
     return strcmp(n->domain, "ai.onnx") == 0 && strcmp(n->op, op) == 0;
 }
 
-int om_advice_applies(int detector, int onnx)
+int om_advice_applies(int detector, int atc)
 {
-    /* the ATC conversion advice reads ONNX graphs; aten_gelu reads ATen ones */
-    return detector == OM_DET_ATEN_GELU ? !onnx : onnx;
+    /* the ATC conversion advice reads the graphs ATC converts; aten_gelu reads ATen ones */
+    return detector == OM_DET_ATEN_GELU ? !atc : atc;
 }
 
 /* Counts a match and keeps the first one's path. */

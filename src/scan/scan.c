@@ -67,7 +67,7 @@ static int on_instance(void *payload, const om_visit *v)
         return rc < 0 ? om_scan_oom(g) : OPMAP_OK;
     /* a printed graph's constants are values (kept as the arguments of the calls that use
      * them), as an archive's are: a 0-dim Double constant is a Python number, no tensor op */
-    if (res->format == OPMAP_FORMAT_TORCHSCRIPT_GRAPH && strcmp(n->domain, "prim") == 0 &&
+    if (om_format_has(res->format, OPMAP_FORMAT_TRAIT_PRINTED) && strcmp(n->domain, "prim") == 0 &&
         strcmp(n->op, "Constant") == 0)
         return OPMAP_OK;
 
@@ -97,7 +97,7 @@ static int on_instance(void *payload, const om_visit *v)
     if (rc)
         return rc;
     for (j = 0; g->advice && j < g->table->n_advice; j++)
-        if (om_advice_applies(g->table->advice[j].detector, res->format == OPMAP_FORMAT_ONNX))
+        if (om_advice_applies(g->table->advice[j].detector, g->atc))
             om_advice_visit(g->table->advice[j].detector, &g->advice[j], v);
     if ((rc = om_risks_instance(res, op, v)))
         return rc == OPMAP_ENOMEM ? om_scan_oom(g) : rc;
@@ -129,7 +129,7 @@ static int finish_advice(group *g)
         const om_advice_rule *rule = &g->table->advice[i];
         om_advice_state *st = &g->advice[i];
         om_advice *a;
-        if (!om_advice_applies(rule->detector, res->format == OPMAP_FORMAT_ONNX))
+        if (!om_advice_applies(rule->detector, g->atc))
             continue;
         if (!om_advice_finish(rule->detector, st, res->inputs, res->n_inputs))
             continue;
@@ -437,6 +437,7 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
         rc = om_fail_mem(err, &res->mem, model->ir.name);
         goto done;
     }
+    g.atc = om_format_has(res->format, OPMAP_FORMAT_TRAIT_ATC);
     if (table->n_advice &&
         !(g.advice = om_calloc(&res->mem, table->n_advice, sizeof(*g.advice)))) {
         rc = om_fail_mem(err, &res->mem, model->ir.name);

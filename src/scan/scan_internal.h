@@ -5,6 +5,7 @@
 #define OM_SCAN_INTERNAL_H
 
 #include "ir/ir.h"
+#include "readers/formats.h"
 #include "rules/advice.h"
 #include "rules/pattern_match.h"
 #include "table/npu_version.h"
@@ -22,7 +23,8 @@ typedef struct group {
     opmap_op **index;         /* open addressing over (domain, op, opset) */
     size_t index_cap;
     ir_interner names;        /* names of ATen fallback operators, for the index */
-    om_advice_state *advice;  /* per table advice entry (ONNX models only), or NULL */
+    om_advice_state *advice;  /* per table advice entry, or NULL */
+    int atc;                  /* the model's operators are answered as ATC converts them */
     om_pattern_run patterns;  /* the table's patterns over the instances (patterns.c) */
     struct om_pat_found *found; /* per pattern, or NULL */
     const struct opmap_results *results; /* device results to match, or NULL */
