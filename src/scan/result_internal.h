@@ -35,12 +35,9 @@ typedef struct om_verified {
     double max_abs, max_rel, cpu_ms, device_ms;   /* NaN: not measured */
     uint64_t instances;       /* instances with its signature */
     const char *example;      /* the first one's node path */
-    size_t entry;             /* while scanning: its index in the results set */
 } om_verified;
 
 #define OM_MAX_VERIFIED 64    /* device results kept per operator */
-
-#define OM_MAX_CASES 4
 
 struct opmap_op {
     const char *domain, *name;
@@ -56,12 +53,6 @@ struct opmap_op {
     const char *notes, *hint, *ascend_op, *aclnn, *api, *engine;
     const char *becomes;      /* what it ends as on Ascend, for reports (see new_op) */
     const char *becomes_how;  /* the row's ascend.how, or "" */
-    /* while scanning: the row's `becomes` cases the instances took (a few kept, counted)
-     * and the instances none decided; finish_ops() makes `becomes` from them */
-    const char *case_seen[OM_MAX_CASES];
-    uint64_t case_count[OM_MAX_CASES];
-    uint8_t n_cases_seen, has_cases;
-    uint64_t cases_undecided;
     const char **sources;
     size_t n_sources;
     const char **paths;
@@ -86,14 +77,7 @@ struct opmap_op {
     size_t n_verified;
     uint64_t verified_dropped; /* matched results beyond OM_MAX_VERIFIED */
     uint8_t verify_state;      /* OPMAP_VERIFY_* */
-    uint8_t verify_failed;     /* while scanning: a matching result failed */
     uint64_t verified_instances;
-    /* while scanning */
-    om_vec verified_vec;      /* om_verified */
-    om_vec path_vec;          /* const char* */
-    om_vec loc_vec;           /* const char*, parallel to path_vec, once a location is known */
-    om_vec reason_vec;        /* om_reason */
-    const void *key_domain, *key_op;  /* the model's interned pointers */
 };
 
 typedef struct om_diag {

@@ -22,7 +22,7 @@ typedef struct project {
     group g;
     const om_source_rules *rules;
     om_sr_index ix;
-    opmap_op **by_rule;          /* per rule of the table, once found */
+    om_op_work **by_rule;        /* per rule of the table, once found */
     om_vec sites;                /* py_site, one file's */
 } project;
 
@@ -58,9 +58,6 @@ static opmap_op *new_finding(project *p, const om_source_rule *rule)
     op->status = om_sr_op_status(rule->status);
     op->effort = rule->weight;
     op->n_chips = res->n_chips;
-    om_vec_init(&op->path_vec, sizeof(const char *));
-    om_vec_init(&op->loc_vec, sizeof(const char *));
-    om_vec_init(&op->reason_vec, sizeof(om_reason));
     if (!(op->domain = om_arena_strdup(A, "py")) || !(op->name = om_arena_strdup(A, rule->id)) ||
         !(op->exported_as = om_arena_strdup(A, "")) ||
         !(op->chip_status = om_arena_array(A, res->n_chips, sizeof(int))) ||
@@ -95,17 +92,15 @@ static int add_instance(project *p, const om_source_rule *rule, const char *file
 {
     opmap_result *res = p->g.res;
     size_t idx = (size_t)(rule - p->rules->rules);
-    opmap_op *op = p->by_rule[idx];
+    om_op_work *w = p->by_rule[idx];
+    opmap_op *op;
     const char **path, **loc;
-    if (!op) {
-        opmap_op **slot;
-        if (!(op = new_finding(p, rule)) || !(slot = om_vec_push(&p->g.ops, &res->mem)))
-            return om_scan_oom(&p->g);
-        *slot = p->by_rule[idx] = op;
-    }
-    op->instances++;
-    if (!(path = om_vec_push(&op->path_vec, &res->mem)) ||
-        !(loc = om_vec_push(&op->loc_vec, &res->mem)))
+    if (!w && (!(op = new_finding(p, rule)) || !(w = om_scan_work_new(&p->g, op))))
+        return om_scan_oom(&p->g);
+    p->by_rule[idx] = w;
+    w->op->instances++;
+    if (!(path = om_vec_push(&w->paths, &res->mem)) ||
+        !(loc = om_vec_push(&w->locs, &res->mem)))
         return om_scan_oom(&p->g);
     *path = line ? om_arena_printf(&res->arena, "%s:%u:%u %s", file, (unsigned)line,
                                    (unsigned)col, text)
@@ -194,17 +189,9 @@ static int finish(project *p)
     opmap_result *res = p->g.res;
     size_t i;
     int rc;
-    for (i = 0; i < p->g.ops.len; i++) {
-        opmap_op *op = OM_VEC_AT(&p->g.ops, opmap_op *, i);
-        if (!(op->paths = om_arena_array(&res->arena, op->path_vec.len, sizeof(char *))) ||
-            !(op->locations = om_arena_array(&res->arena, op->loc_vec.len, sizeof(char *))))
-            return om_scan_oom(&p->g);
-        memcpy(op->paths, op->path_vec.data, op->path_vec.len * sizeof(char *));
-        memcpy(op->locations, op->loc_vec.data, op->loc_vec.len * sizeof(char *));
-        op->n_paths = op->path_vec.len;
-        om_vec_free(&op->path_vec, &res->mem);
-        om_vec_free(&op->loc_vec, &res->mem);
-    }
+    for (i = 0; i < p->g.ops.len; i++)
+        if ((rc = om_scan_work_finish(&p->g, OM_VEC_AT(&p->g.ops, om_op_work *, i))))
+            return rc;
     if ((rc = om_scan_list_ops(&p->g)) != OPMAP_OK)
         return rc;
     if (om_scan_torch_npu_needed(res) != OPMAP_OK)
