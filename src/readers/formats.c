@@ -68,19 +68,20 @@ static int read_onnx(ir_model *m, const unsigned char *data, uint64_t size,
  * and lite bytecode apart; ONNX takes anything left, and its reader says clearly when the
  * bytes are not a ModelProto. Python sources are never opened as a model. */
 static const om_format formats[] = {
-    { OPMAP_FORMAT_TORCH_EXPORT, "torch-export", "torch.export programs (torch.export.save)",
+    { OPMAP_FORMAT_TORCH_EXPORT, "torch-export", "torch.export programs, as torch.export.save writes them",
       ".pt2", ATEN, 0, sniff_zip, read_export,
       "model = torch.export.load(", ").module().to(\"npu\")  # and every input .to(\"npu\")" },
-    { OPMAP_FORMAT_TORCHSCRIPT, "torchscript", "TorchScript archives (torch.jit.save)",
+    { OPMAP_FORMAT_TORCHSCRIPT, "torchscript", "TorchScript archives, as torch.jit.save writes them",
       ".pt .ptl", ATEN, 0, sniff_zip, read_ts_archive,
       "model = torch.jit.load(", ").npu()  # and every input .npu()" },
     { OPMAP_FORMAT_TORCHSCRIPT_GRAPH, "torchscript-graph",
-      "printed TorchScript graphs (str(module.inlined_graph), starting graph()", ".txt",
+      "printed TorchScript graphs: text starting graph(, as str(module.inlined_graph) "
+      "prints it", ".txt",
       ATEN | OPMAP_FORMAT_TRAIT_PRINTED, 1, sniff_graph_text, read_graph_text,
       "model = model.npu()  # the module the graph was printed from; and every input .npu()",
       NULL },
     { OPMAP_FORMAT_ONNX, "onnx", "ONNX models", ".onnx", ATC, 0, NULL, read_onnx, NULL, NULL },
-    { OPMAP_FORMAT_PYTHON, "python", "Python sources of the training code (and CUDA files)",
+    { OPMAP_FORMAT_PYTHON, "python", "the training code: Python sources, and CUDA files",
       ".py .cu .cuh", OPMAP_FORMAT_TRAIT_SOURCES, 0, NULL, NULL, NULL, NULL },
 };
 

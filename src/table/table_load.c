@@ -267,8 +267,10 @@ static int parse_row_evidence(ld *l, const yt_node *map, opmap_row *row)
 /* ---- advice ---- */
 
 static const char *const detector_names[OM_DET_COUNT] = {
-    "", "dynamic_batch", "shape_arithmetic", "small_channel_input", "image_input", "gelu",
-    "variance_in_fp16", "token_count_not_16", "aten_gelu"
+    "",
+#define OM_DETECTOR(id, name, graphs, matches) name,
+#include "detectors.def"
+#undef OM_DETECTOR
 };
 
 int om_detector_from_name(const char *name)
