@@ -158,6 +158,14 @@ static void headline_section(om_out *o, const om_report_in *in)
         om_out_html(o, in->view->reexport);
         om_out_str(o, "</div></div>");
     }
+    if (!h->models) { /* no model read: no figure describes anything (the files follow) */
+        om_out_str(o, "<div class=\"hl\"><div class=\"k\">no model read</div></div>");
+        if (kinds[0])
+            om_out_printf(o, "<div class=\"hl\"><div class=\"k\">because of</div><div>%s</div>"
+                          "</div>", kinds);
+        om_out_str(o, "</section>");
+        return;
+    }
     om_out_printf(o, "<div class=\"hl\"><div class=\"big\" id=\"coverage\">%s</div><div "
                   "class=\"k\">of the placed instances on the NPU (%" PRIu64 " of %" PRIu64
                   ")</div></div>", cov, h->on_npu, h->placed);

@@ -171,6 +171,10 @@ static void headline(om_out *o, const om_report_in *in)
         om_out_md(o, in->view->reexport);
         om_out_str(o, "**");
     }
+    if (!h->models) { /* no model read: no figure describes anything (the files follow) */
+        om_out_str(o, " · no model read\n\n");
+        return;
+    }
     if (in->view->sources_only) {
         om_out_printf(o, " · no graph scanned (Python sources only) · runs as-is: %" PRIu64
                       " of %" PRIu64 " patterns, %" PRIu64 " of %" PRIu64 " places%s\n\n",

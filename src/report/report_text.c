@@ -107,6 +107,10 @@ static void headline_lines(om_out *o, const opmap_headline *h, const char *label
         om_out_str(o, "\n  first: ");
         om_out_term(o, reexport);
     }
+    if (!h->models) { /* no model read: no figure describes anything (the files follow) */
+        om_out_str(o, "\n");
+        return;
+    }
     if (sources_only) { /* no graph: nothing is placed, the patterns are what there is */
         om_out_printf(o, "\n  coverage: no graph scanned (Python sources only)\n");
         om_out_printf(o, "  runs as-is: %" PRIu64 " of %" PRIu64 " patterns, %" PRIu64 " of %"
