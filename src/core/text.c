@@ -122,8 +122,7 @@ double om_measure_round(double v)
     return t[0] ? om_measure_value(t) : NAN;
 }
 
-/* The first occurrence of needle in s[0, n), or NULL. */
-static const char *find_in(const char *s, size_t n, const char *needle)
+const char *om_find_in(const char *s, size_t n, const char *needle)
 {
     size_t k = strlen(needle), i;
     for (i = 0; i + k <= n; i++)
@@ -135,12 +134,12 @@ static const char *find_in(const char *s, size_t n, const char *needle)
 int om_installed_path(const char *path, size_t n)
 {
     const char *p = path, *end = path + n;
-    if (find_in(path, n, "/site-packages/") || find_in(path, n, "/dist-packages/"))
+    if (om_find_in(path, n, "/site-packages/") || om_find_in(path, n, "/dist-packages/"))
         return 1;
     /* code made at run time (a dataclass's __init__, frozen importlib): nobody's file */
     if ((n == 8 && memcmp(path, "<string>", 8) == 0) || (n > 8 && memcmp(path, "<frozen ", 8) == 0))
         return 1;
-    while ((p = find_in(p, (size_t)(end - p), "/lib/python"))) { /* lib/python3.11/ */
+    while ((p = om_find_in(p, (size_t)(end - p), "/lib/python"))) { /* lib/python3.11/ */
         const char *v = p += 11;
         while (p < end && ((*p >= '0' && *p <= '9') || *p == '.'))
             p++;
@@ -152,7 +151,7 @@ int om_installed_path(const char *path, size_t n)
 
 int om_tracer_path(const char *path, size_t n)
 {
-    return find_in(path, n, "/torch/jit/_trace.py") || find_in(path, n, "/torch/export/") ||
-           find_in(path, n, "/torch/_export/") || find_in(path, n, "/torch/_dynamo/") ||
-           find_in(path, n, "/torch/fx/");
+    return om_find_in(path, n, "/torch/jit/_trace.py") || om_find_in(path, n, "/torch/export/") ||
+           om_find_in(path, n, "/torch/_export/") || om_find_in(path, n, "/torch/_dynamo/") ||
+           om_find_in(path, n, "/torch/fx/");
 }

@@ -28,6 +28,10 @@ size_t om_utf8_len(const unsigned char *s, size_t n);
  * anything else; om_measure_round is the value of the text (magnitudes below 1e-300 are 0:
  * their digits would not survive the trip).
  */
+/* The first occurrence of the NUL-terminated `needle` in s[0, n) (no NUL needed there), or
+ * NULL. */
+const char *om_find_in(const char *s, size_t n, const char *needle);
+
 /*
  * 1 when the source file path[0, n) is not the user's own code: an installed package or
  * Python's own library (a site-packages or dist-packages folder, or lib/pythonX.Y/), or
