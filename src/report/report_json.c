@@ -201,6 +201,8 @@ static void op_json(jsonw *w, const opmap_result *r, const opmap_op *op)
         jw_kstring(w, "exported_as", op->exported_as);
     if (op->source) {
         jw_kstring(w, "rule_status", om_sr_status_name(op->sr_status));
+        if (op->guarded)
+            jw_kbool(w, "guarded", 1);
         jw_kstring(w, "grade", om_grade_name(op->grade));
     }
     jw_key(w, "chips");

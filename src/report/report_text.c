@@ -46,8 +46,9 @@ static void status_cell(om_out *o, int status, int colour)
 /* A source finding says what the migration does: automatic, renamed, manual, ... */
 static void op_status_cell(om_out *o, const opmap_op *op, int colour)
 {
-    named_status_cell(o, op->source ? om_sr_status_name(op->sr_status)
-                                    : opmap_op_status_name(op->status), op->status, colour);
+    named_status_cell(o, op->guarded  ? "guarded"
+                         : op->source ? om_sr_status_name(op->sr_status)
+                                      : opmap_op_status_name(op->status), op->status, colour);
 }
 
 /* Where a source finding is: its first places, each "file:line:col text". */

@@ -78,6 +78,12 @@ struct opmap_op {
     uint8_t source;           /* a source rule's finding (domain "py"; row is NULL) */
     uint8_t grade;            /* ... its evidence grade, OM_GRADE_* */
     uint8_t sr_status;        /* ... the rule's status, OM_SR_* (table/source_rules.h) */
+    uint8_t guarded;          /* ... every import of it under try/except ImportError: the
+                                 code has a fallback, so it is a note, not a blocker */
+    uint64_t guarded_places;  /* ... while scanning: the places that are such imports */
+    uint64_t import_places;   /* ... and the places that are imports at all */
+    const char *charged_with; /* ... a rule of a group (a CUDA extension) charged with the
+                                 group's first finding, named here; NULL otherwise */
     uint32_t dtypes_seen;     /* bit per dtype of input 0 over the instances (bit 0: unknown) */
     om_reason *reasons;
     size_t n_reasons;

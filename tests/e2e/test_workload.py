@@ -7,7 +7,11 @@
 - on a Mixtral-style decoder, training advice names no npu kernel without a backward (each
   checked with `opmap table show`), while inference advice may (npu_moe_gating_top_k_softmax);
 - shards scanned for training merge to the bytes of one scan; a report of another workload
-  is refused; an unknown workload is a usage error.
+  is refused; an unknown workload is a usage error;
+- a training project with a flash_attn import guarded by try/except ImportError, a
+  JIT-loaded CUDA extension and torch.compile: the guarded import blocks nothing (full, no
+  charge), the extension (its load() and its .cu file) is charged once, torch.compile is
+  reported; the report merges back to the same bytes.
 
     test_workload.py OPMAP
 """
@@ -44,6 +48,59 @@ def has_backward(opmap, kernel, cache={}):
         m = re.search(r"^  backward:\s+(\w+)", out, re.M)
         cache[kernel] = bool(m) and m.group(1) not in ("missing", "rewrite")
     return cache[kernel]
+
+
+TRAIN_PY = """import torch
+from torch.utils.cpp_extension import load
+
+try:
+    from flash_attn import flash_attn_func
+    HAS_FLASH = True
+except (ImportError, OSError):
+    flash_attn_func = None
+    HAS_FLASH = False
+
+ext = load(name="fused", sources=["kernel.cu"])
+
+
+def train(model, data):
+    model = torch.compile(model)
+    for x in data:
+        model(x).sum().backward()
+"""
+
+
+def training_project(opmap, bad):
+    with tempfile.TemporaryDirectory() as tmp:
+        proj = os.path.join(tmp, "proj")
+        os.mkdir(proj)
+        with open(os.path.join(proj, "train.py"), "w") as f:
+            f.write(TRAIN_PY)
+        with open(os.path.join(proj, "kernel.cu"), "w") as f:
+            f.write("__global__ void k(float *x) { x[0] = 1; }\n")
+        out = os.path.join(tmp, "p.json")
+        run(opmap, "scan", "--format", "json", "-o", out, proj)
+        with open(out) as f:
+            d = json.load(f)
+        m = d["models"][0]
+        ops = {o["op_type"]: o for o in m["operators"]}
+        fa = ops.get("import-flash-attn", {})
+        if fa.get("status") != "full" or not fa.get("guarded") or fa["effort"]["expected"] != 0:
+            bad.append("guarded flash_attn import: %s" % {k: fa.get(k) for k in ("status", "guarded", "effort")})
+        if "source-rewrite" in m["headline"]["blocking"] and \
+                all(o["status"] != "rewrite" for n, o in ops.items() if n != "import-flash-attn"):
+            bad.append("the guarded import blocks the project")
+        ext = [ops[n]["effort"]["expected"] for n in ("cpp-extension-load", "file-cu") if n in ops]
+        if len(ext) != 2 or sorted(ext)[0] != 0 or sorted(ext)[1] == 0:
+            bad.append("the CUDA extension is not charged once: %s" % ext)
+        if "torch-compile" not in ops:
+            bad.append("torch.compile is not reported: %s" % sorted(ops))
+        merged = run(opmap, "merge", "--format", "json", out)
+        with open(out) as f:
+            if merged.stdout != f.read():
+                bad.append("the training project's report does not merge back (%s)" % merged.stderr[:300])
+        print("training project: %s" % ", ".join("%s %s %.1f" % (n, o["status"], o["effort"]["expected"])
+                                                 for n, o in sorted(ops.items())))
 
 
 def main(argv):
@@ -101,6 +158,7 @@ def main(argv):
         p = run(opmap, "merge", "--format", "json", a, other)
         if p.returncode != 3 or "workload" not in p.stderr:
             bad.append("merge of two workloads: exit %d %s" % (p.returncode, p.stderr[:200]))
+    training_project(opmap, bad)
     p = run(opmap, "scan", "--workload", "finetune", RESNET)
     if p.returncode != 2 or "--workload" not in p.stderr:
         bad.append("--workload finetune: exit %d %s" % (p.returncode, p.stderr[:200]))
