@@ -40,6 +40,10 @@ const cli_option cli_options[] = {
       "how the model will run (default eager); graph: torch.compile with torchair, so each "
       "ATen operator of a TorchScript or torch.export model also needs a torchair converter "
       "that does not raise (ONNX models are unchanged)" },
+    { "workload", OPT_WORKLOAD, 0, "inference|training", S | B, CLI_SEC_ANSWER,
+      "what the model is run for (default inference); training: each ATen operator also "
+      "needs its backward on the NPU, and fused-kernel advice names only kernels with a "
+      "backward (ONNX models are inference graphs: answered for inference)" },
     { "format", OPT_FORMAT, 0, "F[,F...]", S | M, CLI_SEC_REPORTS,
       "{reports} (every format; atc-precheck: the check_result.json atc --mode=3 would "
       "write)" },

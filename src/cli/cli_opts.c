@@ -157,6 +157,20 @@ static int parse_version_option(int c, const char *arg, scan_opts *o)
     return 1;
 }
 
+/* An option of two words (--mode eager|graph, --workload inference|training): *out 0 for
+ * the first (the default), 1 for the second, as their enums number them; 0 on a usage
+ * error, said. */
+static int parse_choice(const char *opt, const char *arg, const char *first, const char *second,
+                        int *out)
+{
+    if (strcmp(arg, first) != 0 && strcmp(arg, second) != 0) {
+        cli_fail("%s: '%s' is not %s or %s", opt, arg, first, second);
+        return 0;
+    }
+    *out = strcmp(arg, second) == 0;
+    return 1;
+}
+
 int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const cli_command_help *help)
 {
     struct option longopts[64];
@@ -223,11 +237,12 @@ int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const cli_comma
                 return EXIT_USAGE;
             break;
         case OPT_MODE:
-            if (strcmp(optarg, "eager") != 0 && strcmp(optarg, "graph") != 0) {
-                cli_fail("--mode: '%s' is not eager or graph", optarg);
+            if (!parse_choice("--mode", optarg, "eager", "graph", &o->mode))
                 return EXIT_USAGE;
-            }
-            o->mode = strcmp(optarg, "graph") == 0 ? OPMAP_MODE_GRAPH : OPMAP_MODE_EAGER;
+            break;
+        case OPT_WORKLOAD:
+            if (!parse_choice("--workload", optarg, "inference", "training", &o->workload))
+                return EXIT_USAGE;
             break;
         case OPT_TORCH_NPU:
         case OPT_CANN:

@@ -166,14 +166,19 @@ static int read_chips(rr *r, opmap_result *res, const oj_value *o, opmap_op *op)
 static int read_rule(rr *r, const oj_value *o, opmap_op *op)
 {
     const om_source_rule *rule;
+    const oj_value *g = oj_get(o, "guarded");
     const char *rs, *grade;
-    int rc;
+    int rc, want;
     if ((rc = rr_str(r, o, "rule_status", NULL, &rs)) || (rc = rr_str(r, o, "grade", NULL, &grade)))
         return rc;
+    if (g && g->type != OJ_TRUE)
+        return rr_fail(r, g, "guarded", "only true is written");
     if (strcmp(op->domain, "py") != 0 || !(rule = om_source_rule_find(r->rules, op->name)))
         return rr_fail(r, o, "op_type", "%.60s::%.60s is no source rule of this opmap",
                        op->domain, op->name);
-    if (op->opset != 0 || op->status != om_sr_op_status(rule->status) ||
+    /* an import under try/except ImportError everywhere is full (source_scan.c, guard) */
+    want = g && rule->status != OM_SR_UNCHANGED ? OPMAP_OP_FULL : om_sr_op_status(rule->status);
+    if (op->opset != 0 || op->status != want ||
         strcmp(rs, om_sr_status_name(rule->status)) != 0 ||
         strcmp(grade, om_grade_name(rule->grade)) != 0)
         return rr_fail(r, o, "rule_status", "%s/%s for rule %.60s, which is %s/%s here: the "
@@ -181,6 +186,7 @@ static int read_rule(rr *r, const oj_value *o, opmap_op *op)
                        rs, rule->id, opmap_op_status_name(om_sr_op_status(rule->status)),
                        om_sr_status_name(rule->status));
     op->source = 1;
+    op->guarded = g != NULL;
     op->sr_status = (uint8_t)rule->status;
     op->grade = rule->grade;
     return OPMAP_OK;
@@ -216,6 +222,22 @@ static int read_ascend(rr *r, opmap_result *res, const oj_value *o, opmap_op *op
         (rc = opt_str(r, a, "engine", A, &op->engine)) ||
         (rc = opt_str(r, o, "notes", A, &op->notes)) || (rc = opt_str(r, o, "hint", A, &op->hint)))
         return rc;
+    if ((a = oj_get(o, "backward"))) {
+        /* a training scan's backward answer: written as read */
+        static const char *const st[] = { "full", "partial", "rewrite", "missing", "none",
+                                          "decomposed" };
+        const char *s;
+        size_t k;
+        if ((rc = rr_obj(r, o, "backward", &a)) || (rc = rr_str(r, a, "status", NULL, &s)))
+            return rc;
+        for (k = 0; k < sizeof(st) / sizeof(st[0]) && strcmp(s, st[k]) != 0; k++)
+            ;
+        if (k == sizeof(st) / sizeof(st[0]))
+            return rr_fail(r, a, "backward.status", "not a backward status");
+        op->bw_status = st[k];
+        if ((rc = rr_str(r, a, "ops", A, &op->bw_ops)) || (rc = rr_str(r, a, "note", A, &op->bw_note)))
+            return rc;
+    }
     return OPMAP_OK;
 }
 

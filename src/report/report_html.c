@@ -423,6 +423,16 @@ static void op_details(om_out *o, const opmap_result *r, const om_vop *vop, int 
         om_out_str(o, "</ul>");
     }
     verified_list(o, op);
+    if (op->bw_status && op->bw_status[0]) { /* a training scan: what the gradient runs */
+        om_out_str(o, "<div><b>Backward:</b> ");
+        om_out_html(o, op->bw_status);
+        if (op->bw_ops[0]) {
+            om_out_str(o, " (");
+            om_out_html(o, op->bw_ops);
+            om_out_str(o, ")");
+        }
+        om_out_str(o, "</div>");
+    }
     if (vop->next_step ? vop->next_step[0] : op->hint[0]) {
         om_out_str(o, "<div><b>Next step:</b> ");
         om_out_html(o, vop->next_step ? vop->next_step : op->hint);
@@ -617,6 +627,10 @@ static void tnpu_header(om_out *o, const om_report_in *in)
     if (om_report_mode(in) == OPMAP_MODE_GRAPH) {
         om_out_str(o, " &middot; mode ");
         om_out_html(o, om_report_graph_mode_text);
+    }
+    if (om_report_workload(in) == OPMAP_WORKLOAD_TRAINING) {
+        om_out_str(o, " &middot; workload ");
+        om_out_html(o, om_report_training_text);
     }
     om_out_str(o, " &middot; minimum torch_npu ");
     if (!need) {

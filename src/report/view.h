@@ -120,6 +120,7 @@ enum {
     OM_FACT_ADVICE_LINE,        /* a distinct source line of an advice: "model.py:38" */
     OM_FACT_NEXT_COMMAND,       /* a next command */
     OM_FACT_SOURCE_PLACE,       /* a place of a source finding a summary shows */
+    OM_FACT_BACKWARD,           /* a training scan: what an operator's backward runs on */
     OM_FACT_KIND_COUNT
 };
 typedef int (*om_fact_fn)(void *payload, int kind, size_t model, const char *text,

@@ -15,7 +15,7 @@
 
 static const char *const kind_names[OM_FACT_KIND_COUNT] = {
     "verdict", "reexport", "on_ascend", "next_step", "advice", "advice_place", "advice_line",
-    "next_command", "source_place",
+    "next_command", "source_place", "backward",
 };
 
 const char *om_fact_kind_name(int kind)
@@ -37,6 +37,11 @@ static int op_facts(const om_vmodel *m, size_t i, const om_vop *x, om_fact_fn fn
         return rc;
     if (x->next_step &&
         (rc = fn(payload, OM_FACT_NEXT_STEP, i, x->next_step, MODEL_FACTS | F(CSV))))
+        return rc;
+    /* a summary's row and CSV's say the backward's status; JSON and HTML what it runs too */
+    if (op->bw_status && op->bw_status[0] &&
+        (rc = fn(payload, OM_FACT_BACKWARD, i, op->bw_status,
+                 F(TEXT) | F(JSON) | F(HTML) | F(CSV))))
         return rc;
     for (k = 0; op->source && work && op->locations && k < op->n_paths &&
                 k < OM_VIEW_SOURCE_PLACES; k++)

@@ -53,6 +53,8 @@ struct opmap_op {
     const char *notes, *hint, *ascend_op, *aclnn, *api, *engine;
     const char *becomes;      /* what it ends as on Ascend, for reports (see new_op) */
     const char *becomes_how;  /* the row's ascend.how, or "" */
+    /* a training scan: the row's backward answer (status "" otherwise) */
+    const char *bw_status, *bw_ops, *bw_note;
     const char **sources;
     size_t n_sources;
     const char **paths;
@@ -67,6 +69,10 @@ struct opmap_op {
     uint8_t source;           /* a source rule's finding (domain "py"; row is NULL) */
     uint8_t grade;            /* ... its evidence grade, OM_GRADE_* */
     uint8_t sr_status;        /* ... the rule's status, OM_SR_* (table/source_rules.h) */
+    uint8_t guarded;          /* ... every import of it under try/except ImportError: the
+                                 code has a fallback, so it is a note, not a blocker */
+    const char *charged_with; /* ... a rule of a group (a CUDA extension) charged with the
+                                 group's first finding, named here; NULL otherwise */
     uint32_t dtypes_seen;     /* bit per dtype of input 0 over the instances (bit 0: unknown) */
     om_reason *reasons;
     size_t n_reasons;
@@ -186,6 +192,8 @@ struct opmap_result {
     const char *table_origin, *table_name, *table_version, *torch_npu, *cann;
     const char *tnpu_target;  /* opmap_scan_options.torch_npu as given, or "" */
     int mode;                 /* opmap_scan_options.mode: OPMAP_MODE_EAGER or _GRAPH */
+    int workload;             /* OPMAP_WORKLOAD_*: what the result answers for */
+    uint8_t workload_narrowed; /* training asked, the model answered for inference (ONNX) */
     const char *tnpu_needed;  /* newest torch_npu.min of the rows matched, or "" */
     const char *tnpu_needed_by; /* "domain::name" of the first op (report order) needing it */
     const char **chips;

@@ -36,6 +36,9 @@ typedef struct om_op_work {
     uint8_t n_cases_seen, has_cases;
     uint64_t cases_undecided;
     uint8_t verify_failed;    /* a matching device result failed */
+    /* a source finding (source_scan.c): its places that are imports under try/except
+     * ImportError, and its places that are imports at all */
+    uint64_t guarded_places, import_places;
 } om_op_work;
 
 /* One scan in progress: the result it fills and the distinct operators so far. */
@@ -139,6 +142,8 @@ typedef struct om_graph_verdict {
     const om_evidence *ev;
 } om_graph_verdict;
 int om_graph_applies(const opmap_result *res);
+/* answer.c: a training scan of an ATen graph answers each operator's backward too. */
+int om_scan_backward_applies(const opmap_result *res);
 int om_graph_verdict_of(const opmap_table *t, const opmap_row *row, const ir_node *n,
                         om_graph_verdict *out);
 

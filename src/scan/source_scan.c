@@ -86,9 +86,10 @@ static opmap_op *new_finding(project *p, const om_source_rule *rule)
     return op;
 }
 
-/* One place the rule matched: "file:line:col" (or the file, for a file rule) and text. */
+/* One place the rule matched: "file:line:col" (or the file, for a file rule) and text;
+ * `guarded`: an import, under try/except ImportError (1) or not (0); -1: no import. */
 static int add_instance(project *p, const om_source_rule *rule, const char *file, uint32_t line,
-                        uint32_t col, const char *text)
+                        uint32_t col, const char *text, int guarded)
 {
     opmap_result *res = p->g.res;
     size_t idx = (size_t)(rule - p->rules->rules);
@@ -99,6 +100,8 @@ static int add_instance(project *p, const om_source_rule *rule, const char *file
         return om_scan_oom(&p->g);
     p->by_rule[idx] = w;
     w->op->instances++;
+    w->guarded_places += guarded == 1;
+    w->import_places += guarded >= 0;
     if (!(path = om_vec_push(&w->paths, &res->mem)) ||
         !(loc = om_vec_push(&w->locs, &res->mem)))
         return om_scan_oom(&p->g);
@@ -157,7 +160,7 @@ static int scan_file(project *p, const char *name, const unsigned char *text, si
     int rc;
     res->src_files++;
     res->src_lines += count_lines(text, len);
-    if (rule && (rc = add_instance(p, rule, name, 0, 0, "")))
+    if (rule && (rc = add_instance(p, rule, name, 0, 0, "", -1)))
         return rc;
     if (!is_python(name))
         return OPMAP_OK;
@@ -174,13 +177,65 @@ static int scan_file(project *p, const char *name, const unsigned char *text, si
             const py_site *s = &OM_VEC_AT(&p->sites, py_site, i);
             /* an import is found where its statement is: the line a reader edits */
             if ((rule = om_sr_match_site(&p->ix, s)) && s->kind == PY_SITE_IMPORT)
-                rc = add_instance(p, rule, name, s->stmt_line, s->stmt_col, s->name);
+                rc = add_instance(p, rule, name, s->stmt_line, s->stmt_col, s->name, s->guarded);
             else if (rule)
-                rc = add_instance(p, rule, name, s->line, s->col, s->text);
+                rc = add_instance(p, rule, name, s->line, s->col, s->text, -1);
         }
     }
     om_arena_free(&tmp);
     return rc;
+}
+
+/* A finding whose every import is under try/except ImportError: the code runs
+ * its fallback where the package is missing, as on Ascend; it costs what the fallback does
+ * (its own code, scanned), so the finding is a note at no charge. */
+static int guard(project *p, const om_op_work *w)
+{
+    opmap_result *res = p->g.res;
+    opmap_op *op = w->op;
+    size_t c;
+    if (!w->import_places || w->guarded_places != w->import_places ||
+        op->sr_status == OM_SR_UNCHANGED)
+        return OPMAP_OK;
+    op->guarded = 1;
+    op->status = OPMAP_OP_FULL;
+    for (c = 0; c < op->n_chips; c++)
+        op->chip_status[c] = OPMAP_OP_FULL;
+    memset(&op->effort, 0, sizeof(op->effort));
+    op->notes = om_arena_printf(&res->arena, "guarded: every import of it is under try/except "
+                                "ImportError, so where it is missing (on Ascend) the code runs "
+                                "its fallback, which costs what its own code does (scanned "
+                                "with the project); the hint says what replaces it for speed%s%s",
+                                op->notes[0] ? ". " : "", op->notes);
+    return op->notes ? OPMAP_OK : om_scan_oom(&p->g);
+}
+
+/* Rules of one group (a CUDA extension: its build entry, its kernels and headers) are one
+ * piece of work: the first found keeps its charge, the others say where it is counted. */
+static int charge_groups(project *p)
+{
+    opmap_result *res = p->g.res;
+    size_t i, j;
+    for (i = 0; i < p->rules->n_rules; i++) {
+        const om_source_rule *ri = &p->rules->rules[i];
+        opmap_op *first = p->by_rule[i] ? p->by_rule[i]->op : NULL;
+        if (!ri->group || !first || first->charged_with)
+            continue;
+        for (j = i + 1; j < p->rules->n_rules; j++) {
+            const om_source_rule *rj = &p->rules->rules[j];
+            opmap_op *op = p->by_rule[j] ? p->by_rule[j]->op : NULL;
+            if (!op || !rj->group || strcmp(rj->group, ri->group) != 0 || op->charged_with)
+                continue;
+            memset(&op->effort, 0, sizeof(op->effort));
+            op->charged_with = first->name;
+            if (!(op->notes = om_arena_printf(&res->arena, "one piece of work with py::%s "
+                                              "(%s), charged there%s%s", first->name, ri->group,
+                                              op->notes[0] ? ". " : "", op->notes)))
+                return om_scan_oom(&p->g);
+        }
+        first->charged_with = "";  /* the one charged: later rules of the group skip it */
+    }
+    return OPMAP_OK;
 }
 
 /* After the files: each finding's paths and locations fixed into the result. */
@@ -189,6 +244,11 @@ static int finish(project *p)
     opmap_result *res = p->g.res;
     size_t i;
     int rc;
+    for (i = 0; i < p->g.ops.len; i++)
+        if ((rc = guard(p, OM_VEC_AT(&p->g.ops, om_op_work *, i))))
+            return rc;
+    if ((rc = charge_groups(p)))
+        return rc;
     for (i = 0; i < p->g.ops.len; i++)
         if ((rc = om_scan_work_finish(&p->g, OM_VEC_AT(&p->g.ops, om_op_work *, i))))
             return rc;

@@ -33,6 +33,8 @@ typedef struct om_source_rule {
     int ignore_case;               /* string_arg, string: the value compared case aside */
     om_sr_status status;
     const char *replacement, *hint, *notes, *curated, *needs;
+    const char *group;             /* rules that are one piece of work (a CUDA extension's
+                                      build entry and its kernels): charged once per project */
     opmap_effort weight;           /* the row's, else weights[status] */
     const char **sources;
     size_t n_sources;

@@ -127,7 +127,8 @@ static int parse_match(yr *y, const yt_node *m, om_source_rule *rule)
 static int parse_rule(yr *y, om_source_rules *r, const yt_node *e, om_source_rule *rule)
 {
     static const char *const keys[] = { "id", "match", "status", "replacement", "hint", "notes",
-                                        "weight", "sources", "grade", "curated", "needs", NULL };
+                                        "weight", "sources", "grade", "curated", "needs", "group",
+                                        NULL };
     const yt_node *n;
     int rc, v = 0;
     if ((rc = yr_kind(y, e, YT_MAP, "a rule")) || (rc = yr_keys(y, e, keys, "a rule")) ||
@@ -140,7 +141,8 @@ static int parse_rule(yr *y, om_source_rules *r, const yt_node *e, om_source_rul
     rule->status = (om_sr_status)v;
     if ((rc = om_data_opt_str(y, e, "replacement", &rule->replacement)) ||
         (rc = om_data_opt_str(y, e, "hint", &rule->hint)) || (rc = om_data_opt_str(y, e, "notes", &rule->notes)) ||
-        (rc = om_data_opt_str(y, e, "curated", &rule->curated)) || (rc = om_data_opt_str(y, e, "needs", &rule->needs)))
+        (rc = om_data_opt_str(y, e, "curated", &rule->curated)) || (rc = om_data_opt_str(y, e, "needs", &rule->needs)) ||
+        (rc = om_data_opt_str(y, e, "group", &rule->group)))
         return rc;
     if (rule->needs && strcmp(rule->needs, "loop") != 0)
         return yr_bad(y, yt_get(e, "needs"), "unknown needs '%s' (expected loop)", rule->needs);

@@ -136,6 +136,51 @@ static void test_imports(void **state)
     done(s);
 }
 
+/* An import under `try:` is guarded when an `except` clause of that try catches a failed
+ * import (ImportError, ModuleNotFoundError, Exception, BaseException, bare); imports of the
+ * except, else and finally clauses, of a try catching something else, or after it are not. */
+static void test_guarded_imports(void **state)
+{
+    scan *s = run("try:\n"
+                  "    import flash_attn\n"
+                  "    if x:\n"
+                  "        import xformers\n"
+                  "except (ValueError, ImportError) as e:\n"
+                  "    import a_fallback\n"
+                  "else:\n"
+                  "    import b_else\n"
+                  "try:\n"
+                  "    import apex\n"
+                  "except ValueError:\n"
+                  "    pass\n"
+                  "def f():\n"
+                  "    try:\n"
+                  "        import triton\n"
+                  "    except:\n"
+                  "        triton = None\n"
+                  "    try:\n"
+                  "        import deepspeed\n"
+                  "    finally:\n"
+                  "        pass\n"
+                  "import torch\n");
+    size_t k;
+    static const char *const guarded[] = { "flash_attn", "xformers", "triton" };
+    (void)state;
+    assert_int_equal(s->rc, OPMAP_OK);
+    for (k = 0; k < s->sites.len; k++) {
+        const py_site *p = at(s, k);
+        size_t g;
+        int want = 0;
+        if (p->kind != PY_SITE_IMPORT)
+            continue;
+        for (g = 0; g < sizeof(guarded) / sizeof(guarded[0]); g++)
+            want |= strcmp(p->name, guarded[g]) == 0;
+        if (p->guarded != want)
+            fail_msg("import %s: guarded %d, expected %d", p->name, p->guarded, want);
+    }
+    done(s);
+}
+
 static void test_aliases_resolve(void **state)
 {
     scan *s = run("import torch as T\n"
@@ -456,6 +501,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_imports),
+        cmocka_unit_test(test_guarded_imports),
         cmocka_unit_test(test_aliases_resolve),
         cmocka_unit_test(test_methods_and_args),
         cmocka_unit_test(test_strings_and_comments_are_not_code),

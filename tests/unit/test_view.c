@@ -25,7 +25,7 @@
 #include "report/report_internal.h"
 #include "report/view.h"
 
-#define N_MODELS 4
+#define N_MODELS 5
 
 typedef struct fixture {
     opmap_ctx *ctx;
@@ -33,14 +33,16 @@ typedef struct fixture {
     opmap_result *res[N_MODELS];
 } fixture;
 
-static opmap_result *scan_file(fixture *f, const char *path)
+static opmap_result *scan_file(fixture *f, const char *path, int workload)
 {
+    opmap_scan_options opts = OPMAP_SCAN_OPTIONS_INIT;
     opmap_model *m;
     opmap_result *r;
     opmap_error err;
+    opts.workload = workload;
     if (opmap_model_open_file(&m, f->ctx, path, &err) != OPMAP_OK)
         fail_msg("%s: %s", path, err.message);
-    if (opmap_scan(&r, f->ctx, m, f->table, NULL, &err) != OPMAP_OK)
+    if (opmap_scan(&r, f->ctx, m, f->table, &opts, &err) != OPMAP_OK)
         fail_msg("%s: %s", path, err.message);
     opmap_model_free(m);
     return r;
@@ -55,11 +57,17 @@ static int setup(void **state)
     if (!f || opmap_ctx_new(&f->ctx, NULL, &err) != OPMAP_OK ||
         opmap_table_load_default(&f->table, f->ctx, &err) != OPMAP_OK)
         return -1;
-    f->res[0] = scan_file(f, OPMAP_SOURCE_DIR "/tests/fixtures/llm/llama_block.traced.pt");
-    f->res[1] = scan_file(f, OPMAP_SOURCE_DIR "/tests/fixtures/llm/mixtral_moe.opset17.onnx");
-    f->res[2] = scan_file(f, OPMAP_TESTDATA_DIR "/pytorch-converted/test_Conv2d/model.onnx");
+    f->res[0] = scan_file(f, OPMAP_SOURCE_DIR "/tests/fixtures/llm/llama_block.traced.pt",
+                          OPMAP_WORKLOAD_INFERENCE);
+    f->res[1] = scan_file(f, OPMAP_SOURCE_DIR "/tests/fixtures/llm/mixtral_moe.opset17.onnx",
+                          OPMAP_WORKLOAD_INFERENCE);
+    f->res[2] = scan_file(f, OPMAP_TESTDATA_DIR "/pytorch-converted/test_Conv2d/model.onnx",
+                          OPMAP_WORKLOAD_INFERENCE);
     if (opmap_scan_sources(&f->res[3], f->ctx, "nanogpt", py, 2, f->table, NULL, &err) != OPMAP_OK)
         fail_msg("%s", err.message);
+    /* a training scan: each ATen operator's backward too */
+    f->res[4] = scan_file(f, OPMAP_SOURCE_DIR "/tests/fixtures/llm/llama_kv.traced.pt",
+                          OPMAP_WORKLOAD_TRAINING);
     *state = f;
     return 0;
 }
@@ -312,6 +320,7 @@ static void test_view__a_portfolio(void **state)
     assert_true(w.per_kind[OM_FACT_REEXPORT] == 1);
     assert_true(w.per_kind[OM_FACT_SOURCE_PLACE] >= 5);
     assert_true(w.per_kind[OM_FACT_ON_ASCEND] >= 20);
+    assert_true(w.per_kind[OM_FACT_BACKWARD] >= 5);
     assert_true(w.checks > 5 * w.facts / 2);
 }
 

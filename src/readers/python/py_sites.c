@@ -20,9 +20,18 @@ typedef struct frame {
     const char *kw;      /* a call: the keyword of the argument being read */
 } frame;
 
+/* A `try:` statement being read: its body's imports are guarded when an `except` clause
+ * catches ImportError (py_site.guarded). */
+typedef struct try_block {
+    uint32_t col;             /* the indentation of `try` */
+    size_t first;             /* the first site of its body */
+    size_t body_end;          /* the first site after it (SIZE_MAX: in the body still) */
+} try_block;
+
 typedef struct walk {
     py_finder *f;
     om_vec loops;             /* uint32_t: the indentation of each enclosing loop header */
+    om_vec tries;             /* try_block: the enclosing try statements */
     uint8_t at_stmt;          /* the next token starts a logical line */
     uint8_t header;           /* the logical line is a for/while header */
     uint32_t header_col;      /* ... and its indentation */
@@ -244,6 +253,62 @@ static int end_of_line(walk *w)
     return OPMAP_OK;
 }
 
+/* `except` at toks[i]: whether the clause catches a failed import (ImportError,
+ * ModuleNotFoundError, Exception, BaseException, or no class at all). */
+static int catches_import(const py_finder *f, size_t i)
+{
+    static const char *const names[] = { "ImportError", "ModuleNotFoundError", "Exception",
+                                         "BaseException" };
+    size_t k, j = i + 1;
+    if (j < f->ntok && py_tok_is(f, &f->toks[j], PY_T_OP, ":"))
+        return 1;  /* a bare except */
+    for (; j < f->ntok && f->toks[j].type != PY_T_NEWLINE && f->toks[j].type != PY_T_EOF; j++) {
+        if (py_tok_is(f, &f->toks[j], PY_T_NAME, "as"))
+            break;
+        for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+            if (py_tok_is(f, &f->toks[j], PY_T_NAME, names[k]))
+                return 1;
+    }
+    return 0;
+}
+
+/* A logical line at token t ends the try statements it is not indented under; at a try's
+ * own indentation, an `except` that catches ImportError marks the body's imports guarded
+ * (`else`, `finally` and other clauses keep the try open). */
+static int track_try(walk *w, size_t i)
+{
+    py_finder *f = w->f;
+    const py_token *t = &f->toks[i];
+    size_t k;
+    while (w->tries.len) {
+        try_block *tb = &OM_VEC_AT(&w->tries, try_block, w->tries.len - 1);
+        int clause = py_tok_is(f, t, PY_T_NAME, "except") || py_tok_is(f, t, PY_T_NAME, "else") ||
+                     py_tok_is(f, t, PY_T_NAME, "finally");
+        if (tb->col < t->col)
+            break;
+        if (tb->col == t->col && clause) {
+            if (tb->body_end == SIZE_MAX)
+                tb->body_end = f->sites->len;
+            if (py_tok_is(f, t, PY_T_NAME, "except") && catches_import(f, i))
+                for (k = tb->first; k < tb->body_end; k++) {
+                    py_site *s = &OM_VEC_AT(f->sites, py_site, k);
+                    s->guarded |= s->kind == PY_SITE_IMPORT;
+                }
+            break;
+        }
+        w->tries.len--;
+    }
+    if (py_tok_is(f, t, PY_T_NAME, "try")) {
+        try_block *tb = om_vec_push(&w->tries, f->arena->mem);
+        if (!tb)
+            return om_fail_mem(f->err, f->arena->mem, f->file);
+        tb->col = t->col;
+        tb->first = f->sites->len;
+        tb->body_end = SIZE_MAX;
+    }
+    return OPMAP_OK;
+}
+
 /* A logical line's start at token t: the loops it is indented under, and whether it opens
  * one (`for`, `async for`, `while`). */
 static void start_of_line(walk *w, size_t i)
@@ -270,8 +335,11 @@ static int step(walk *w, size_t *pi)
     const py_token *t = &f->toks[i];
     frame *tp = top(w);
     int rc = OPMAP_OK, k;
-    if (w->at_stmt && t->type != PY_T_NEWLINE && !f->fdepth)
+    if (w->at_stmt && t->type != PY_T_NEWLINE && !f->fdepth) {
         start_of_line(w, i);
+        if ((rc = track_try(w, i)))
+            return rc;
+    }
     if (w->header && !w->n && t->type == PY_T_OP && !strcmp(t->op, ":"))
         f->in_loop = 1; /* `for x in y: body` on one line */
     if (t->type == PY_T_NAME && py_is_keyword(f, t)) {
@@ -360,6 +428,7 @@ int py_find_sites(py_finder *f)
     w.call_at = SIZE_MAX;
     w.at_stmt = 1;
     om_vec_init(&w.loops, sizeof(uint32_t));
+    om_vec_init(&w.tries, sizeof(try_block));
     if (!f->fdepth) {
         if (!(comp = comprehensions(f)))
             return om_fail_mem(f->err, f->arena->mem, f->file);
@@ -371,6 +440,7 @@ int py_find_sites(py_finder *f)
     if (w.fr)
         om_dealloc(f->arena->mem, w.fr, w.cap * sizeof(*w.fr));
     om_vec_free(&w.loops, f->arena->mem);
+    om_vec_free(&w.tries, f->arena->mem);
     if (comp) {
         om_dealloc(f->arena->mem, comp, f->ntok ? f->ntok : 1);
         f->in_comp = NULL;

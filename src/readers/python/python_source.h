@@ -56,6 +56,9 @@ typedef struct py_site {
     uint32_t stmt_line, stmt_col; /* IMPORT: where its statement starts (`from`/`import`) */
     uint8_t in_loop;     /* in the body of a for/while loop (indentation or after the header's
                             ':'), or inside a comprehension or generator expression */
+    uint8_t guarded;     /* IMPORT: in the body of a `try:` one of whose `except` clauses
+                            catches ImportError (ModuleNotFoundError, Exception,
+                            BaseException, or a bare except): the code has a fallback */
     const char *file;    /* the `name` given to py_scan_source */
     uint32_t line, col;  /* 1-based; a column counts bytes from the line's start (after a
                             BOM on line 1): IMPORT at the imported name, chains at their
