@@ -125,8 +125,8 @@ static int reexport(om_view *v, om_vmodel *m)
     for (i = 0; m->atc && i < r->n_ops; i++) {
         const opmap_op *op = r->ops[i];
         of += op->status != OPMAP_OP_STRUCTURAL;
-        if (!parses_at(op, &a, &b))
-            continue;
+        if (op->status == OPMAP_OP_STRUCTURAL || !parses_at(op, &a, &b))
+            continue; /* plumbing ATC does not parse is no reason to re-export */
         if (!n++) {
             lo = a, hi = b, opset = op->opset;
         } else if (a <= hi && b >= lo) {
