@@ -1012,7 +1012,8 @@ class Builder:
         attributes with their position in the ATen schema (TorchScript passes them as
         arguments)."""
         w = dict(w)
-        if "attr" in w and "default" not in w and r.since is not None:
+        if "attr" in w and "default" not in w and r.since is not None and \
+                "is" not in w and "count" not in w:
             sch = defaults.get("%s|%s|%d" % (r.domain, r.op, getattr(r, "real_since", r.since)))
             if sch is None:       # newer op version: borrow the default of the newest known one
                 older = sorted((v for v in defaults.values() if v["domain"] == r.domain and
