@@ -99,7 +99,10 @@ typedef struct om_soc_answer {
  * (ATC flags, graph edits), given when its detector (rules/advice.c) finds the pattern.
  */
 enum { OM_DET_DYNAMIC_BATCH = 1, OM_DET_SHAPE_ARITHMETIC, OM_DET_SMALL_CHANNEL, OM_DET_IMAGE_INPUT,
-       OM_DET_GELU, OM_DET_VARIANCE, OM_DET_TOKEN_PADDING, OM_DET_ATEN_GELU, OM_DET_COUNT };
+       OM_DET_GELU, OM_DET_VARIANCE, OM_DET_TOKEN_PADDING, OM_DET_ATEN_GELU, OM_DET_CONV_1D,
+       OM_DET_SIGMOID_GATE, OM_DET_DYNAMIC_DIMS, OM_DET_NMS, OM_DET_ROI_ALIGN,
+       OM_DET_PIXEL_SHUFFLE, OM_DET_SELF_SUB, OM_DET_SLICE_CHAIN, OM_DET_SPLIT_ONE,
+       OM_DET_IMAGE_OUTPUT, OM_DET_LN_SQUARE_MUL, OM_DET_GATHER_COLUMN, OM_DET_COUNT };
 
 /* The detector for a name ("dynamic_batch", ...), or 0. */
 int om_detector_from_name(const char *name);
@@ -112,6 +115,7 @@ typedef struct om_advice_rule {
     const char *action;        /* the ATC flag or graph edit to apply */
     const char *notes;
     uint8_t optional;          /* kind: optional (performance/precision) vs required (to convert) */
+    uint8_t custom_op;         /* kind: custom_op, a CANN operator to substitute (required too) */
     const char **recipes;      /* where Ascend's engineers did it (repository paths) */
     size_t n_recipes;
     om_evidence ev;

@@ -268,7 +268,9 @@ static int parse_row_evidence(ld *l, const yt_node *map, opmap_row *row)
 
 static const char *const detector_names[OM_DET_COUNT] = {
     "", "dynamic_batch", "shape_arithmetic", "small_channel_input", "image_input", "gelu",
-    "variance_in_fp16", "token_count_not_16", "aten_gelu"
+    "variance_in_fp16", "token_count_not_16", "aten_gelu", "conv_1d", "sigmoid_gate",
+    "dynamic_dims", "nms", "roi_align", "pixel_shuffle_6d", "self_subtract", "slice_chain",
+    "single_output_split", "image_output", "layernorm_square_as_mul", "gather_column"
 };
 
 int om_detector_from_name(const char *name)
@@ -325,9 +327,11 @@ static int parse_advice(ld *l, const yt_node *seq)
             const char *k;
             if ((rc = yr_str(&l->y, n, "kind", &k)))
                 return rc;
-            if (strcmp(k, "optional") != 0 && strcmp(k, "required") != 0)
-                return yr_bad(&l->y, n, "advice kind '%s': required or optional", k);
+            if (strcmp(k, "optional") != 0 && strcmp(k, "required") != 0 &&
+                strcmp(k, "custom_op") != 0)
+                return yr_bad(&l->y, n, "advice kind '%s': required, optional or custom_op", k);
             a->optional = k[0] == 'o';
+            a->custom_op = k[0] == 'c';
         }
         if ((n = yt_get(e, "recipes")) &&
             (rc = yr_str_list(&l->y, n, "recipes", &a->recipes, &a->n_recipes)))

@@ -1414,7 +1414,10 @@ def read_kinds(paths):
 
 
 DETECTORS = ["dynamic_batch", "shape_arithmetic", "small_channel_input", "image_input", "gelu",
-             "variance_in_fp16", "token_count_not_16", "aten_gelu"]   # src/rules/advice.c
+             "variance_in_fp16", "token_count_not_16", "aten_gelu", "conv_1d", "sigmoid_gate",
+             "dynamic_dims", "nms", "roi_align", "pixel_shuffle_6d", "self_subtract", "slice_chain",
+             "single_output_split", "image_output", "layernorm_square_as_mul",
+             "gather_column"]   # src/rules/advice.c
 
 
 def load_advice(directory, cfg, facts):
@@ -1432,8 +1435,8 @@ def load_advice(directory, cfg, facts):
         a = dict(e)
         a.setdefault("grade", doc.get("grade"))
         a.setdefault("sources", doc.get("sources", []))
-        if a.get("kind") not in ("required", "optional"):
-            raise SystemExit("%s: kind must be required or optional" % where)
+        if a.get("kind") not in ("required", "optional", "custom_op"):
+            raise SystemExit("%s: kind must be required, optional or custom_op" % where)
         if a["detector"] not in DETECTORS:
             raise SystemExit("%s: unknown detector %s" % (where, a["detector"]))
         if a["grade"] not in GRADE_RANK or not a["sources"]:
