@@ -34,6 +34,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 RECIPES = os.path.join(HERE, "recipes")
 MAX_FALSE_ALARM_SHARE = 1 / 20
 MIN_CAUGHT_SHARE = 0.9
+# what opmap caught before issue 31, per family, on the same exports and labels
+BEFORE = os.path.join(HERE, "before.json")
 # advice kinds that are findings (the conversion needs them); optional advice is listed apart
 FINDING_KINDS = ("required", "custom_op")
 # check_training.py's section of the same document starts here and runs to its end
@@ -289,7 +291,8 @@ def main(argv=None):
                     os.path.join(os.path.expanduser("~"), ".cache", "opmap", "truth-models"))
     ap.add_argument("--write")
     ap.add_argument("--doc")
-    ap.add_argument("--before", help="figures per family of an earlier opmap (--save-figures)")
+    ap.add_argument("--before", default=BEFORE if os.path.exists(BEFORE) else None,
+                    help="figures per family of an earlier opmap (--save-figures); default %s" % BEFORE)
     ap.add_argument("--save-figures", help="write this run's figures per family as JSON")
     ap.add_argument("--save-figures-commit", help="the opmap commit the saved figures are of")
     args = ap.parse_args(argv)
