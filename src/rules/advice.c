@@ -67,6 +67,33 @@ static size_t attr_count(const ir_node *n, const char *name)
     return !a ? 0 : a->type == IR_ATTR_INTS ? a->n_ints : 1;
 }
 
+/* An operator that works element by element on one tensor: a Transpose commutes with it. */
+static int elementwise(const ir_node *n)
+{
+    static const char *const ops[] = { "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Selu",
+                                       "Abs", "Neg", "Exp", "Cast", "HardSigmoid", "Softplus",
+                                       "Identity", NULL };
+    size_t i;
+    for (i = 0; ops[i]; i++)
+        if (onnx_op(n, ops[i]))
+            return n->n_inputs == 1;
+    return 0;
+}
+
+/* 1 when Transposes a then b (perms) leave the axes where they were. */
+static int perms_cancel(const ir_node *a, const ir_node *b)
+{
+    const ir_attr *p = ir_node_attr(a, "perm"), *q = ir_node_attr(b, "perm");
+    size_t i;
+    if (!p || !q || p->type != IR_ATTR_INTS || q->type != IR_ATTR_INTS || p->n_ints != q->n_ints ||
+        !p->n_ints || p->n_ints > 8)
+        return 0;
+    for (i = 0; i < q->n_ints; i++)
+        if (q->ints[i] < 0 || (size_t)q->ints[i] >= p->n_ints || p->ints[q->ints[i]] != (int64_t)i)
+            return 0;
+    return 1;
+}
+
 /* The node of the main graph computing input k, or NULL. */
 static const ir_node *def_of(const ir_node *n, uint32_t k)
 {
@@ -123,15 +150,28 @@ static int pattern_hit(int detector, const ir_node *n, om_advice_state *st)
         }
         return 0;
     case OM_DET_SIGMOID_GATE:
-        /* Mul(x, Sigmoid(g)) with g not x: a gate (attention, filter-wise scaling); x *
-         * Sigmoid(x), the SiLU, is left out */
+        /* Mul(x, Sigmoid(g)) with g not x: a gate (attention, filter-wise scaling), the
+         * Sigmoid's output perhaps reshaped first; x * Sigmoid(x), the SiLU, is left out */
         if (!onnx_op(n, "Mul") || n->n_inputs != 2)
             return 0;
-        for (uint32_t k = 0; k < 2; k++)
-            if ((d = def_of(n, k)) && onnx_op(d, "Sigmoid") && d->n_inputs &&
+        for (uint32_t k = 0; k < 2; k++) {
+            if ((d = def_of(n, k)) && (onnx_op(d, "Reshape") || onnx_op(d, "Unsqueeze") ||
+                                       onnx_op(d, "Expand")))
+                d = def_of(d, 0);
+            if (d && onnx_op(d, "Sigmoid") && d->n_inputs &&
                 strcmp(d->inputs[0], n->inputs[1 - k]) != 0)
                 return 1;
+        }
         return 0;
+    case OM_DET_TRANSPOSE_ROUNDTRIP: {
+        /* Transpose(p) <- element-wise op <- Transpose(q), p after q the identity */
+        const ir_node *e;
+        if (!onnx_op(n, "Transpose") || !(e = def_of(n, 0)))
+            return 0;
+        if (elementwise(e))
+            e = def_of(e, 0);
+        return e && onnx_op(e, "Transpose") && perms_cancel(e, n);
+    }
     case OM_DET_NMS:
         return onnx_op(n, "NonMaxSuppression");
     case OM_DET_ROI_ALIGN:
@@ -160,7 +200,8 @@ static int pattern_hit(int detector, const ir_node *n, om_advice_state *st)
     case OM_DET_GATHER_COLUMN:
         /* a column of a [N, k] table by a constant scalar index (Gather axis 1): the
          * recipe transposes the table once and gathers rows */
-        if (!onnx_op(n, "Gather") || n->n_inputs != 2 || n->in_facts[0].rank != 2 ||
+        if (!onnx_op(n, "Gather") || n->n_inputs != 2 || n->in_facts[0].is_shape ||
+            (n->in_facts[0].rank != 2 && n->in_facts[0].rank >= 0) ||
             !(a = ir_node_attr(n, "axis")) || a->type != IR_ATTR_INT || (a->i != 1 && a->i != -1))
             return 0;
         t = n->in_facts[1].is_const ? n->in_facts[1].value : NULL;
@@ -185,7 +226,7 @@ void om_advice_visit(int detector, om_advice_state *st, const om_visit *v)
     if (v->depth != 0 || strcmp(n->domain, "ai.onnx") != 0 || !n->in_facts)
         return;
     if (detector >= OM_DET_CONV_1D && detector != OM_DET_DYNAMIC_DIMS &&
-        detector != OM_DET_IMAGE_OUTPUT) {
+        detector != OM_DET_FLOAT_OUTPUT && detector != OM_DET_INPUT_5D) {
         if (pattern_hit(detector, n, st))
             hit(st, v);
         return;
@@ -361,12 +402,24 @@ int om_advice_finish(int detector, om_advice_state *st, const ir_value *inputs, 
             }
         }
         return st->count > 0;
-    case OM_DET_IMAGE_OUTPUT:
-        /* a float32 output shaped like an image or a map ([N, C, H, W]): what the recipes
-         * return in float16 */
+    case OM_DET_INPUT_5D:
+        /* a clip of frames: the recipes declare its layout with --input_format */
+        for (i = 0; i < n_inputs; i++) {
+            const ir_type *t = &inputs[i].type;
+            if (t->kind != IR_TYPE_TENSOR || t->rank != 5)
+                continue;
+            if (!st->count++) {
+                dims_text(t, dims, sizeof(dims));
+                snprintf(st->value, sizeof(st->value), "input '%.60s' %s", inputs[i].name, dims);
+                snprintf(st->where, sizeof(st->where), "main/inputs/%.200s", inputs[i].name);
+            }
+        }
+        return st->count > 0;
+    case OM_DET_FLOAT_OUTPUT:
+        /* a float32 output: what the recipes return in float16 (--output_type=FP16) */
         for (i = 0; i < n_outputs; i++) {
             const ir_type *t = &outputs[i].type;
-            if (t->kind != IR_TYPE_TENSOR || t->rank != 4 || t->elem != IR_DT_FLOAT)
+            if (t->kind != IR_TYPE_TENSOR || t->elem != IR_DT_FLOAT)
                 continue;
             if (!st->count++) {
                 dims_text(t, dims, sizeof(dims));

@@ -797,7 +797,7 @@ static void test_rules__pattern_detectors(void **state)
     ir_fact in[2], din[2];
     ir_attr attrs[1];
     ir_value outs[1];
-    ir_dim dims4[4];
+    ir_dim dims4[5];
     int64_t perm[6] = { 0, 1, 4, 2, 5, 3 }, k1[1] = { 3 };
     const char *xy[2] = { "x", "g" }, *xx[2] = { "x", "x" }, *one[1] = { "y" };
     (void)state;
@@ -864,10 +864,13 @@ static void test_rules__pattern_detectors(void **state)
     assert_true(om_advice_finish(OM_DET_DYNAMIC_DIMS, &st, outs, 1, NULL, 0));
     assert_string_equal(st.value, "input 'y' [batch, 3, 224, W]");
     RESET();
-    assert_true(om_advice_finish(OM_DET_IMAGE_OUTPUT, &st, NULL, 0, outs, 1));
-    outs[0].type.rank = 2;
+    assert_true(om_advice_finish(OM_DET_FLOAT_OUTPUT, &st, NULL, 0, outs, 1));
+    outs[0].type.elem = IR_DT_FLOAT16;
     RESET();
-    assert_false(om_advice_finish(OM_DET_IMAGE_OUTPUT, &st, NULL, 0, outs, 1));
+    assert_false(om_advice_finish(OM_DET_FLOAT_OUTPUT, &st, NULL, 0, outs, 1));
+    assert_false(om_advice_finish(OM_DET_INPUT_5D, &st, outs, 1, NULL, 0));
+    outs[0].type.rank = 5;
+    assert_true(om_advice_finish(OM_DET_INPUT_5D, &st, outs, 1, NULL, 0));
 #undef RESET
 }
 
