@@ -303,7 +303,7 @@ static void dims_text(const ir_type *t, char *buf, size_t size)
     int32_t d;
     buf[0] = 0;
     om_appendf(buf, size, &used, "[");
-    for (d = 0; d < t->rank && d < 8; d++) {
+    for (d = 0; t->dims && d < t->rank && d < 8; d++) {
         const ir_dim *x = &t->dims[d];
         if (x->param)
             om_appendf(buf, size, &used, "%s%.40s", d ? ", " : "", x->param);
@@ -312,7 +312,7 @@ static void dims_text(const ir_type *t, char *buf, size_t size)
         else
             om_appendf(buf, size, &used, "%s?", d ? ", " : "");
     }
-    om_appendf(buf, size, &used, "%s]", d < t->rank ? ", ..." : "");
+    om_appendf(buf, size, &used, "%s]", !t->dims && t->rank > 0 ? "?" : d < t->rank ? ", ..." : "");
 }
 
 /* An image-like input: NCHW with 1 to 4 channels. */
@@ -334,6 +334,49 @@ static int dynamic_dim(const ir_dim *d)
     return d->param || d->value < 0;
 }
 
+/*
+ * Whether a graph input or output has the detector's pattern: a dynamic batch (dimension
+ * 0), a dynamic dimension past the batch (a sequence length, an image's H and W), five
+ * dimensions (a clip of frames, whose layout the recipes declare with --input_format), a
+ * float32 output (what the recipes return in float16 with --output_type=FP16).
+ */
+static int value_matches(int detector, const ir_type *t)
+{
+    int32_t d;
+    if (t->kind != IR_TYPE_TENSOR)
+        return 0;
+    switch (detector) {
+    case OM_DET_DYNAMIC_BATCH:
+        return t->rank >= 1 && t->dims && dynamic_dim(&t->dims[0]);
+    case OM_DET_DYNAMIC_DIMS:
+        for (d = 1; t->dims && d < t->rank; d++)
+            if (dynamic_dim(&t->dims[d]))
+                return 1;
+        return 0;
+    case OM_DET_INPUT_5D:
+        return t->rank == 5;
+    default:
+        return t->elem == IR_DT_FLOAT;
+    }
+}
+
+/* Counts the values with the pattern; the first one's name and dims are what matched. */
+static int count_values(int detector, om_advice_state *st, const ir_value *vals, size_t n,
+                        const char *what)
+{
+    char dims[160];
+    size_t i;
+    for (i = 0; i < n; i++) {
+        if (!value_matches(detector, &vals[i].type) || st->count++)
+            continue;
+        dims_text(&vals[i].type, dims, sizeof(dims));
+        snprintf(st->value, sizeof(st->value), "%s '%.60s' %s%s", what, vals[i].name, dims,
+                 detector == OM_DET_FLOAT_OUTPUT ? " float32" : "");
+        snprintf(st->where, sizeof(st->where), "main/%ss/%.200s", what, vals[i].name);
+    }
+    return st->count > 0;
+}
+
 int om_advice_finish(int detector, om_advice_state *st, const ir_value *inputs, size_t n_inputs,
                      const ir_value *outputs, size_t n_outputs)
 {
@@ -342,18 +385,11 @@ int om_advice_finish(int detector, om_advice_state *st, const ir_value *inputs, 
     size_t i;
     switch (detector) {
     case OM_DET_DYNAMIC_BATCH:
-        for (i = 0; i < n_inputs; i++) {
-            const ir_type *t = &inputs[i].type;
-            if (t->kind != IR_TYPE_TENSOR || t->rank < 1 || !t->dims ||
-                (!t->dims[0].param && t->dims[0].value >= 0))
-                continue;
-            if (!st->count++) {
-                dims_text(t, dims, sizeof(dims));
-                snprintf(st->value, sizeof(st->value), "input '%.60s' %s", inputs[i].name, dims);
-                snprintf(st->where, sizeof(st->where), "main/inputs/%.200s", inputs[i].name);
-            }
-        }
-        return st->count > 0;
+    case OM_DET_DYNAMIC_DIMS:
+    case OM_DET_INPUT_5D:
+        return count_values(detector, st, inputs, n_inputs, "input");
+    case OM_DET_FLOAT_OUTPUT:
+        return count_values(detector, st, outputs, n_outputs, "output");
     case OM_DET_SMALL_CHANNEL:
         if (st->convs && !image_input(inputs, n_inputs) && st->small_cin > 0 &&
             st->small_cin <= 4) {
@@ -385,50 +421,6 @@ int om_advice_finish(int detector, om_advice_state *st, const ir_value *inputs, 
             snprintf(st->where, sizeof(st->where), "main/inputs/%.200s", img->name);
         st->count = 1;
         return 1;
-    case OM_DET_DYNAMIC_DIMS:
-        /* a dynamic dimension past the batch (a sequence length, an image's H and W) */
-        for (i = 0; i < n_inputs; i++) {
-            const ir_type *t = &inputs[i].type;
-            int32_t d;
-            for (d = 1; t->kind == IR_TYPE_TENSOR && t->dims && d < t->rank; d++)
-                if (dynamic_dim(&t->dims[d]))
-                    break;
-            if (t->kind != IR_TYPE_TENSOR || !t->dims || d >= t->rank)
-                continue;
-            if (!st->count++) {
-                dims_text(t, dims, sizeof(dims));
-                snprintf(st->value, sizeof(st->value), "input '%.60s' %s", inputs[i].name, dims);
-                snprintf(st->where, sizeof(st->where), "main/inputs/%.200s", inputs[i].name);
-            }
-        }
-        return st->count > 0;
-    case OM_DET_INPUT_5D:
-        /* a clip of frames: the recipes declare its layout with --input_format */
-        for (i = 0; i < n_inputs; i++) {
-            const ir_type *t = &inputs[i].type;
-            if (t->kind != IR_TYPE_TENSOR || t->rank != 5)
-                continue;
-            if (!st->count++) {
-                dims_text(t, dims, sizeof(dims));
-                snprintf(st->value, sizeof(st->value), "input '%.60s' %s", inputs[i].name, dims);
-                snprintf(st->where, sizeof(st->where), "main/inputs/%.200s", inputs[i].name);
-            }
-        }
-        return st->count > 0;
-    case OM_DET_FLOAT_OUTPUT:
-        /* a float32 output: what the recipes return in float16 (--output_type=FP16) */
-        for (i = 0; i < n_outputs; i++) {
-            const ir_type *t = &outputs[i].type;
-            if (t->kind != IR_TYPE_TENSOR || t->elem != IR_DT_FLOAT)
-                continue;
-            if (!st->count++) {
-                dims_text(t, dims, sizeof(dims));
-                snprintf(st->value, sizeof(st->value), "output '%.60s' %s float32",
-                         outputs[i].name, dims);
-                snprintf(st->where, sizeof(st->where), "main/outputs/%.200s", outputs[i].name);
-            }
-        }
-        return st->count > 0;
     case OM_DET_SHAPE_ARITHMETIC:
         /* with a dynamic input, fixing it at ATC time (--input_shape) lets the graph engine
          * fold the shapes itself; onnx-simplifier is for graphs static already */
