@@ -24,9 +24,9 @@ typedef struct opmap_result opmap_result;
 /** One distinct operator of a result (domain, op, opset); borrowed from its result. */
 typedef struct opmap_op opmap_op;
 
-/** The current layout of opmap_scan_options (2: torch_npu added; 3: results and mode; 1 and 2
- *  are still accepted). */
-#define OPMAP_SCAN_OPTIONS_VERSION 3
+/** The current layout of opmap_scan_options (2: torch_npu added; 3: results and mode; 4:
+ *  workload; older layouts are still accepted). */
+#define OPMAP_SCAN_OPTIONS_VERSION 4
 
 struct opmap_results;
 
@@ -41,6 +41,20 @@ typedef enum opmap_mode {
 
 /** @return "eager" or "graph" ("?" if out of range). */
 OPMAP_API const char *opmap_mode_name(int mode);
+
+/** What the model is run for (opmap_scan_options.workload, docs/reports.md, "Workload"). */
+typedef enum opmap_workload {
+    OPMAP_WORKLOAD_INFERENCE = 0, /**< the forward pass only (the default) */
+    OPMAP_WORKLOAD_TRAINING = 1   /**< forward and backward: each differentiable ATen
+                                       operator of a TorchScript or torch.export model also
+                                       needs its backward on the NPU (the table's `backward:`
+                                       answers), and fused-kernel advice names only kernels
+                                       with a backward. ONNX models are inference graphs:
+                                       they are answered for inference, and say so */
+} opmap_workload;
+
+/** @return "inference" or "training" ("?" if out of range). */
+OPMAP_API const char *opmap_workload_name(int workload);
 
 /** Options for opmap_scan(); initialise with OPMAP_SCAN_OPTIONS_INIT. */
 typedef struct opmap_scan_options {
@@ -83,11 +97,23 @@ typedef struct opmap_scan_options {
      * models are unchanged. Another value is OPMAP_EINVAL.
      */
     int mode;
+    /**
+     * Version 4: an opmap_workload. OPMAP_WORKLOAD_TRAINING answers each ATen and npu
+     * operator of a TorchScript or torch.export model as the worse of its forward answer and
+     * its backward's (a backward operator without an NPU kernel: partial or rewrite, as its
+     * row says; an npu operator torch_npu registers no backward for: partial, gradients
+     * cannot flow through it), with a reason naming the backward operator; fused-kernel
+     * advice then names only kernels with a backward. An ONNX model is answered for
+     * inference (opmap_result_workload says so). Another value is OPMAP_EINVAL.
+     */
+    int workload;
 } opmap_scan_options;
 
 /** Initialiser of an opmap_scan_options: the current version, the table's default chip,
- *  eager mode. */
-#define OPMAP_SCAN_OPTIONS_INIT { OPMAP_SCAN_OPTIONS_VERSION, NULL, NULL, 0, NULL, NULL, OPMAP_MODE_EAGER }
+ *  eager mode, inference. */
+#define OPMAP_SCAN_OPTIONS_INIT                                                            \
+    { OPMAP_SCAN_OPTIONS_VERSION, NULL, NULL, 0, NULL, NULL, OPMAP_MODE_EAGER,             \
+      OPMAP_WORKLOAD_INFERENCE }
 
 /**
  * Scans a model.
@@ -170,6 +196,12 @@ OPMAP_API const char *opmap_result_cann(const opmap_result *res);
 OPMAP_API const char *opmap_result_torch_npu_target(const opmap_result *res);
 /** @return the mode the result answers for, an opmap_mode (opmap_scan_options.mode). */
 OPMAP_API int opmap_result_mode(const opmap_result *res);
+/** @return the workload the result answers for, an opmap_workload: the one asked for, except
+ *  OPMAP_WORKLOAD_INFERENCE for an ONNX model (an inference graph: ATC builds no backward). */
+OPMAP_API int opmap_result_workload(const opmap_result *res);
+/** @return 1 when training was asked for and the model could only be answered for inference
+ *  (an ONNX model), else 0. */
+OPMAP_API int opmap_result_workload_narrowed(const opmap_result *res);
 /** @return the oldest torch_npu line with a kernel for every operator of the model: the
  *  newest `torch_npu.min` of the rows it matched ("2.6"), or "" when no row has one. */
 OPMAP_API const char *opmap_result_torch_npu_needed(const opmap_result *res);
@@ -232,6 +264,24 @@ OPMAP_API const char *opmap_op_hint(const opmap_op *op);
 OPMAP_API const char *opmap_op_ascend_op(const opmap_op *op);
 /** @return the engine the row names: "ai_core", "ai_cpu", ... ("" when absent). */
 OPMAP_API const char *opmap_op_engine(const opmap_op *op);
+
+/** An operator's backward answer in a training scan (docs/reports.md, "Workload").
+ *  Versioned: set `size`; strings borrowed from the result. */
+typedef struct opmap_op_backward_info {
+    size_t size;          /**< set by the caller: sizeof(opmap_op_backward_info) */
+    const char *status;   /**< the row's backward answer: "full", "partial", "rewrite",
+                               "missing", "none", "decomposed"; "" in an inference scan or
+                               when the row gives none */
+    const char *ops;      /**< the backward operators, comma-separated
+                               ("aten::convolution_backward"), or "" */
+    const char *note;     /**< what the answer rests on, or "" */
+} opmap_op_backward_info;
+
+/**
+ * Fills `out` with the operator's backward answer.
+ * @return OPMAP_OK, or OPMAP_EINVAL when an argument is NULL or out->size is too small.
+ */
+OPMAP_API int opmap_op_backward(const opmap_op *op, opmap_op_backward_info *out);
 
 /** An operator's answer on one chip of the result. Versioned: set `size`. */
 typedef struct opmap_op_chip_info {

@@ -369,6 +369,36 @@ OPMAP_API size_t opmap_row_graph_overload_count(const opmap_row *row);
 OPMAP_API int opmap_row_graph_overload(const opmap_row *row, size_t i,
                                        opmap_row_graph_overload_info *out);
 
+/**
+ * An ATen or npu row's backward answer (docs/table-format.md, "backward"): what a training
+ * step runs for the operator's gradient on the NPU, from PyTorch's derivatives.yaml and
+ * op-plugin's (torch_npu's own autograd functions). Versioned: set `size`; strings borrowed.
+ */
+typedef struct opmap_row_backward_info {
+    size_t size;            /**< set by the caller: sizeof(opmap_row_backward_info) */
+    const char *status;     /**< "full" (its backward operators have NPU kernels),
+                                 "partial" / "rewrite" (one of them has limits / none),
+                                 "missing" (torch_npu registers no backward: gradients
+                                 cannot flow through it), "none" (nothing to differentiate),
+                                 "decomposed" (autograd differentiates what PyTorch
+                                 decomposes it into), or "" when the row gives none */
+    const char *via;        /**< "pytorch" or "npu": whose autograd function, or "" */
+    const char *note;       /**< what the answer rests on, or "" */
+    size_t op_count;        /**< operators its gradient formulas call (opmap_row_backward_op) */
+} opmap_row_backward_info;
+
+/**
+ * Fills `out` with the row's backward answer; its evidence is fact "backward" of
+ * opmap_row_evidence().
+ * @return OPMAP_OK, or OPMAP_EINVAL when an argument is NULL or out->size is too small.
+ */
+OPMAP_API int opmap_row_backward(const opmap_row *row, opmap_row_backward_info *out);
+/**
+ * The backward operator i ("aten::convolution_backward") into *out.
+ * @return OPMAP_OK, or OPMAP_EINVAL when i is out of range or an argument is NULL.
+ */
+OPMAP_API int opmap_row_backward_op(const opmap_row *row, size_t i, const char **out);
+
 OPMAP_END_DECL
 
 #endif /* OPMAP_TABLE_H */

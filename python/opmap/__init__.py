@@ -124,16 +124,18 @@ class _Err(ctypes.Structure):
 
 
 class _ScanOptions(ctypes.Structure):
-    """opmap_scan_options, version 3 (include/opmap/scan.h): torch_npu is the version to
+    """opmap_scan_options, version 4 (include/opmap/scan.h): torch_npu is the version to
     answer for (NULL: the table's general answer); results, device results (NULL here); mode
-    OPMAP_MODE_EAGER (0) or _GRAPH (1)."""
+    OPMAP_MODE_EAGER (0) or _GRAPH (1); workload OPMAP_WORKLOAD_INFERENCE (0) or _TRAINING
+    (1)."""
     _fields_ = [("version", ctypes.c_uint), ("soc", ctypes.c_char_p),
                 ("weights", ctypes.c_void_p), ("reserved", ctypes.c_uint),
                 ("torch_npu", ctypes.c_char_p), ("results", ctypes.c_void_p),
-                ("mode", ctypes.c_int)]
+                ("mode", ctypes.c_int), ("workload", ctypes.c_int)]
 
 
 MODES = ("eager", "graph")   # opmap_mode: the index is the value
+WORKLOADS = ("inference", "training")   # opmap_workload: the index is the value
 
 
 class _Effort(ctypes.Structure):
@@ -588,7 +590,8 @@ def _days(e):
 class _Scan:
     """Results of scanning some models with one table, freed on close()."""
 
-    def __init__(self, paths, soc, table, torch_npu=None, sources=None, mode="eager"):
+    def __init__(self, paths, soc, table, torch_npu=None, sources=None, mode="eager",
+                 workload="inference"):
         if isinstance(paths, (str, bytes, os.PathLike)):
             paths = [paths]
         paths = list(paths)
@@ -599,6 +602,8 @@ class _Scan:
             soc = ",".join(soc)
         if mode not in MODES:
             raise InvalidArgument(-1, "mode '%s' is not eager or graph" % (mode,))
+        if workload not in WORKLOADS:
+            raise InvalidArgument(-1, "workload '%s' is not inference or training" % (workload,))
         self._lib = lib = _load()
         self.ctx = _Ctx()
         self.results = []
@@ -606,9 +611,9 @@ class _Scan:
         try:
             if table is None or not isinstance(table, Table):
                 own_table = table = Table(table)
-            opts = _ScanOptions(3, soc.encode() if soc else None, None, 0,
+            opts = _ScanOptions(4, soc.encode() if soc else None, None, 0,
                                 torch_npu.encode() if torch_npu else None, None,
-                                MODES.index(mode))
+                                MODES.index(mode), WORKLOADS.index(workload))
             for path in paths:
                 model, res, err = ctypes.c_void_p(), ctypes.c_void_p(), _Err()
                 rc = lib.opmap_model_open_file(ctypes.byref(model), self.ctx.ptr,
@@ -666,7 +671,8 @@ class _Scan:
         self.close()
 
 
-def scan(path_or_paths, soc=None, table=None, torch_npu=None, sources=None, mode="eager"):
+def scan(path_or_paths, soc=None, table=None, torch_npu=None, sources=None, mode="eager",
+         workload="inference"):
     """Scans one model file or several, and returns the JSON report (docs/report-json.md)
     as Python objects: a dict with "schema", "table", "chips", "models" (one per file, in
     order, each with its "operators" and their "reasons", "estimate", ...), "totals" and,
@@ -679,20 +685,24 @@ def scan(path_or_paths, soc=None, table=None, torch_npu=None, sources=None, mode
     mode: "eager" (default) or "graph": torch.compile with torchair, each ATen operator of a
     TorchScript or torch.export model also answered by torchair's converters (opmap scan
     --mode graph; docs/reports.md, "Graph mode").
+    workload: "inference" (default) or "training": each ATen operator of a TorchScript or
+    torch.export model also answered for its backward ("backward" in its operator object),
+    fused-kernel advice naming only kernels with a backward (opmap scan --workload training;
+    docs/reports.md, "Workload").
     sources: None, or a mapping of project name -> its Python source files (.py, .cu, .cuh;
     docs/source-scan.md), each project scanned for CUDA-isms after the models, as
     `opmap scan DIR` scans a directory's sources (give them sorted to get its report).
     Raises an Error subclass on the first model or table that cannot be read.
     """
-    with _Scan(path_or_paths, soc, table, torch_npu, sources, mode) as s:
+    with _Scan(path_or_paths, soc, table, torch_npu, sources, mode, workload) as s:
         return json.loads(s.write("json").decode("utf-8"))
 
 
 def report(path_or_paths, format="text", soc=None, table=None, torch_npu=None, sources=None,
-           mode="eager"):
+           mode="eager", workload="inference"):
     """Scans like scan() and returns the report in any format the library writes
     ("text", "json", and the others opmap --help lists) as a string."""
-    with _Scan(path_or_paths, soc, table, torch_npu, sources, mode) as s:
+    with _Scan(path_or_paths, soc, table, torch_npu, sources, mode, workload) as s:
         return s.write(format).decode("utf-8")
 
 

@@ -107,6 +107,13 @@ class Scan(unittest.TestCase):
         self.assertEqual(opmap.scan(MODELS[0])["mode"], "eager")
         with self.assertRaises(opmap.InvalidArgument):
             opmap.scan(MODELS[0], mode="compiled")
+        # the training workload, as --workload training
+        got = opmap.scan(MODELS[0], workload="training")
+        self.assertEqual(got, cli_json("--workload", "training", MODELS[0]))
+        self.assertEqual(got["workload"], "training")
+        self.assertEqual(opmap.scan(MODELS[0])["workload"], "inference")
+        with self.assertRaises(opmap.InvalidArgument):
+            opmap.scan(MODELS[0], workload="finetune")
 
     def test_table_file_and_object(self):
         want = cli_json("--table", SMALL_TABLE, IF_MODEL)
@@ -393,7 +400,7 @@ class Library(unittest.TestCase):
                 self.assertEqual(int(want["%s.%s" % (cname, field)]), getattr(py, field).offset,
                                  "%s.%s" % (cname, field))
         self.assertEqual(opmap._ScanOptions().version, 0)
-        self.assertIn("OPMAP_SCAN_OPTIONS_VERSION 3",
+        self.assertIn("OPMAP_SCAN_OPTIONS_VERSION 4",
                       open(os.path.join(inc, "opmap", "scan.h")).read())
 
 

@@ -36,6 +36,7 @@ typedef struct scan_opts {
     const char *table, *soc, *output, *waivers, *weights_file, *currency;
     const char *torch_npu;        /* --torch-npu, or NULL */
     int mode;                     /* --mode: OPMAP_MODE_EAGER (default) or OPMAP_MODE_GRAPH */
+    int workload;                 /* --workload: OPMAP_WORKLOAD_INFERENCE (default) or _TRAINING */
     opmap_report_format formats[16]; /* every format, and room to name some twice */
     size_t n_formats;
     unsigned fail_on;
@@ -110,6 +111,7 @@ void cli_print_evidence(const opmap_row *r, const char *fact);
 /* An ATen row's graph-mode answer in `opmap table show`, and the rows per answer in
  * `opmap table stats` (cli_table_graph.c). */
 void cli_show_graph(const opmap_table *t, const opmap_row *r);
+void cli_show_backward(const opmap_row *r);
 void cli_graph_stats(const opmap_table *t);
 /* `opmap table diff` (cli_table_diff.c): argv after "diff"; usage printed on bad ones. */
 int cli_table_diff(opmap_ctx *ctx, int argc, char **argv, const char *usage);

@@ -13,7 +13,7 @@ enum {
     OPT_TABLE = 256, OPT_SOC, OPT_FORMAT, OPT_FAIL_ON, OPT_MAX_EFFORT, OPT_WAIVERS, OPT_WEIGHTS,
     OPT_WEIGHT, OPT_DAY_RATE, OPT_CURRENCY, OPT_JOBS, OPT_OWNER, OPT_EXPIRES, OPT_REASON,
     OPT_FILES_FROM, OPT_TORCH_NPU, OPT_CANN, OPT_BLOCKED_ON, OPT_NEEDS_WORK_ON, OPT_RESULTS,
-    OPT_MODE
+    OPT_MODE, OPT_WORKLOAD
 };
 
 static int parse_double(const char *s, double *out)
@@ -115,7 +115,7 @@ static int belongs_elsewhere(int c, int cmd)
     int baseline_only = c == OPT_OWNER || c == OPT_EXPIRES || c == OPT_REASON;
     int scan_only = c == OPT_SOC || c == OPT_WEIGHTS || c == OPT_WEIGHT || c == OPT_JOBS ||
                     c == 'j' || c == OPT_FILES_FROM || c == OPT_TORCH_NPU || c == OPT_CANN ||
-                    c == OPT_RESULTS || c == OPT_MODE;
+                    c == OPT_RESULTS || c == OPT_MODE || c == OPT_WORKLOAD;
     if (cmd == CLI_BASELINE && c == OPT_RESULTS)
         return CLI_SCAN;
     if (cmd == CLI_BASELINE && (c == OPT_FORMAT || c == OPT_WAIVERS || c == OPT_DAY_RATE ||
@@ -153,6 +153,20 @@ static int parse_version_option(int c, const char *arg, scan_opts *o)
     return 1;
 }
 
+/* An option of two words (--mode eager|graph, --workload inference|training): *out 0 for
+ * the first (the default), 1 for the second, as their enums number them; 0 on a usage
+ * error, said. */
+static int parse_choice(const char *opt, const char *arg, const char *first, const char *second,
+                        int *out)
+{
+    if (strcmp(arg, first) != 0 && strcmp(arg, second) != 0) {
+        cli_fail("%s: '%s' is not %s or %s", opt, arg, first, second);
+        return 0;
+    }
+    *out = strcmp(arg, second) == 0;
+    return 1;
+}
+
 int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const char *usage)
 {
     static const struct option longopts[] = {
@@ -161,6 +175,7 @@ int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const char *usa
         { "torch-npu", required_argument, NULL, OPT_TORCH_NPU },
         { "cann", required_argument, NULL, OPT_CANN },
         { "mode", required_argument, NULL, OPT_MODE },
+        { "workload", required_argument, NULL, OPT_WORKLOAD },
         { "format", required_argument, NULL, OPT_FORMAT },
         { "output", required_argument, NULL, 'o' },
         { "fail-on", required_argument, NULL, OPT_FAIL_ON },
@@ -228,11 +243,12 @@ int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const char *usa
                 return EXIT_USAGE;
             break;
         case OPT_MODE:
-            if (strcmp(optarg, "eager") != 0 && strcmp(optarg, "graph") != 0) {
-                cli_fail("--mode: '%s' is not eager or graph", optarg);
+            if (!parse_choice("--mode", optarg, "eager", "graph", &o->mode))
                 return EXIT_USAGE;
-            }
-            o->mode = strcmp(optarg, "graph") == 0 ? OPMAP_MODE_GRAPH : OPMAP_MODE_EAGER;
+            break;
+        case OPT_WORKLOAD:
+            if (!parse_choice("--workload", optarg, "inference", "training", &o->workload))
+                return EXIT_USAGE;
             break;
         case OPT_TORCH_NPU:
         case OPT_CANN:

@@ -297,6 +297,7 @@ int cli_run(const scan_opts *o, const cli_paths *paths, scan_run *run)
     sopts.soc = o->soc;
     sopts.torch_npu = o->torch_npu;
     sopts.mode = o->mode;
+    sopts.workload = o->workload;
     sopts.weights = run->weights.set ? &run->weights : NULL;
     sopts.results = run->results;
     memset(&j, 0, sizeof(j));

@@ -174,6 +174,7 @@ static void show_row(const opmap_table *t, const opmap_row *r)
         cli_print_evidence(r, fact);
     }
     cli_show_graph(t, r);
+    cli_show_backward(r);
     if (opmap_row_hint(r)[0])
         printf("  hint:        %s\n", opmap_row_hint(r));
     if (opmap_row_notes(r)[0])

@@ -1,7 +1,8 @@
 /*
  * cli/cli_table_graph.c - the graph-mode answer of an ATen row in `opmap table show`:
  * what torchair's converters do with it under torch.compile, beside the eager answer, and
- * what a `--mode graph` scan makes of the two (docs/table-format.md, "graph").
+ * what a `--mode graph` scan makes of the two (docs/table-format.md, "graph"); and the
+ * backward answer a training scan adds ("backward").
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -82,6 +83,26 @@ void cli_show_graph(const opmap_table *t, const opmap_row *r)
                    (unsigned long long)g.declared);
         printf("\n");
     }
+}
+
+/* The backward answer (docs/table-format.md, "backward"): what --workload training adds. */
+void cli_show_backward(const opmap_row *r)
+{
+    opmap_row_backward_info b = { .size = sizeof(b) };
+    size_t i;
+    if (opmap_row_backward(r, &b) != OPMAP_OK || !b.status[0])
+        return;
+    printf("  backward:    %s%s%s", b.status, b.via[0] ? " (autograd: " : "", b.via);
+    if (b.via[0])
+        printf(")");
+    for (i = 0; i < b.op_count; i++) {
+        const char *op;
+        if (opmap_row_backward_op(r, i, &op) == OPMAP_OK)
+            printf("%s %s", i ? "," : ":", op);
+    }
+    cli_print_evidence(r, "backward");
+    if (b.note[0])
+        printf("               %s\n", b.note);
 }
 
 /* `opmap table stats`: ATen rows per graph-mode answer. */

@@ -58,6 +58,7 @@ typedef struct rr_header {
     const char *table_origin, *table_name, *table_version, *torch_npu, *cann;
     const char *tnpu_target;  /* --torch-npu of the scans ("" when none) */
     int mode;                 /* --mode of the scans, an opmap_mode */
+    int workload;             /* --workload of the scans, an opmap_workload */
     const char **chips;
     om_chip *chip_info;       /* "socs": the part asked for and the family's parts, per chip */
     size_t n_chips;

@@ -155,6 +155,7 @@ static int copy_header(rr *r, opmap_result *res, const rr_header *h)
     om_arena *A = &res->arena;
     size_t c;
     res->mode = h->mode;
+    res->workload = h->workload;
     if (!(res->table_origin = om_arena_strdup(A, h->table_origin)) ||
         !(res->table_name = om_arena_strdup(A, h->table_name)) ||
         !(res->table_version = om_arena_strdup(A, h->table_version)) ||
@@ -198,6 +199,17 @@ static int check_unscanned(rr *r, const opmap_result *res, const oj_value *m)
     return OPMAP_OK;
 }
 
+/* An ONNX model of a training scan was answered for inference (scan.c), once its format is
+ * read: the same result the scan left. */
+static int narrow_workload(opmap_result *res)
+{
+    if (res->workload == OPMAP_WORKLOAD_TRAINING && res->format == OPMAP_FORMAT_ONNX) {
+        res->workload = OPMAP_WORKLOAD_INFERENCE;
+        res->workload_narrowed = 1;
+    }
+    return OPMAP_OK;
+}
+
 int om_merge_read_model(rr *r, opmap_ctx *ctx, const rr_header *h, const oj_value *m,
                         size_t index, opmap_result **out)
 {
@@ -212,7 +224,7 @@ int om_merge_read_model(rr *r, opmap_ctx *ctx, const rr_header *h, const oj_valu
     if (m->type != OJ_OBJECT)
         rc = rr_fail(r, m, NULL, "not an object");
     else if (!(rc = copy_header(r, res, h)) && !(rc = read_facts(r, res, m)) &&
-             !(rc = read_opsets(r, res, m)) &&
+             !(rc = narrow_workload(res)) && !(rc = read_opsets(r, res, m)) &&
              !(rc = om_merge_read_values(r, res, m, "inputs", &res->inputs, &res->n_inputs)) &&
              !(rc = om_merge_read_values(r, res, m, "outputs", &res->outputs, &res->n_outputs)) &&
              !(rc = read_external(r, res, m)) && !(rc = read_operators(r, res, m, base)) &&

@@ -216,6 +216,22 @@ static int read_ascend(rr *r, opmap_result *res, const oj_value *o, opmap_op *op
         (rc = opt_str(r, a, "engine", A, &op->engine)) ||
         (rc = opt_str(r, o, "notes", A, &op->notes)) || (rc = opt_str(r, o, "hint", A, &op->hint)))
         return rc;
+    if ((a = oj_get(o, "backward"))) {
+        /* a training scan's backward answer: written as read */
+        static const char *const st[] = { "full", "partial", "rewrite", "missing", "none",
+                                          "decomposed" };
+        const char *s;
+        size_t k;
+        if ((rc = rr_obj(r, o, "backward", &a)) || (rc = rr_str(r, a, "status", NULL, &s)))
+            return rc;
+        for (k = 0; k < sizeof(st) / sizeof(st[0]) && strcmp(s, st[k]) != 0; k++)
+            ;
+        if (k == sizeof(st) / sizeof(st[0]))
+            return rr_fail(r, a, "backward.status", "not a backward status");
+        op->bw_status = st[k];
+        if ((rc = rr_str(r, a, "ops", A, &op->bw_ops)) || (rc = rr_str(r, a, "note", A, &op->bw_note)))
+            return rc;
+    }
     return OPMAP_OK;
 }
 

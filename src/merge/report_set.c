@@ -175,6 +175,18 @@ static int read_socs(opmap_report_set *s, rr *r, const oj_value *root, rr_header
 }
 
 static const char *mode_name(int i) { return opmap_mode_name(i); }
+static const char *workload_name(int i) { return opmap_workload_name(i); }
+
+/* "workload": what the scans answered for (--workload); every report the first one's. */
+static int read_workload(opmap_report_set *s, rr *r, const oj_value *root, rr_header *h)
+{
+    int rc = rr_name(r, root, "workload", workload_name, 2, &h->workload);
+    if (!rc && s->have_header && h->workload != s->h.workload)
+        return rr_fail(r, oj_get(root, "workload"), "workload", "'%s', where the first report "
+                       "has '%s' (--workload: a report answered for another workload)",
+                       opmap_workload_name(h->workload), opmap_workload_name(s->h.workload));
+    return rc;
+}
 
 /* "mode": how the scans answered (--mode); every report the first one's. */
 static int read_mode(opmap_report_set *s, rr *r, const oj_value *root, rr_header *h)
@@ -197,7 +209,8 @@ static int headerless(rr *r, const oj_value *root, rr_header *h)
     rr_at(r, "", SIZE_MAX);
     if ((rc = rr_arr(r, root, "chips", &chips)) || (rc = rr_arr(r, root, "socs", &socs)) ||
         (rc = rr_obj(r, root, "torch_npu", &tnpu)) ||
-        (rc = rr_name(r, root, "mode", mode_name, 2, &mode)))
+        (rc = rr_name(r, root, "mode", mode_name, 2, &mode)) ||
+        (rc = rr_name(r, root, "workload", workload_name, 2, &h->workload)))
         return rc;
     rr_at(r, "torch_npu", SIZE_MAX);
     if ((rc = rr_str(r, tnpu, "target", NULL, &target)))
@@ -245,7 +258,8 @@ static int read_header(opmap_report_set *s, rr *r, const oj_value *root, rr_head
         (rc = rr_str(r, tnpu, "target", &s->arena, &h->tnpu_target)))
         return rc;
     rr_at(r, "", SIZE_MAX);
-    if ((rc = read_mode(s, r, root, h)) || (rc = rr_arr(r, root, "chips", &chips)))
+    if ((rc = read_mode(s, r, root, h)) || (rc = read_workload(s, r, root, h)) ||
+        (rc = rr_arr(r, root, "chips", &chips)))
         return rc;
     h->table_origin = opmap_table_origin(t);
     h->table_name = opmap_table_name(t);

@@ -9,6 +9,7 @@
 #include "scan/result_internal.h"
 #include "escape.h"
 #include "report_internal.h"
+#include "torch_npu_need.h"
 #include "verified.h"
 
 static void days(om_out *o, uint64_t milli)
@@ -24,6 +25,7 @@ int om_report_csv(const om_report_in *in, om_out *o)
     char step[1024];
     const opmap_result *r0 = in->count ? in->results[0] : NULL;
     int verified = om_report_verified(in); /* a last column, with device results */
+    int training = om_report_workload(in) == OPMAP_WORKLOAD_TRAINING; /* two more before it */
     size_t cells = 6 + (r0 ? r0->n_chips : 0) + 4 + (in->day_rate > 0) + 8 + 3 + verified;
     om_out_str(o, "verdict,coverage,model,domain,op_type,opset,since_version,status");
     for (c = 0; r0 && c < r0->n_chips; c++) {
@@ -35,6 +37,8 @@ int om_report_csv(const om_report_in *in, om_out *o)
         om_out_str(o, ",cost_expected");
     om_out_str(o, ",flags,unpublished,ascend_op,becomes,engine,reasons,hint,first_node,"
                   "torch_npu_target,model_torch_npu_min,mode");
+    if (training)
+        om_out_str(o, ",workload,backward");
     om_out_str(o, verified ? ",verified\r\n" : "\r\n");
     /* the overall headline first (docs/reports.md): verdict and coverage, no other cell */
     om_out_printf(o, "%s,", om_readiness_label(in->overall.readiness));
@@ -112,6 +116,12 @@ int om_report_csv(const om_report_in *in, om_out *o)
             om_out_csv(o, r->tnpu_needed);
             om_out_str(o, ",");
             om_out_str(o, opmap_mode_name(r->mode));
+            if (training) {
+                om_out_str(o, ",");
+                om_out_str(o, opmap_workload_name(r->workload));
+                om_out_str(o, ",");
+                om_out_csv(o, op->bw_status ? op->bw_status : "");
+            }
             if (verified) {
                 om_verify_summary(op, step, sizeof(step));
                 om_out_str(o, ",");
@@ -133,9 +143,11 @@ int om_report_csv(const om_report_in *in, om_out *o)
             om_out_str(o, ",");
         om_out_str(o, ",");
         om_out_csv(o, msg);
-        /* hint, first_node, torch_npu_target, model_torch_npu_min, mode (and verified):
-         * as wide as the rest */
-        om_out_str(o, verified ? ",,,,,,\r\n" : ",,,,,\r\n");
+        /* hint, first_node, torch_npu_target, model_torch_npu_min, mode (then workload and
+         * backward, verified): as wide as the rest */
+        om_out_str(o, ",,,,,");
+        om_out_str(o, training ? ",," : "");
+        om_out_str(o, verified ? ",\r\n" : "\r\n");
     }
     return OPMAP_OK;
 }

@@ -614,6 +614,10 @@ static void tnpu_header(om_out *o, const om_report_in *in)
         om_out_str(o, " &middot; mode ");
         om_out_html(o, om_report_graph_mode_text);
     }
+    if (om_report_workload(in) == OPMAP_WORKLOAD_TRAINING) {
+        om_out_str(o, " &middot; workload ");
+        om_out_html(o, om_report_training_text);
+    }
     om_out_str(o, " &middot; minimum torch_npu ");
     if (!need) {
         om_out_str(o, "none stated");

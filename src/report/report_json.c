@@ -245,6 +245,15 @@ static void op_json(jsonw *w, const opmap_result *r, const opmap_op *op)
             jw_kstring(w, "engine", op->engine);
         jw_end_object(w);
     }
+    if (op->bw_status && op->bw_status[0]) {
+        /* a training scan: what the gradient runs (docs/reports.md, "Workload") */
+        jw_key(w, "backward");
+        jw_object(w);
+        jw_kstring(w, "status", op->bw_status);
+        jw_kstring(w, "ops", op->bw_ops);
+        jw_kstring(w, "note", op->bw_note);
+        jw_end_object(w);
+    }
     if (op->notes[0])
         jw_kstring(w, "notes", op->notes);
     if (op->hint[0])
@@ -858,6 +867,7 @@ int om_report_json(const om_report_in *in, om_out *out)
     jw_end_array(&w);
     tnpu_json(&w, in);
     jw_kstring(&w, "mode", opmap_mode_name(om_report_mode(in)));
+    jw_kstring(&w, "workload", opmap_workload_name(om_report_workload(in)));
     socs_json(&w, in);
     jw_key(&w, "models");
     jw_array(&w);

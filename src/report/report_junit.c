@@ -135,6 +135,9 @@ static void tnpu_properties(om_out *o, const opmap_result *r)
 {
     if (r->mode == OPMAP_MODE_GRAPH)
         om_out_str(o, "<property name=\"mode\" value=\"graph\"/>");
+    if (r->workload == OPMAP_WORKLOAD_TRAINING || r->workload_narrowed)
+        om_out_printf(o, "<property name=\"workload\" value=\"%s\"/>",
+                      opmap_workload_name(r->workload));
     if (r->tnpu_target[0]) {
         om_out_str(o, "<property name=\"torch_npu_target\" value=\"");
         om_out_xml(o, r->tnpu_target);

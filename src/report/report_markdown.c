@@ -206,6 +206,8 @@ static void gate_line(om_out *o, const om_report_in *in)
         }
         if (om_report_mode(in) == OPMAP_MODE_GRAPH)
             om_out_printf(o, " · mode %s", om_report_graph_mode_text);
+        if (om_report_workload(in) == OPMAP_WORKLOAD_TRAINING)
+            om_out_printf(o, " · workload %s", om_report_training_text);
     }
 }
 

@@ -264,6 +264,8 @@ static void tnpu_properties(jsonw *w, const om_report_in *in)
     jw_object(w);
     if (om_report_mode(in) == OPMAP_MODE_GRAPH)
         jw_kstring(w, "mode", "graph");
+    if (om_report_workload(in) == OPMAP_WORKLOAD_TRAINING)
+        jw_kstring(w, "workload", "training");
     jw_key(w, "torch_npu");
     jw_object(w);
     om_report_tnpu_members(w, in);

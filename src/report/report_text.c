@@ -157,9 +157,10 @@ static void risk_lines(om_out *o, const opmap_result *r)
          * turns on it and its message says why the ONNX and ATen answers differ */
         if (k->from_flag && strcmp(k->kind, "dynamic_shape") != 0)
             continue;
-        if (k->level != OPMAP_DIAG_WARNING && strcmp(k->kind, "eval_mode") == 0) {
+        if (k->level != OPMAP_DIAG_WARNING &&
+            (strcmp(k->kind, "eval_mode") == 0 || strcmp(k->kind, "workload") == 0)) {
             /* what the scan left out, said where it is read */
-            om_out_str(o, "  note (eval_mode): ");
+            om_out_printf(o, "  note (%s): ", k->kind);
             om_out_term(o, k->message);
             om_out_str(o, "\n");
             continue;
@@ -401,6 +402,8 @@ static void tnpu_line(om_out *o, const opmap_result *r)
     }
     if (r->mode == OPMAP_MODE_GRAPH)
         om_out_printf(o, "  mode: %s\n", om_report_graph_mode_text);
+    if (r->workload == OPMAP_WORKLOAD_TRAINING)
+        om_out_printf(o, "  workload: %s\n", om_report_training_text);
 }
 
 /* The portfolio's: the version answered for, the newest minimum and each model's. */
@@ -475,6 +478,17 @@ static void op_row(om_out *o, const opmap_result *r, const opmap_op *op, int col
     }
     reason_lines(o, r, op);
     verified_lines(o, op);
+    if (op->bw_status && op->bw_status[0]) {
+        /* a training scan: what the gradient runs on the NPU */
+        om_out_str(o, "             backward: ");
+        om_out_str(o, op->bw_status);
+        if (op->bw_ops[0]) {
+            om_out_str(o, " (");
+            om_out_term(o, op->bw_ops);
+            om_out_str(o, ")");
+        }
+        om_out_str(o, "\n");
+    }
     if (op->status >= OPMAP_OP_PARTIAL) {
         char step[1024];
         om_out_str(o, "             hint: ");
@@ -649,6 +663,8 @@ static void portfolio_block(om_out *o, const om_report_in *in, int colour)
     tnpu_portfolio(o, in);
     if (om_report_mode(in) == OPMAP_MODE_GRAPH)
         om_out_printf(o, "  mode: %s\n", om_report_graph_mode_text);
+    if (om_report_workload(in) == OPMAP_WORKLOAD_TRAINING)
+        om_out_printf(o, "  workload: %s\n", om_report_training_text);
     om_out_printf(o, "\n  %-10s %-40s %6s %9s  %s\n", "STATUS", "OPERATOR", "MODELS", "INSTANCES",
                   "ON ASCEND");
     for (i = 0; i < p->n; i++) {

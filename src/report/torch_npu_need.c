@@ -29,6 +29,19 @@ int om_report_mode(const om_report_in *in)
     return in->count ? in->results[0]->mode : OPMAP_MODE_EAGER;
 }
 
+int om_report_workload(const om_report_in *in)
+{
+    /* the one asked for: an ONNX model of a training scan was answered for inference */
+    return in->count && (in->results[0]->workload == OPMAP_WORKLOAD_TRAINING ||
+                         in->results[0]->workload_narrowed)
+               ? OPMAP_WORKLOAD_TRAINING
+               : OPMAP_WORKLOAD_INFERENCE;
+}
+
+const char om_report_training_text[] =
+    "training (each ATen operator's backward is answered too; fused-kernel advice names only "
+    "kernels with a backward)";
+
 const char om_report_graph_mode_text[] =
     "graph (torch.compile with torchair: each ATen operator also needs a torchair GE converter "
     "that does not raise)";

@@ -19,9 +19,13 @@ const char *om_report_tnpu_target(const om_report_in *in);
 /* The mode the results were answered for (opmap_result_mode; all alike, merge refuses a
  * mix), OPMAP_MODE_EAGER when there is none. */
 int om_report_mode(const om_report_in *in);
+/* The workload the scans were asked for (every result's: one run), an opmap_workload. */
+int om_report_workload(const om_report_in *in);
 
 /* "graph (torch.compile with torchair: ...)": the human formats' words after "mode". */
 extern const char om_report_graph_mode_text[];
+/* What a training scan answers, for the reports that say so. */
+extern const char om_report_training_text[];
 
 /* The members "target", "needed", "needed_by", "needed_by_model" into the JSON object being
  * written (the JSON report's top-level torch_npu, SARIF's invocation properties). */

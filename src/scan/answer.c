@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/text.h"
 #include "rules/constraints.h"
 #include "scan_internal.h"
 
@@ -295,6 +296,49 @@ static int check_graph(group *g, opmap_op *op, const om_visit *v, int *inst)
                       res->n_chips >= 64 ? ~0ull : (1ull << res->n_chips) - 1, v->path, &w);
 }
 
+/* Whether a training scan answers this result's operators' backward: ATen graphs only. */
+int om_scan_backward_applies(const opmap_result *res)
+{
+    return res->workload == OPMAP_WORKLOAD_TRAINING &&
+           (res->format == OPMAP_FORMAT_TORCHSCRIPT ||
+            res->format == OPMAP_FORMAT_TORCHSCRIPT_GRAPH ||
+            res->format == OPMAP_FORMAT_TORCH_EXPORT);
+}
+
+/*
+ * Training (opmap_scan_options.workload): the worse of the forward answer and the
+ * backward's, on every chip: a backward operator with limits or without an NPU kernel
+ * (its own row's answer), or an npu operator torch_npu registers no backward for.
+ */
+static int check_backward(group *g, opmap_op *op, const om_visit *v, int *inst)
+{
+    const opmap_result *res = g->res;
+    const om_backward *b = op->row ? &op->row->backward : NULL;
+    char actual[256];
+    size_t c, k, used = 0;
+    int status;
+    why w;
+    if (!b || !om_scan_backward_applies(res))
+        return OPMAP_OK;
+    status = b->status == OM_BW_REWRITE ? OPMAP_OP_REWRITE
+             : b->status == OM_BW_PARTIAL || b->status == OM_BW_MISSING ? OPMAP_OP_PARTIAL
+                                                                       : -1;
+    if (status < 0)
+        return OPMAP_OK;
+    for (c = 0; c < res->n_chips; c++)
+        if (status > inst[c])
+            inst[c] = status;
+    om_appendf(actual, sizeof(actual), &used, "backward: %s", om_backward_status_name(b->status));
+    for (k = 0; k < b->n_ops && k < 4; k++)
+        om_appendf(actual, sizeof(actual), &used, "%s%s", k ? ", " : " (", b->ops[k]);
+    if (k)
+        om_appendf(actual, sizeof(actual), &used, "%s)", k < b->n_ops ? ", ..." : "");
+    w = from_evidence(&b->ev);
+    return add_reason(g, op, b->note ? b->note : "training: its backward has no NPU kernel",
+                      actual, status, 0, res->n_chips >= 64 ? ~0ull : (1ull << res->n_chips) - 1,
+                      v->path, &w);
+}
+
 /* What this instance becomes: the first of the row's `becomes` cases that holds for it
  * (Conv2D for a 2-D kernel), counted per case; none holding is counted as undecided. */
 static int take_case(opmap_op *op, const ir_node *n)
@@ -416,7 +460,7 @@ int om_scan_evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *
     /* where it runs is the eager answer: in graph mode an operator torchair cannot convert
      * still runs on the NPU, outside the compiled graph */
     *placed = worst_of(op, inst, res->n_chips);
-    if ((*rc = check_graph(g, op, v, inst)))
+    if ((*rc = check_graph(g, op, v, inst)) || (*rc = check_backward(g, op, v, inst)))
         return worst;
     for (c = 0; c < res->n_chips; c++)
         if (inst[c] > op->chip_status[c])

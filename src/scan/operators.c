@@ -73,6 +73,26 @@ const char *om_scan_join(om_arena *A, const char *const *items, size_t n, const 
  * becomes (a parser expansion lists them all), else its CANN op, aclnn kernel or torch_npu
  * API. Never a bare dash: rows that say nothing say "not published".
  */
+/* A training scan's copy of the row's backward answer: status, its operators joined. */
+static int backward_of(om_arena *A, opmap_op *op, const om_backward *b)
+{
+    size_t k, len = 1;
+    char *ops;
+    for (k = 0; k < b->n_ops; k++)
+        len += strlen(b->ops[k]) + 2;
+    if (!(ops = om_arena_alloc(A, len)))
+        return 0;
+    ops[0] = 0;
+    for (k = 0; k < b->n_ops; k++) {
+        if (k)
+            strcat(ops, ", ");
+        strcat(ops, b->ops[k]);
+    }
+    op->bw_status = om_backward_status_name(b->status);  /* static strings */
+    op->bw_ops = ops;
+    return (op->bw_note = dup_or_empty(A, b->note)) != NULL;
+}
+
 static const char *becomes(om_arena *A, const opmap_row *row, int runs_on_a_chip)
 {
     if (!row)
@@ -188,6 +208,9 @@ static opmap_op *new_op(group *g, const opkey *key)
         return NULL;
     if (!(op->becomes = becomes(A, row, k != 0)) ||
         !(op->becomes_how = dup_or_empty(A, row ? row->ascend_how : NULL)))
+        return NULL;
+    if (row && row->backward.status && om_scan_backward_applies(res) &&
+        !backward_of(A, op, &row->backward))
         return NULL;
     if (row && row->n_sources) {
         if (!(op->sources = om_arena_array(A, row->n_sources, sizeof(char *))))

@@ -115,6 +115,30 @@ int opmap_result_chip_part(const opmap_result *r, size_t i, const char **out)
 const char *opmap_result_torch_npu(const opmap_result *r) { return r->torch_npu; }
 const char *opmap_result_torch_npu_target(const opmap_result *r) { return r->tnpu_target; }
 int opmap_result_mode(const opmap_result *r) { return r ? r->mode : OPMAP_MODE_EAGER; }
+int opmap_result_workload(const opmap_result *r)
+{
+    return r ? r->workload : OPMAP_WORKLOAD_INFERENCE;
+}
+int opmap_result_workload_narrowed(const opmap_result *r) { return r ? r->workload_narrowed : 0; }
+
+const char *opmap_workload_name(int workload)
+{
+    return workload == OPMAP_WORKLOAD_INFERENCE  ? "inference"
+           : workload == OPMAP_WORKLOAD_TRAINING ? "training"
+                                                 : "?";
+}
+
+int opmap_op_backward(const opmap_op *op, opmap_op_backward_info *out)
+{
+    opmap_op_backward_info info;
+    if (!op)
+        return OPMAP_EINVAL;
+    info.size = sizeof(info);
+    info.status = op->bw_status ? op->bw_status : "";
+    info.ops = op->bw_ops ? op->bw_ops : "";
+    info.note = op->bw_note ? op->bw_note : "";
+    return OM_INFO_FILL(out, &info, opmap_op_backward_info, note);
+}
 
 const char *opmap_mode_name(int mode)
 {

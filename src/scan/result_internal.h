@@ -56,6 +56,8 @@ struct opmap_op {
     const char *notes, *hint, *ascend_op, *aclnn, *api, *engine;
     const char *becomes;      /* what it ends as on Ascend, for reports (see new_op) */
     const char *becomes_how;  /* the row's ascend.how, or "" */
+    /* a training scan: the row's backward answer (status "" otherwise) */
+    const char *bw_status, *bw_ops, *bw_note;
     /* while scanning: the row's `becomes` cases the instances took (a few kept, counted)
      * and the instances none decided; finish_ops() makes `becomes` from them */
     const char *case_seen[OM_MAX_CASES];
@@ -203,6 +205,8 @@ struct opmap_result {
     const char *table_origin, *table_name, *table_version, *torch_npu, *cann;
     const char *tnpu_target;  /* opmap_scan_options.torch_npu as given, or "" */
     int mode;                 /* opmap_scan_options.mode: OPMAP_MODE_EAGER or _GRAPH */
+    int workload;             /* OPMAP_WORKLOAD_*: what the result answers for */
+    uint8_t workload_narrowed; /* training asked, the model answered for inference (ONNX) */
     const char *tnpu_needed;  /* newest torch_npu.min of the rows matched, or "" */
     const char *tnpu_needed_by; /* "domain::name" of the first op (report order) needing it */
     const char **chips;

@@ -125,11 +125,24 @@ int om_risks_model(opmap_result *res)
     int rc0;
     if ((rc0 = duplicate_imports(res)))
         return rc0;
+    if (res->workload_narrowed &&
+        (rc0 = add(res, "workload", OPMAP_DIAG_INFO, "answered for inference: an ONNX model is "
+                   "an inference graph (ATC builds no backward); scan the module's TorchScript "
+                   "or torch.export form for what training needs", "main")))
+        return rc0;
     if (res->training_reads) {
-        snprintf(msg, sizeof(msg), "read in eval mode, as inference runs the model: a "
-                 "module's self.training is False (%" PRIu64 " read%s), so code that runs only "
-                 "in training (batch-norm statistics, stochastic depth, dropout branches) is "
-                 "not scanned", res->training_reads, res->training_reads == 1 ? "" : "s");
+        if (res->workload == OPMAP_WORKLOAD_TRAINING)
+            snprintf(msg, sizeof(msg), "forward read in eval mode: a module's self.training "
+                     "is False (%" PRIu64 " read%s), so branches only train mode takes "
+                     "(batch-norm statistics, stochastic depth, dropout) are not scanned; the "
+                     "backward of every operator read is", res->training_reads,
+                     res->training_reads == 1 ? "" : "s");
+        else
+            snprintf(msg, sizeof(msg), "read in eval mode, as inference runs the model: a "
+                     "module's self.training is False (%" PRIu64 " read%s), so code that runs "
+                     "only in training (batch-norm statistics, stochastic depth, dropout "
+                     "branches) is not scanned", res->training_reads,
+                     res->training_reads == 1 ? "" : "s");
         if ((rc0 = add(res, "eval_mode", OPMAP_DIAG_INFO, msg, "main")))
             return rc0;
     }

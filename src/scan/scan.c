@@ -359,9 +359,14 @@ int om_scan_begin(group *g, opmap_result **resp, opmap_ctx *ctx, const char *nam
         opts->mode != OPMAP_MODE_GRAPH)
         return om_fail(err, OPMAP_EINVAL, NULL, "opmap_scan: mode %d, expected OPMAP_MODE_EAGER "
                        "or OPMAP_MODE_GRAPH", opts->mode);
+    if (opts && opts->version >= 4 && opts->workload != OPMAP_WORKLOAD_INFERENCE &&
+        opts->workload != OPMAP_WORKLOAD_TRAINING)
+        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_scan: workload %d, expected "
+                       "OPMAP_WORKLOAD_INFERENCE or OPMAP_WORKLOAD_TRAINING", opts->workload);
     if (!(res = om_result_new(ctx)))
         return om_fail(err, OPMAP_ENOMEM, name, "out of memory");
     res->mode = opts && opts->version >= 3 ? opts->mode : OPMAP_MODE_EAGER;
+    res->workload = opts && opts->version >= 4 ? opts->workload : OPMAP_WORKLOAD_INFERENCE;
     g->res = res;
     g->table = table;
     g->weights = opts ? opts->weights : NULL;
@@ -434,7 +439,13 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
     *out = NULL;
     if ((rc = om_scan_begin(&g, &res, ctx, model->ir.name, table, opts, err)))
         goto done;
-    if (om_scan_copy_model(res, &model->ir) != OPMAP_OK || om_risks_model(res) != OPMAP_OK ||
+    if (om_scan_copy_model(res, &model->ir) == OPMAP_OK &&
+        res->workload == OPMAP_WORKLOAD_TRAINING && res->format == OPMAP_FORMAT_ONNX) {
+        /* an ONNX model is an inference graph: ATC builds no backward (risks.c says so) */
+        res->workload = OPMAP_WORKLOAD_INFERENCE;
+        res->workload_narrowed = 1;
+    }
+    if (om_risks_model(res) != OPMAP_OK ||
         om_risks_functions(res, &model->ir) != OPMAP_OK) {
         rc = om_fail_mem(err, &res->mem, model->ir.name);
         goto done;

@@ -107,6 +107,8 @@ typedef struct om_graph_verdict {
     const om_evidence *ev;
 } om_graph_verdict;
 int om_graph_applies(const opmap_result *res);
+/* answer.c: a training scan of an ATen graph answers each operator's backward too. */
+int om_scan_backward_applies(const opmap_result *res);
 int om_graph_verdict_of(const opmap_table *t, const opmap_row *row, const ir_node *n,
                         om_graph_verdict *out);
 

@@ -41,8 +41,23 @@ typedef struct om_pat_chain {
     uint8_t n_other;
 } om_pat_chain;
 
+/* What a training scan advises instead (`training:`), where it differs: each field NULL
+ * (n 0) when the pattern's own one holds for training too. */
+typedef struct om_pat_training {
+    const char *replacement, *hint;
+    const char **kernels;      /* "npu::npu_moe_gating_top_k": the table rows it calls */
+    size_t n_kernels;
+    const char **chips;
+    size_t n_chips;
+    uint8_t given;             /* the pattern has a `training:` mapping */
+} om_pat_training;
+
 typedef struct om_pattern {
     const char *id, *name, *replacement, *atc, *hint, *notes, *curated;
+    const char **kernels;      /* the table rows the replacement calls ("npu::npu_rms_norm"):
+                                  a training scan checks each has a backward */
+    size_t n_kernels;
+    om_pat_training training;
     om_pat_op *skip;           /* operators walked through (casts) */
     size_t n_skip;
     om_pat_chain *chains;

@@ -141,12 +141,51 @@ static int parse_list_ops(yr *y, const yt_node *n, om_pat_op **out, size_t *coun
     return OPMAP_OK;
 }
 
+/* `kernels: [domain::op, ...]`: table rows a replacement calls (at most 8). */
+static int parse_kernels(yr *y, const yt_node *map, const char ***out, size_t *n)
+{
+    const yt_node *v = yt_get(map, "kernels");
+    size_t i;
+    int rc;
+    if (!v)
+        return OPMAP_OK;
+    if ((rc = yr_str_list(y, v, "kernels", out, n)))
+        return rc;
+    if (*n > 8)
+        return yr_bad(y, v, "kernels: at most 8");
+    for (i = 0; i < *n; i++) {
+        const char *sep = strstr((*out)[i], "::");
+        if (!sep || sep == (*out)[i] || !sep[2])
+            return yr_bad(y, v->items[i], "kernels: '%s' is not domain::op", (*out)[i]);
+    }
+    return OPMAP_OK;
+}
+
+/* `training: {replacement, hint, kernels, chips}`: what a training scan advises instead. */
+static int parse_training(yr *y, const yt_node *e, om_pat_training *tr)
+{
+    static const char *const keys[] = { "replacement", "hint", "kernels", "chips", NULL };
+    const yt_node *m = yt_get(e, "training"), *n;
+    int rc;
+    if (!m)
+        return OPMAP_OK;
+    if ((rc = yr_kind(y, m, YT_MAP, "training")) || (rc = yr_keys(y, m, keys, "training")) ||
+        (rc = om_data_opt_str(y, m, "replacement", &tr->replacement)) ||
+        (rc = om_data_opt_str(y, m, "hint", &tr->hint)) ||
+        (rc = parse_kernels(y, m, &tr->kernels, &tr->n_kernels)))
+        return rc;
+    if ((n = yt_get(m, "chips")) && (rc = yr_str_list(y, n, "chips", &tr->chips, &tr->n_chips)))
+        return rc;
+    tr->given = 1;
+    return OPMAP_OK;
+}
+
 static int parse_pattern(yr *y, om_patterns *t, const yt_node *e, om_pattern *p,
                          const opmap_effort *dflt)
 {
     static const char *const keys[] = { "id", "name", "skip", "chains", "replacement", "atc",
                                         "chips", "hint", "notes", "weight", "sources", "curated",
-                                        "grade", NULL };
+                                        "grade", "kernels", "training", NULL };
     const yt_node *n, *chains;
     size_t i;
     int rc;
@@ -165,6 +204,9 @@ static int parse_pattern(yr *y, om_patterns *t, const yt_node *e, om_pattern *p,
     if ((n = yt_get(e, "skip")) && (rc = parse_list_ops(y, n, &p->skip, &p->n_skip)))
         return rc;
     if ((n = yt_get(e, "chips")) && (rc = yr_str_list(y, n, "chips", &p->chips, &p->n_chips)))
+        return rc;
+    if ((rc = parse_kernels(y, e, &p->kernels, &p->n_kernels)) ||
+        (rc = parse_training(y, e, &p->training)))
         return rc;
     if (!chains->n || chains->n > 64)
         return yr_bad(y, chains, "a pattern has 1 to 64 chains");

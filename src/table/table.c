@@ -329,6 +329,8 @@ static const om_evidence *find_fact(const opmap_row *r, const char *fact, uint32
     }
     if (strcmp(fact, "graph") == 0)
         return r->graph.status ? &r->graph.ev : NULL;
+    if (strcmp(fact, "backward") == 0)
+        return r->backward.status ? &r->backward.ev : NULL;
     if (strncmp(fact, "constraints.", 12) == 0 && fact[12] >= '0' && fact[12] <= '9') {
         k = strtoul(fact + 12, &end, 10);
         return !*end && k < r->n_constraints ? &r->constraints[k].ev : NULL;

@@ -159,6 +159,33 @@ typedef struct om_graph {
     om_evidence ev;
 } om_graph;
 
+/*
+ * An ATen or npu row's backward answer (docs/table-format.md, "backward"): what a training
+ * step runs for the operator's gradient on the NPU.
+ */
+enum { OM_BW_ABSENT = 0,      /* the row gives no backward answer */
+       OM_BW_FULL,            /* its backward operators have NPU kernels */
+       OM_BW_PARTIAL,         /* one of them runs with limits or on the CPU */
+       OM_BW_REWRITE,         /* one of them has no NPU implementation */
+       OM_BW_MISSING,         /* torch_npu registers no backward: gradients cannot flow */
+       OM_BW_NONE,            /* nothing to differentiate (no backward runs) */
+       OM_BW_DECOMPOSED,      /* autograd differentiates what PyTorch decomposes it into */
+       OM_BW_COUNT };
+
+/* "full", "partial", "rewrite", "missing", "none", "decomposed"; "" for OM_BW_ABSENT. */
+const char *om_backward_status_name(int status);
+
+typedef struct om_backward {
+    uint8_t status;            /* OM_BW_*; ABSENT when the row has no `backward:` */
+    const char *via;           /* "pytorch" or "npu" (whose autograd function), or NULL */
+    const char **ops;          /* the table's operators its gradient formulas call */
+    size_t n_ops;
+    const char **helpers;      /* PyTorch autograd helpers the formulas call */
+    size_t n_helpers;
+    const char *note;
+    om_evidence ev;
+} om_backward;
+
 struct opmap_row {
     const char *domain, *op;
     int64_t since;             /* 0 when unversioned */
@@ -187,6 +214,7 @@ struct opmap_row {
     om_input_dtypes *inputs;   /* per-input dtype lists (input 0 may also be `dtypes`) */
     size_t n_inputs;
     om_graph graph;            /* graph mode (torchair), ATen rows only */
+    om_backward backward;      /* training: the gradient's operators, ATen and npu rows */
 };
 
 typedef struct om_source {
@@ -289,6 +317,9 @@ int om_table_find_soc(const opmap_table *t, const char *name, size_t len, size_t
 struct yr;
 struct yt_node;
 int om_graph_parse(struct yr *y, const struct yt_node *map, om_graph *out);
+
+/* table_backward.c: a row's `backward:` mapping (grade and sources: the caller's). */
+int om_backward_parse(struct yr *y, const struct yt_node *map, om_backward *out);
 
 /* Flag bit for a table flag name, or 0. */
 unsigned om_flag_from_name(const char *name);

@@ -1008,6 +1008,20 @@ static int parse_graph(ld *l, const yt_node *n, opmap_row *row)
     return parse_evidence_keys(l, n, &row->graph.ev);
 }
 
+/* `backward:` (table_backward.c), on ATen and npu rows: what a training step runs for
+ * the gradient; grade and sources read as any fact's evidence. */
+static int parse_backward(ld *l, const yt_node *n, opmap_row *row)
+{
+    int rc;
+    if (strcmp(row->domain, "aten") != 0 && strcmp(row->domain, "npu") != 0)
+        return yr_bad(&l->y, n, "backward: only ATen and npu rows have a backward answer "
+                                "(autograd differentiates PyTorch operators), not %s",
+                      row->domain);
+    if ((rc = om_backward_parse(&l->y, n, &row->backward)))
+        return rc;
+    return parse_evidence_keys(l, n, &row->backward.ev);
+}
+
 /* pytorch: {since, until}: the pinned PyTorch releases that have an ATen operator */
 static int parse_pytorch(ld *l, const yt_node *n, opmap_row *row)
 {
@@ -1033,7 +1047,7 @@ static int parse_row(ld *l, const yt_node *e, opmap_row *row)
     static const char *const keys[] = { "domain", "op", "since", "overloads", "torch_npu",
                                         "pytorch", "status", "ascend", "socs", "dtypes", "flags",
                                         "constraints", "hint", "notes", "sources", "curated",
-                                        "evidence", "inputs", "graph", NULL };
+                                        "evidence", "inputs", "graph", "backward", NULL };
     const yt_node *n;
     int rc;
     if ((rc = yr_kind(&l->y, e, YT_MAP, "an ops row")) || (rc = yr_keys(&l->y, e, keys, "a row")))
@@ -1114,7 +1128,9 @@ static int parse_row(ld *l, const yt_node *e, opmap_row *row)
                          "the reason", row->domain, row->op);
     if ((n = yt_get(e, "evidence")) && (rc = parse_row_evidence(l, n, row)))
         return rc;
-    return (n = yt_get(e, "graph")) ? parse_graph(l, n, row) : OPMAP_OK;
+    if ((n = yt_get(e, "graph")) && (rc = parse_graph(l, n, row)))
+        return rc;
+    return (n = yt_get(e, "backward")) ? parse_backward(l, n, row) : OPMAP_OK;
 }
 
 /* ---- index: (domain, op) -> rows sorted by since ---- */

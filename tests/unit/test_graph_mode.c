@@ -253,7 +253,7 @@ static void test_graph__scan_option(void **state)
     opmap_scan_options o = OPMAP_SCAN_OPTIONS_INIT;
     opmap_result *res;
     int rc;
-    assert_int_equal(o.version, 3);
+    assert_int_equal(o.version, 4);
     assert_int_equal(o.mode, OPMAP_MODE_EAGER);
     res = scan_text(f, &o, &rc);
     assert_int_equal(rc, OPMAP_OK);

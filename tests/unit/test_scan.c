@@ -686,6 +686,131 @@ static void test_scan__aten_gelu_advice_reads_aten_graphs(void **state)
     opmap_table_free(t);
 }
 
+/*
+ * --workload training: an operator whose backward runs an operator without an NPU kernel is
+ * rewrite, an npu operator without a backward partial, each with the reason; inference
+ * answers the forward only; an ONNX model is answered for inference and says so. The table
+ * refuses a backward on a row that is not ATen or npu, and an unknown status.
+ */
+static void test_scan__training_answers_the_backward(void **state)
+{
+    static const char yaml[] =
+        "schema: 1\nsources:\n  - {id: s, grade: kernel}\nops:\n"
+        "  - {domain: aten, op: foo, status: full, sources: [s],\n"
+        "     backward: {status: rewrite, via: pytorch, ops: [\"aten::foo_backward\"],\n"
+        "                note: \"its backward runs aten::foo_backward\", grade: kernel, sources: [s]}}\n"
+        "  - {domain: aten, op: relu, status: full, sources: [s],\n"
+        "     backward: {status: full, via: pytorch, ops: [\"aten::threshold_backward\"],\n"
+        "                grade: kernel, sources: [s]}}\n"
+        "  - {domain: npu, op: bar, status: full, sources: [s],\n"
+        "     backward: {status: missing, note: \"no backward\", grade: derived, sources: [s]}}\n"
+        "  - {domain: ai.onnx, op: Relu, since: 14, status: full, sources: [s]}\n";
+    static const char graph[] = "graph(%x : Float(2, 3)):\n"
+                                "  %a : Float(2, 3) = aten::foo(%x) # m.py:1:0\n"
+                                "  %b : Float(2, 3) = aten::relu(%a) # m.py:2:0\n"
+                                "  %c : Float(2, 3) = npu::bar(%b) # m.py:3:0\n"
+                                "  return (%c)\n";
+    fixture *f = *state;
+    opmap_table *t = NULL;
+    opmap_error err;
+    opmap_model *model;
+    opmap_result *res;
+    opmap_scan_options o = OPMAP_SCAN_OPTIONS_INIT;
+    opmap_row_backward_info rb = { .size = sizeof(rb) };
+    const char *bop;
+    size_t i;
+    int w;
+    assert_int_equal(opmap_table_load_memory(&t, f->ctx, yaml, sizeof(yaml) - 1, "w.yaml", &err),
+                     OPMAP_OK);
+    assert_int_equal(opmap_row_backward(opmap_table_lookup(t, "aten", "foo", 0), &rb), OPMAP_OK);
+    assert_string_equal(rb.status, "rewrite");
+    assert_string_equal(rb.via, "pytorch");
+    assert_int_equal(rb.op_count, 1);
+    assert_int_equal(opmap_row_backward_op(opmap_table_lookup(t, "aten", "foo", 0), 0, &bop),
+                     OPMAP_OK);
+    assert_string_equal(bop, "aten::foo_backward");
+    assert_string_equal(opmap_row_evidence(opmap_table_lookup(t, "npu", "bar", 0), "backward"),
+                        "derived");
+    assert_int_equal(opmap_model_open_memory(&model, f->ctx, graph, sizeof(graph) - 1, "g.txt",
+                                             &err), OPMAP_OK);
+    for (w = OPMAP_WORKLOAD_INFERENCE; w <= OPMAP_WORKLOAD_TRAINING; w++) {
+        o.workload = w;
+        assert_int_equal(opmap_scan(&res, f->ctx, model, t, &o, &err), OPMAP_OK);
+        assert_int_equal(opmap_result_workload(res), w);
+        assert_int_equal(opmap_result_workload_narrowed(res), 0);
+        for (i = 0; i < opmap_result_op_count(res); i++) {
+            const opmap_op *op;
+            opmap_op_backward_info ob = { .size = sizeof(ob) };
+            assert_int_equal(opmap_result_op(res, i, &op), OPMAP_OK);
+            assert_int_equal(opmap_op_backward(op, &ob), OPMAP_OK);
+            if (w == OPMAP_WORKLOAD_INFERENCE) {
+                assert_int_equal(opmap_op_status(op), OPMAP_OP_FULL);
+                assert_string_equal(ob.status, "");
+            } else if (strcmp(opmap_op_name(op), "foo") == 0) {
+                assert_int_equal(opmap_op_status(op), OPMAP_OP_REWRITE);
+                assert_string_equal(ob.status, "rewrite");
+                assert_string_equal(ob.ops, "aten::foo_backward");
+                assert_non_null(strstr(op->reasons[0].message, "foo_backward"));
+            } else if (strcmp(opmap_op_name(op), "bar") == 0) {
+                assert_int_equal(opmap_op_status(op), OPMAP_OP_PARTIAL);
+                assert_string_equal(ob.status, "missing");
+            } else {
+                assert_int_equal(opmap_op_status(op), OPMAP_OP_FULL);
+                assert_string_equal(ob.status, "full");
+            }
+        }
+        opmap_result_free(res);
+    }
+    opmap_model_free(model);
+    /* an ONNX model: answered for inference, and it says so */
+    {
+        static const char *const relu[] = { "Relu" };
+        mb b;
+        Onnx__GraphProto *g;
+        Onnx__ModelProto *m;
+        const uint8_t *buf;
+        size_t len;
+        mb_init(&b);
+        g = mb_graph(&b, "g");
+        mb_node(&b, g, relu[0], NULL, NULL, NULL, NULL);
+        m = mb_model(&b, g, 8);
+        mb_opset(&b, m, "", 17);
+        buf = mb_pack(&b, m, &len);
+        assert_int_equal(opmap_model_open_memory(&model, f->ctx, buf, len, "r.onnx", &err),
+                         OPMAP_OK);
+        o.workload = OPMAP_WORKLOAD_TRAINING;
+        assert_int_equal(opmap_scan(&res, f->ctx, model, t, &o, &err), OPMAP_OK);
+        assert_int_equal(opmap_result_workload(res), OPMAP_WORKLOAD_INFERENCE);
+        assert_int_equal(opmap_result_workload_narrowed(res), 1);
+        opmap_result_free(res);
+        opmap_model_free(model);
+        mb_free(&b);
+    }
+    o.workload = 7;
+    assert_int_equal(opmap_model_open_memory(&model, f->ctx, graph, sizeof(graph) - 1, "g.txt",
+                                             &err), OPMAP_OK);
+    assert_int_equal(opmap_scan(&res, f->ctx, model, t, &o, &err), OPMAP_EINVAL);
+    assert_non_null(strstr(err.message, "workload 7"));
+    opmap_model_free(model);
+    opmap_table_free(t);
+    {
+        static const char onnx_bw[] =
+            "schema: 1\nsources:\n  - {id: s}\nops:\n"
+            "  - {domain: ai.onnx, op: Relu, since: 14, status: full, sources: [s],\n"
+            "     backward: {status: full}}\n";
+        static const char bad_status[] =
+            "schema: 1\nsources:\n  - {id: s}\nops:\n"
+            "  - {domain: aten, op: relu, status: full, sources: [s],\n"
+            "     backward: {status: maybe}}\n";
+        assert_int_equal(opmap_table_load_memory(&t, f->ctx, onnx_bw, sizeof(onnx_bw) - 1, "x",
+                                                 &err), OPMAP_ETABLE);
+        assert_non_null(strstr(err.message, "only ATen and npu rows"));
+        assert_int_equal(opmap_table_load_memory(&t, f->ctx, bad_status, sizeof(bad_status) - 1,
+                                                 "x", &err), OPMAP_ETABLE);
+        assert_non_null(strstr(err.message, "unknown backward.status 'maybe'"));
+    }
+}
+
 static void test_estimate__seed_guide_example_is_112_8_days(void **state)
 {
     static om_estimate_op ops[200];
@@ -744,6 +869,7 @@ int main(void)
         cmocka_unit_test(test_report__atc_command_quotes_names),
         cmocka_unit_test(test_scan__becomes_per_instance),
         cmocka_unit_test(test_scan__aten_gelu_advice_reads_aten_graphs),
+        cmocka_unit_test(test_scan__training_answers_the_backward),
         cmocka_unit_test(test_estimate__seed_guide_example_is_112_8_days),
     };
     return cmocka_run_group_tests_name("scan", tests, setup, teardown);

@@ -37,7 +37,9 @@ import import_surgeon
 import import_torch_npu_docs
 import import_torch_npu_native
 import import_torchair
+import backward
 import graph_mode
+import import_derivatives
 from _common import HERE, ROOT, TABLE_DTYPES, load_sources_config, version_key
 
 TABLE_VERSION = "2026.08.22"        # date of the newest pinned snapshot
@@ -1177,6 +1179,8 @@ def q(s):
 # the graph-mode answer's keys, in the order written (docs/table-format.md, "graph")
 GRAPH_KEYS = ["status", "via", "declared", "implemented", "partial", "stub", "counted", "sigs",
               "where", "note", "grade", "sources"]
+# the backward answer's keys, in the order written (docs/table-format.md, "backward")
+BACKWARD_KEYS = ["status", "via", "ops", "helpers", "note", "grade", "sources"]
 WHEN_ORDER = ["attr", "arg", "input", "output", "default", "grade", "index", "name"]
 
 
@@ -1250,6 +1254,10 @@ def emit_row(r, out):
         g = r.graph
         w("    graph: {%s}" % ", ".join("%s: %s" % (k, flow(g[k])) for k in GRAPH_KEYS
                                      if k in g and g[k] not in ([], None)))
+    if getattr(r, "backward", None):
+        g = r.backward
+        w("    backward: {%s}" % ", ".join("%s: %s" % (k, flow(g[k])) for k in BACKWARD_KEYS
+                                        if k in g and g[k] not in ([], None)))
     if r.hint:
         w("    hint: %s" % q(r.hint))
     if r.notes:
@@ -1476,6 +1484,7 @@ def load_facts(locations):
         "surgeon": import_surgeon.load(locations),
         "modelzoo": import_modelzoo.load(locations),
         "torchair": import_torchair.load(locations),
+        "derivatives": import_derivatives.load(locations),
     }
 
 
@@ -1509,12 +1518,14 @@ def main(argv=None):
     n_graph = graph_mode.annotate(b, args.curated)
     if n_graph:
         b.curated_used["graph.yaml"] += n_graph
+    backward.annotate(b)
     b.finish()
     rows = sorted(b.rows.values(), key=lambda r: (r.domain, r.op.lower(), r.op, -1 if r.since is None else r.since))
     counts = collections.Counter(s for r in rows for s in r.sources)
     for r in rows:
         # the graph-mode answer's sources: cited (declared, counted), not the row's own list
-        for s in getattr(r, "graph", None) and r.graph["sources"] or []:
+        for s in (getattr(r, "graph", None) and r.graph["sources"] or []) + \
+                (getattr(r, "backward", None) and r.backward["sources"] or []):
             if s != "curated" and s not in r.sources:
                 counts[s] += 1
         for e in r.socs.values():

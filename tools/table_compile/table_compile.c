@@ -247,6 +247,41 @@ static void graph_init(const om_graph *g, size_t id)
     fprintf(out, "}");
 }
 
+/* The backward answer's operator and helper lists (Bo/Bh<row>) and evidence (Eb<row>_0). */
+static void backward_parts(const om_backward *b, size_t id)
+{
+    char name[64];
+    if (!b->status)
+        return;
+    evidence_prepare(&b->ev, id, "Eb", 0);
+    name_of(name, sizeof(name), "Bo", id, 0);
+    str_array(name, b->ops, b->n_ops);
+    name_of(name, sizeof(name), "Bh", id, 0);
+    str_array(name, b->helpers, b->n_helpers);
+}
+
+static void backward_init(const om_backward *b, size_t id)
+{
+    char name[64];
+    if (!b->status)
+        return;
+    fprintf(out, ",\n  .backward = {.status = %u, .via = ", b->status);
+    str(b->via);
+    fprintf(out, ", .note = ");
+    str(b->note);
+    if (b->n_ops) {
+        name_of(name, sizeof(name), "Bo", id, 0);
+        fprintf(out, ", .ops = (const char **)%s, .n_ops = %zu", name, b->n_ops);
+    }
+    if (b->n_helpers) {
+        name_of(name, sizeof(name), "Bh", id, 0);
+        fprintf(out, ", .helpers = (const char **)%s, .n_helpers = %zu", name, b->n_helpers);
+    }
+    fprintf(out, ", .ev = ");
+    evidence_init(&b->ev, id, "Eb", 0);
+    fprintf(out, "}");
+}
+
 static void row_parts(const opmap_row *r, size_t id)
 {
     char name[64];
@@ -263,6 +298,7 @@ static void row_parts(const opmap_row *r, size_t id)
     for (i = 0; i < OPMAP_FLAG_COUNT; i++)
         evidence_prepare(&r->ev_flags[i], id, "Ef", i);
     graph_parts(&r->graph, id);
+    backward_parts(&r->backward, id);
     for (i = 0; i < r->n_socs; i++) {
         name_of(name, sizeof(name), "A", id, i);
         str_array(name, r->socs[i].sources, r->socs[i].n_sources);
@@ -395,6 +431,7 @@ static void row_init(const opmap_row *r, size_t id)
     }
     fprintf(out, "}");
     graph_init(&r->graph, id);
+    backward_init(&r->backward, id);
     fprintf(out, "}");
 }
 
