@@ -131,7 +131,8 @@ static int finish_advice(group *g)
         om_advice *a;
         if (!om_advice_applies(rule->detector, res->format == OPMAP_FORMAT_ONNX))
             continue;
-        if (!om_advice_finish(rule->detector, st, res->inputs, res->n_inputs))
+        if (!om_advice_finish(rule->detector, st, res->inputs, res->n_inputs, res->outputs,
+                              res->n_outputs))
             continue;
         if (!(a = om_vec_push(&res->advice, &res->mem)) || !(a->id = om_arena_strdup(A, rule->id)) ||
             !(a->message = om_arena_strdup(A, rule->message)) ||
@@ -144,6 +145,7 @@ static int finish_advice(group *g)
         a->count = st->count;
         a->grade = rule->ev.grade;
         a->optional = rule->optional;
+        a->custom_op = rule->custom_op;
     }
     return OPMAP_OK;
 }

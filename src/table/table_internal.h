@@ -41,9 +41,13 @@ typedef struct om_value {
 
 enum { OM_VAL_NUM = 1, OM_VAL_STR, OM_VAL_BOOL, OM_VAL_LIST };
 
-enum { OM_SUBJ_ATTR = 1, OM_SUBJ_CONST, OM_SUBJ_RANK, OM_SUBJ_DTYPE, OM_SUBJ_VALUE };
+/* OM_SUBJ_ATTR_COUNT: how many values a list attribute holds (kernel_shape's length, the
+ * pooling's dimensions); OM_CMP_ABSENT: an attribute the node does not carry (ReduceMean
+ * without axes) */
+enum { OM_SUBJ_ATTR = 1, OM_SUBJ_CONST, OM_SUBJ_RANK, OM_SUBJ_DTYPE, OM_SUBJ_VALUE,
+       OM_SUBJ_ATTR_COUNT };
 enum { OM_CMP_EQ = 1, OM_CMP_NE, OM_CMP_LT, OM_CMP_LE, OM_CMP_GT, OM_CMP_GE, OM_CMP_IN,
-       OM_CMP_NOT_IN, OM_CMP_IS_CONST, OM_CMP_NOT_CONST, OM_CMP_NOT_FOLDED };
+       OM_CMP_NOT_IN, OM_CMP_IS_CONST, OM_CMP_NOT_CONST, OM_CMP_NOT_FOLDED, OM_CMP_ABSENT };
 
 typedef struct om_constraint {
     uint8_t subject;           /* OM_SUBJ_* */
@@ -95,7 +99,11 @@ typedef struct om_soc_answer {
  * (ATC flags, graph edits), given when its detector (rules/advice.c) finds the pattern.
  */
 enum { OM_DET_DYNAMIC_BATCH = 1, OM_DET_SHAPE_ARITHMETIC, OM_DET_SMALL_CHANNEL, OM_DET_IMAGE_INPUT,
-       OM_DET_GELU, OM_DET_VARIANCE, OM_DET_TOKEN_PADDING, OM_DET_ATEN_GELU, OM_DET_COUNT };
+       OM_DET_GELU, OM_DET_VARIANCE, OM_DET_TOKEN_PADDING, OM_DET_ATEN_GELU, OM_DET_CONV_1D,
+       OM_DET_SIGMOID_GATE, OM_DET_DYNAMIC_DIMS, OM_DET_NMS, OM_DET_ROI_ALIGN,
+       OM_DET_PIXEL_SHUFFLE, OM_DET_SELF_SUB, OM_DET_SLICE_CHAIN, OM_DET_SPLIT_ONE,
+       OM_DET_FLOAT_OUTPUT, OM_DET_LN_SQUARE_MUL, OM_DET_GATHER_COLUMN,
+       OM_DET_TRANSPOSE_ROUNDTRIP, OM_DET_INPUT_5D, OM_DET_COUNT };
 
 /* The detector for a name ("dynamic_batch", ...), or 0. */
 int om_detector_from_name(const char *name);
@@ -108,6 +116,7 @@ typedef struct om_advice_rule {
     const char *action;        /* the ATC flag or graph edit to apply */
     const char *notes;
     uint8_t optional;          /* kind: optional (performance/precision) vs required (to convert) */
+    uint8_t custom_op;         /* kind: custom_op, a CANN operator to substitute (required too) */
     const char **recipes;      /* where Ascend's engineers did it (repository paths) */
     size_t n_recipes;
     om_evidence ev;

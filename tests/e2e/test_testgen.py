@@ -208,17 +208,28 @@ class Loop(unittest.TestCase):
         input of the node, its element type and dims (dim_param as the named dimension)."""
         import onnx
         m = onnx.load(self.onnx, load_external_data=False)
-        types = {}
-        for v in list(m.graph.input) + list(m.graph.value_info) + list(m.graph.output):
-            t = v.type.tensor_type
-            if t.HasField("shape"):
-                types[v.name] = (t.elem_type, [d.dim_value if d.HasField("dim_value") else
-                                               {"dim": d.dim_param} if d.dim_param else
-                                               {"dim": None} for d in t.shape.dim])
-        for i in m.graph.initializer:
-            types[i.name] = (i.data_type, list(i.dims))
+        types, nodes = {}, {}
+
+        def walk(graph, prefix):
+            """Every node with opmap's path (an If's branches as main/If_1/else_branch/...),
+            and the types its graph declares."""
+            for v in list(graph.input) + list(graph.value_info) + list(graph.output):
+                t = v.type.tensor_type
+                if t.HasField("shape"):
+                    types[v.name] = (t.elem_type, [d.dim_value if d.HasField("dim_value") else
+                                                   {"dim": d.dim_param} if d.dim_param else
+                                                   {"dim": None} for d in t.shape.dim])
+            for i in graph.initializer:
+                types[i.name] = (i.data_type, list(i.dims))
+            for n in graph.node:
+                path = prefix + n.name.lstrip("/")
+                nodes[path] = n
+                for a in n.attribute:
+                    if a.type == onnx.AttributeProto.GRAPH:
+                        walk(a.g, "%s/%s/" % (path, a.name))
+
+        walk(m.graph, "main/")
         names = {1: "float32", 7: "int64", 9: "bool", 6: "int32", 10: "float16"}
-        nodes = {"main/" + n.name.lstrip("/"): n for n in m.graph.node}
         cases = [c for c in self.cases if self.onnx in c["models"]]
         built = [c for c in cases if not c["skip"]]
         self.assertGreaterEqual(len(built), 10)
