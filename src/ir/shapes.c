@@ -11,6 +11,7 @@
 #include "values.h"
 
 #define MAXR 16               /* ranks computed here; larger ones are left unknown */
+#define DIM_MAX (INT64_C(1) << 40) /* a dimension past this is no real tensor's: unknown */
 
 typedef struct dims {
     int32_t rank;             /* -1: unknown */
@@ -35,10 +36,10 @@ static void of_fact(const ir_fact *f, dims *d)
         d->v[i] = -1;
         d->p[i] = NULL;
         if (f->dims) {
-            d->v[i] = f->dims[i].value;
+            d->v[i] = f->dims[i].value <= DIM_MAX ? f->dims[i].value : -1;
             d->p[i] = f->dims[i].param && f->dims[i].param[0] ? f->dims[i].param : NULL;
         } else if (f->value && (int32_t)f->value->ndims == d->rank) {
-            d->v[i] = f->value->dims[i];
+            d->v[i] = f->value->dims[i] <= DIM_MAX ? f->value->dims[i] : -1;
         }
     }
 }
@@ -55,6 +56,8 @@ static int known(const dims *d, int32_t i) { return d->v[i] >= 0; }
 
 static void set(dims *o, int32_t i, int64_t v, const char *p)
 {
+    if (v > DIM_MAX)
+        v = -1;
     o->v[i] = v;
     o->p[i] = v >= 0 ? NULL : p;
 }
@@ -147,9 +150,12 @@ static int broadcast(const ir_node *n, dims *o)
 static int64_t window(int64_t in, int64_t k, int64_t s, int64_t dil, int64_t pad, const char *ap,
                       int ceil_mode)
 {
-    int64_t eff = dil * (k - 1) + 1, num;
-    if (in < 0 || s <= 0)
+    int64_t eff, num;
+    /* every value is the file's: any overflow leaves the size unknown */
+    if (in < 0 || in > DIM_MAX || s <= 0 || k < 1 || dil < 1 || k > DIM_MAX || dil > DIM_MAX || s > DIM_MAX ||
+        pad < -DIM_MAX || pad > DIM_MAX)
         return -1;
+    eff = dil * (k - 1) + 1;
     if (ap && (strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0))
         return (in + s - 1) / s;
     if (ap && strcmp(ap, "VALID") == 0)
@@ -193,7 +199,9 @@ static int conv_or_pool(const ir_node *n, int is_conv, dims *o)
         set(o, 1, x.v[1], x.p[1]);
     }
     for (i = 0; i < sp; i++) {
-        int64_t pad = np == 2 * sp ? pads[i] + pads[i + sp] : 0;
+        int64_t pad = 0;
+        if (np == 2 * sp && __builtin_add_overflow(pads[i], pads[i + sp], &pad))
+            pad = INT64_MAX; /* window() refuses it */
         set(o, i + 2, window(x.v[i + 2], k[i], ns == sp ? s[i] : 1, nd == sp ? dil[i] : 1, pad,
                              apv, (int)attr_i(n, "ceil_mode", 0)), NULL);
     }
@@ -299,10 +307,8 @@ static int reshape(const ir_node *n, dims *o)
         } else {
             set(o, k, shape[k], NULL);
         }
-        if (!known(o, k) || rest < 0)
+        if (!known(o, k) || rest < 0 || __builtin_mul_overflow(rest, o->v[k], &rest))
             rest = -1;
-        else
-            rest *= o->v[k];
     }
     if (infer_at >= 0)
         set(o, infer_at, total >= 0 && rest > 0 && total % rest == 0 ? total / rest : -1, NULL);
@@ -353,10 +359,8 @@ static int concat(const ir_node *n, dims *o)
         for (k = 0; k < d.rank; k++)
             if (k != axis && !known(o, k) && known(&d, k))
                 set(o, k, d.v[k], NULL);
-        if (!known(&d, (int32_t)axis) || sum < 0)
+        if (!known(&d, (int32_t)axis) || sum < 0 || __builtin_add_overflow(sum, d.v[axis], &sum))
             sum = -1;
-        else
-            sum += d.v[axis];
     }
     set(o, (int32_t)axis, sum, NULL);
     return 1;
@@ -470,6 +474,11 @@ static int64_t slice_len(int64_t dim, int64_t start, int64_t end, int64_t step)
 {
     if (dim < 0 || !step)
         return -1;
+    /* a step past the dimension takes one element at most, whatever its size */
+    if (step > DIM_MAX)
+        step = DIM_MAX;
+    if (step < -DIM_MAX)
+        step = -DIM_MAX;
     if (start < 0)
         start += dim;
     if (end < 0)
@@ -769,9 +778,15 @@ int om_values_rule_data(const ir_node *n, om_arena *A, const ir_tensor **out)
         nr = na > nb ? na : nb;
         for (k = 0; k < nr; k++) {
             int64_t x = a[na == 1 ? 0 : k], y = b[nb == 1 ? 0 : k];
-            if (op[0] == 'D' && !y)
+            int over;
+            if (op[0] == 'D' && (!y || (x == INT64_MIN && y == -1)))
                 return 0;
-            r[k] = op[0] == 'A' ? x + y : op[0] == 'S' ? x - y : op[0] == 'M' ? x * y : x / y;
+            over = op[0] == 'A'   ? __builtin_add_overflow(x, y, &r[k])
+                   : op[0] == 'S' ? __builtin_sub_overflow(x, y, &r[k])
+                   : op[0] == 'M' ? __builtin_mul_overflow(x, y, &r[k])
+                                  : (r[k] = x / y, 0);
+            if (over)
+                return 0; /* the file's numbers overflow: the value stays unknown */
         }
         scalar = na <= 1 && nb <= 1 &&
                  (n->in_facts[0].value ? n->in_facts[0].value->ndims == 0
