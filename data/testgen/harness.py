@@ -193,6 +193,8 @@ def aten_function(target):
 def call(case, args, kwargs, device):
     if case.kind == "aten":
         return aten_function(case.target)(*args, **kwargs)
+    if case.kind == "swap":
+        return SWAPS[case.target](args, case.attrs, device)
     if case.target not in ONNX:
         raise Skip("no ATen equivalent of ai.onnx::%s is written in this harness" % case.target)
     return ONNX[case.target](args, case.attrs, case.opset, case.outs, device)
@@ -238,7 +240,10 @@ def tensors(out):
 
 def api_name(case):
     """The name msprobe's lists know the operator by: the ATen name without namespace,
-    overload and trailing underscore (an ONNX operator: its equivalent's)."""
+    overload and trailing underscore (an ONNX operator: its equivalent's); a swap test's
+    is none of them (a fused kernel against its written form: the thousandth standard)."""
+    if case.kind == "swap":
+        return "swap"
     name = case.target.split("::")[-1].split(".")[0] if case.kind == "aten" else \
         ONNX_API.get(case.target, case.target.lower())
     return name.rstrip("_").lstrip("_")
@@ -362,6 +367,8 @@ def run_case(case):
                 why.append("output %d: %s" % (i, reason))
         if not bench_t and bench != out:
             passed, why = False, ["the device gives %r, the CPU %r" % (out, bench)]
+        if case.kind == "swap" and case.attrs.get("backward") and passed:
+            passed, why = swap_backward(case, args, device, res)
         res["outcome"] = "pass" if passed else "fail"
         res["message"] = "; ".join(why) + ("" if raised else
                                            " (benchmark at the model's dtype: none raised)")
@@ -741,3 +748,114 @@ ONNX_API = {"Sub": "sub", "Mul": "mul", "Div": "div", "Add": "add", "MatMul": "m
             "And": "logical_and", "Or": "logical_or", "Unsqueeze": "reshape",
             "Squeeze": "reshape", "Slice": "select", "Concat": "cat", "Cast": "type_as",
             "IsNaN": "isnan", "Identity": "clone", "Dropout": "clone", "Shape": "reshape"}
+
+
+# ---- fused-kernel swaps (data/patterns.yaml; docs/testgen.md, "Swap tests") ----
+#
+# SWAPS[pattern](args, attrs, device): on an NPU the fused kernel the scan advised, else
+# (the CPU benchmark, and --device cpu's self-check) the written-out form the model has. So
+# on the NPU machine a swap test compares the fused kernel against the written form at a
+# raised precision; on the CPU it checks the test itself (shapes, argument conventions).
+
+def _npu(device):
+    if not device.startswith("npu"):
+        return None
+    import torch_npu
+    return torch_npu
+
+
+def _rotate_half(x):
+    h = x.shape[-1] // 2
+    return torch.cat((-x[..., h:], x[..., :h]), dim=-1)
+
+
+def _swap_rmsnorm(a, at, device):
+    x, w = a
+    npu = _npu(device)
+    if npu:
+        return npu.npu_rms_norm(x, w, epsilon=1e-6)[0]
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+
+
+def _swap_rotary(a, at, device):
+    x, cos, sin = a
+    npu = _npu(device)
+    if npu:
+        return npu.npu_rotary_mul(x, cos, sin)
+    return x * cos + _rotate_half(x) * sin
+
+
+def _swap_swiglu(a, at, device):
+    gate, up = a
+    npu = _npu(device)
+    if npu:
+        return npu.npu_swiglu(torch.cat([gate, up], dim=-1), dim=-1)
+    return torch.nn.functional.silu(gate) * up
+
+
+def _swap_gelu(a, at, device):
+    x = a[0]
+    if _npu(device):
+        return torch.nn.functional.gelu(x)  # op-plugin's aten::gelu kernel
+    return 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))
+
+
+def _swap_layernorm(a, at, device):
+    x, w, b = a
+    if _npu(device):
+        return torch.nn.functional.layer_norm(x, x.shape[-1:], w, b, 1e-5)
+    mean = x.mean(-1, keepdim=True)
+    var = (x - mean).pow(2).mean(-1, keepdim=True)
+    return (x - mean) / torch.sqrt(var + 1e-5) * w + b
+
+
+def _swap_attention(a, at, device):
+    q, k, v = a
+    if _npu(device) and hasattr(torch.nn.functional, "scaled_dot_product_attention"):
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v)  # npu_fusion_attention
+    w = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), dim=-1)
+    return w @ v
+
+
+def _swap_moe_router(a, at, device):
+    logits, k = a[0], int(at.get("k", 2))
+    npu = _npu(device)
+    if npu and at.get("kernel") == "npu_moe_gating_top_k":  # a training scan's advice
+        y, idx = npu.npu_moe_gating_top_k(logits, k, norm_type=0)[:2]
+        return y, idx.long()
+    if npu:
+        y, idx = npu.npu_moe_gating_top_k_softmax(logits, None, k=k)[:2]
+        return y, idx.long()
+    y, idx = torch.softmax(logits, dim=-1).topk(k, dim=-1)
+    return y, idx
+
+
+SWAPS = {"rmsnorm": _swap_rmsnorm, "rotary": _swap_rotary, "swiglu": _swap_swiglu,
+         "gelu": _swap_gelu, "layernorm": _swap_layernorm, "attention": _swap_attention,
+         "moe_router": _swap_moe_router}
+
+
+def swap_backward(case, args, device, res):
+    """A training workload: the gradients of both forms for the same output weights, each
+    float input's compared as the outputs were. (passed, why)."""
+    def grads(inp, dev):
+        xs = [x.detach().clone().requires_grad_(True) if isinstance(x, torch.Tensor) and
+              x.dtype.is_floating_point else x for x in inp]
+        out = tensors(SWAPS[case.target](xs, case.attrs, dev))
+        gen = torch.Generator().manual_seed(1)
+        loss = sum((o * torch.randn(o.shape, generator=gen).to(o.dtype).to(o.device)).sum()
+                   for o in out if o.dtype.is_floating_point)
+        loss.backward()
+        return [x.grad for x in xs if isinstance(x, torch.Tensor) and x.requires_grad]
+    bench = grads(moved(args, raise_floats=True), "cpu")
+    dev = grads(moved(args, device), device)
+    why = []
+    for i, (b, d) in enumerate(zip(bench, dev)):
+        if b is None or d is None:
+            continue
+        ok, max_abs, max_rel, reason = compare(b, d, "thousandth")
+        res["max_abs_error"] = worst(res["max_abs_error"], max_abs)
+        res["max_rel_error"] = worst(res["max_rel_error"], max_rel)
+        if not ok:
+            why.append("gradient %d: %s" % (i, reason))
+    return not why, why

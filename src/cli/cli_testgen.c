@@ -32,18 +32,23 @@ static const char testgen_usage[] =
     "  --max-tests N          at most N tests (default 1000)\n"
     "  --table FILE, --soc CHIP[,CHIP]|all, --torch-npu VERSION   what the scan answers\n"
     "                         for, as for scan: it decides what is flagged\n"
+    "  --workload inference|training\n"
+    "                         as for scan; training: each fused-kernel swap test compares\n"
+    "                         the gradients too\n"
     "  -q, --quiet            only errors on standard error\n"
     "  -h, --help             this help\n"
     "\n"
     "exit codes: 0 written, 2 usage, 3 a model unreadable or none found, 4 not written\n";
 
-enum { T_OPS = 256, T_ALL, T_DIM, T_DEFAULT_DIM, T_MAX_TESTS, T_TABLE, T_SOC, T_TORCH_NPU };
+enum { T_OPS = 256, T_ALL, T_DIM, T_DEFAULT_DIM, T_MAX_TESTS, T_TABLE, T_SOC, T_TORCH_NPU,
+       T_WORKLOAD };
 
 typedef struct tg_opts {
     const char *output, *table, *soc, *torch_npu;
     opmap_testgen_options gen;
     const char *dims[64];
     int quiet;
+    int workload;             /* --workload training: 1 */
 } tg_opts;
 
 static int number(const char *option, const char *arg, uint32_t max, uint32_t *out)
@@ -69,6 +74,7 @@ static int parse(int argc, char **argv, tg_opts *o)
         { "max-tests", required_argument, NULL, T_MAX_TESTS },
         { "table", required_argument, NULL, T_TABLE }, { "soc", required_argument, NULL, T_SOC },
         { "torch-npu", required_argument, NULL, T_TORCH_NPU },
+        { "workload", required_argument, NULL, T_WORKLOAD },
         { "quiet", no_argument, NULL, 'q' }, { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -88,6 +94,13 @@ static int parse(int argc, char **argv, tg_opts *o)
         case T_TABLE: o->table = optarg; break;
         case T_SOC: o->soc = optarg; break;
         case T_TORCH_NPU: o->torch_npu = optarg; break;
+        case T_WORKLOAD:
+            if (strcmp(optarg, "inference") != 0 && strcmp(optarg, "training") != 0) {
+                cli_fail("--workload: '%s' is not inference or training", optarg);
+                return EXIT_USAGE;
+            }
+            o->workload = strcmp(optarg, "training") == 0;
+            break;
         case T_DIM:
             if (o->gen.n_dims == sizeof(o->dims) / sizeof(o->dims[0]) || !strchr(optarg, '=') ||
                 optarg[0] == '=') {
@@ -151,6 +164,7 @@ static int scan_all(const tg_opts *o, const cli_paths *paths, tg_run *r)
     size_t i;
     so.soc = o->soc;
     so.torch_npu = o->torch_npu;
+    so.workload = o->workload ? OPMAP_WORKLOAD_TRAINING : OPMAP_WORKLOAD_INFERENCE;
     if (opmap_ctx_new(&r->ctx, NULL, &err) != OPMAP_OK ||
         (table ? opmap_table_load_file(&r->table, r->ctx, table, &err)
                : opmap_table_load_default(&r->table, r->ctx, &err)) != OPMAP_OK) {

@@ -143,6 +143,11 @@ typedef struct ir_fact {
     const ir_dim *dims;       /* rank entries when a declaration gives the shape, else NULL
                                  (a constant's shape is its tensor's: `value`) */
     uint8_t is_const;
+    uint8_t dims_inferred;    /* dims computed from the inputs' (ir/shapes.c), not declared */
+    /* The integer values of shape arithmetic (Shape of a known shape, Gather, Concat, ...
+     * of them), computed by ir/shapes.c for the shapes downstream (a Reshape's target):
+     * opmap's reading, never a constant of the model (`value` is that), or NULL. */
+    const struct ir_tensor *shape_data;
     /* Integer shape arithmetic: computed only from tensor shapes (Shape, Size) and integer
      * constants, so the graph engine folds it at compile time or runs it on the host. */
     uint8_t is_shape;

@@ -355,6 +355,27 @@ static int infer_node(infer *in, ir_node *n, scope *s)
             o->dtype = rule_dt;
         if (i == 0 && o->rank < 0)
             o->rank = om_values_rule_rank(n);
+        if (i == 0 && !o->dims && !o->value && !(declared && declared->dims)) {
+            /* what onnx's shape inference would state, where the model does not */
+            int32_t r;
+            const ir_dim *d;
+            int got = om_values_rule_dims(n, &in->m->arena, &r, &d);
+            if (got < 0)
+                return om_fail_mem(in->err, &in->m->mem, in->m->name);
+            if (got && (o->rank < 0 || o->rank == r)) {
+                o->rank = r;
+                o->dims = d;
+                o->dims_inferred = 1;
+            }
+        }
+        if (i == 0 && !o->value && is_shape) {
+            /* the values of shape arithmetic, for a Reshape's or Expand's target below */
+            const ir_tensor *data;
+            int got = om_values_rule_data(n, &in->m->arena, &data);
+            if (got < 0)
+                return om_fail_mem(in->err, &in->m->mem, in->m->name);
+            o->shape_data = got ? data : NULL;
+        }
         o->is_shape = (uint8_t)is_shape;
         o->def = n;
         if (declared) {

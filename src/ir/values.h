@@ -24,4 +24,16 @@ int32_t om_values_rule_dtype(const ir_node *n, uint32_t out);
  * broadcasting elementwise ones), or -1 when it cannot be told. */
 int32_t om_values_rule_rank(const ir_node *n);
 
+/* shapes.c: the dimensions of an ai.onnx operator's output 0 from its inputs' (elementwise,
+ * broadcasting, Conv and pools, MatMul, Gemm, Flatten, Reshape by a constant shape,
+ * Transpose, Concat, (Un)Squeeze, reductions), into *dims (A's) and *rank: 1; 0 when it
+ * cannot be told; -1 when memory ran out. Unknown dimensions stay unknown. */
+int om_values_rule_dims(const ir_node *n, om_arena *A, int32_t *rank, const ir_dim **dims);
+
+/* shapes.c: the integer values of output 0 of shape arithmetic (Shape of a known shape,
+ * and Gather, Concat, (Un)Squeeze, Cast, Identity, Add, Sub, Mul, Div of known values) into
+ * *data (A's): 1; 0 when not known; -1 when memory ran out. For the shapes downstream
+ * only (ir_fact.shape_data). */
+int om_values_rule_data(const ir_node *n, om_arena *A, const ir_tensor **data);
+
 #endif /* OM_VALUES_H */

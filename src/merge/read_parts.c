@@ -165,7 +165,8 @@ static int read_risks(rr *r, opmap_result *res, const oj_value *m)
 
 static const char *advice_kind(int k)
 {
-    return k == 0 ? "required" : k == 1 ? "optional" : k == 2 ? "fused" : NULL;
+    return k == 0 ? "required" : k == 1 ? "optional" : k == 2 ? "fused"
+         : k == 3 ? "custom_op" : NULL;
 }
 
 /* A fused-kernel advice's effort, ATC note and places (report_json.c fused_json). */
@@ -217,7 +218,7 @@ static int read_advice(rr *r, opmap_result *res, const oj_value *m)
         if (!x)
             return oom(r, res);
         if ((rc = rr_str(r, k, "id", &res->arena, &x->id)) ||
-            (rc = rr_name(r, k, "kind", advice_kind, 3, &kind)) ||
+            (rc = rr_name(r, k, "kind", advice_kind, 4, &kind)) ||
             (rc = rr_str(r, k, "message", &res->arena, &x->message)) ||
             (rc = rr_str(r, k, "action", &res->arena, &x->action)) ||
             (rc = rr_str(r, k, "value", &res->arena, &x->value)) ||
@@ -229,6 +230,7 @@ static int read_advice(rr *r, opmap_result *res, const oj_value *m)
             (rc = rr_str(r, k, "recipes", &res->arena, &x->recipes)))
             return rc;
         x->optional = kind == 1;
+        x->custom_op = kind == 3;
         x->grade = (uint8_t)grade;
         if (kind == 2 && (rc = read_fused(r, res, k, x)))
             return rc;

@@ -653,7 +653,8 @@ static void model_json(jsonw *w, const om_vmodel *m)
         const om_advice *a = &OM_VEC_AT(&r->advice, om_advice, i);
         jw_object(w);
         jw_kstring(w, "id", a->id);
-        jw_kstring(w, "kind", a->fused ? "fused" : a->optional ? "optional" : "required");
+        jw_kstring(w, "kind", a->fused ? "fused" : a->custom_op ? "custom_op"
+                              : a->optional ? "optional" : "required");
         jw_kstring(w, "message", a->message);
         jw_kstring(w, "action", a->action);
         jw_kstring(w, "value", a->value);

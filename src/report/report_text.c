@@ -277,7 +277,8 @@ static void advice_lines(om_out *o, const om_vmodel *m)
             n_fused++;
             continue;
         }
-        om_out_str(o, a->optional ? "  advice, optional (" : "  advice (");
+        om_out_str(o, a->custom_op ? "  advice, custom operator (" : a->optional
+                      ? "  advice, optional (" : "  advice (");
         om_out_term(o, a->id);
         om_out_str(o, "): ");
         om_out_term(o, a->message);

@@ -68,6 +68,46 @@ static int const_scalar(const ir_fact *f, double *out)
     return 1;
 }
 
+/* The number of values list attribute `name` holds (0 when absent). */
+static size_t attr_count(const ir_node *n, const char *name)
+{
+    const ir_attr *a = ir_node_attr(n, name);
+    return !a ? 0 : a->type == IR_ATTR_INTS ? a->n_ints : 1;
+}
+
+/* An operator that works element by element on one tensor: a Transpose commutes with it. */
+static int elementwise(const ir_node *n)
+{
+    static const char *const ops[] = { "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Selu",
+                                       "Abs", "Neg", "Exp", "Cast", "HardSigmoid", "Softplus",
+                                       "Identity", NULL };
+    size_t i;
+    for (i = 0; ops[i]; i++)
+        if (onnx_op(n, ops[i]))
+            return n->n_inputs == 1;
+    return 0;
+}
+
+/* 1 when Transposes a then b (perms) leave the axes where they were. */
+static int perms_cancel(const ir_node *a, const ir_node *b)
+{
+    const ir_attr *p = ir_node_attr(a, "perm"), *q = ir_node_attr(b, "perm");
+    size_t i;
+    if (!p || !q || p->type != IR_ATTR_INTS || q->type != IR_ATTR_INTS || p->n_ints != q->n_ints ||
+        !p->n_ints || p->n_ints > 8)
+        return 0;
+    for (i = 0; i < q->n_ints; i++)
+        if (q->ints[i] < 0 || (size_t)q->ints[i] >= p->n_ints || p->ints[q->ints[i]] != (int64_t)i)
+            return 0;
+    return 1;
+}
+
+/* The node of the main graph computing input k, or NULL. */
+static const ir_node *def_of(const ir_node *n, uint32_t k)
+{
+    return k < n->n_inputs && n->inputs[k][0] ? n->in_facts[k].def : NULL;
+}
+
 static int any_shape_input(const ir_node *n)
 {
     uint32_t i;
@@ -96,6 +136,89 @@ static void chain_to_input(const ir_fact *f, char *buf, size_t size)
         om_appendf(buf, size, &used, "%s%s", i + 1 == n ? "" : " -> ", seen[i]->op);
 }
 
+/*
+ * The detectors of one node's pattern (issue 31: what the recipes of detection, audio, OCR,
+ * NLP, super-resolution and video models changed): 1 when the node is a match.
+ */
+static int pattern_hit(int detector, const ir_node *n, om_advice_state *st)
+{
+    const ir_node *d;
+    const ir_attr *a;
+    const ir_tensor *t;
+    switch (detector) {
+    case OM_DET_CONV_1D:
+        /* a 1-D Conv / ConvTranspose (3-D weight) or a 1-D pool (one kernel value): ATC wraps
+         * each in Unsqueeze/Squeeze; the recipes lift the stack to [N, C, 1, T] once */
+        if (((onnx_op(n, "Conv") || onnx_op(n, "ConvTranspose")) && n->n_inputs > 1 &&
+             n->in_facts[1].rank == 3) ||
+            ((onnx_op(n, "MaxPool") || onnx_op(n, "AveragePool")) &&
+             attr_count(n, "kernel_shape") == 1)) {
+            note_op(st, n->op);
+            return 1;
+        }
+        return 0;
+    case OM_DET_SIGMOID_GATE:
+        /* Mul(x, Sigmoid(g)) with g not x: a gate (attention, filter-wise scaling), the
+         * Sigmoid's output perhaps reshaped first; x * Sigmoid(x), the SiLU, is left out */
+        if (!onnx_op(n, "Mul") || n->n_inputs != 2)
+            return 0;
+        for (uint32_t k = 0; k < 2; k++) {
+            if ((d = def_of(n, k)) && (onnx_op(d, "Reshape") || onnx_op(d, "Unsqueeze") ||
+                                       onnx_op(d, "Expand")))
+                d = def_of(d, 0);
+            if (d && onnx_op(d, "Sigmoid") && d->n_inputs &&
+                strcmp(d->inputs[0], n->inputs[1 - k]) != 0)
+                return 1;
+        }
+        return 0;
+    case OM_DET_TRANSPOSE_ROUNDTRIP: {
+        /* Transpose(p) <- element-wise op <- Transpose(q), p after q the identity */
+        const ir_node *e;
+        if (!onnx_op(n, "Transpose") || !(e = def_of(n, 0)))
+            return 0;
+        if (elementwise(e))
+            e = def_of(e, 0);
+        return e && onnx_op(e, "Transpose") && perms_cancel(e, n);
+    }
+    case OM_DET_NMS:
+        return onnx_op(n, "NonMaxSuppression");
+    case OM_DET_ROI_ALIGN:
+        return onnx_op(n, "RoiAlign");
+    case OM_DET_PIXEL_SHUFFLE:
+        /* PixelShuffle written out (opset 9): Reshape [N, C, r, r, H, W] -> Transpose
+         * [0, 1, 4, 2, 5, 3] -> Reshape */
+        if (!onnx_op(n, "Transpose") || !(a = ir_node_attr(n, "perm")) || a->type != IR_ATTR_INTS ||
+            a->n_ints != 6 || a->ints[0] != 0 || a->ints[1] != 1 || a->ints[2] != 4 ||
+            a->ints[3] != 2 || a->ints[4] != 5 || a->ints[5] != 3)
+            return 0;
+        return (d = def_of(n, 0)) && onnx_op(d, "Reshape");
+    case OM_DET_SELF_SUB:
+        return onnx_op(n, "Sub") && n->n_inputs == 2 && n->inputs[0][0] &&
+               strcmp(n->inputs[0], n->inputs[1]) == 0;
+    case OM_DET_SLICE_CHAIN:
+        return onnx_op(n, "Slice") && (d = def_of(n, 0)) && onnx_op(d, "Slice");
+    case OM_DET_SPLIT_ONE:
+        return onnx_op(n, "Split") && n->n_outputs == 1;
+    case OM_DET_LN_SQUARE_MUL:
+        /* ReduceMean(Mul(d, d)) with d = Sub(x, mean): the variance squared with Mul, which
+         * LayerNorm's fusion pattern (Pow(d, 2)) does not match */
+        return onnx_op(n, "ReduceMean") && (d = def_of(n, 0)) && onnx_op(d, "Mul") &&
+               d->n_inputs == 2 && d->inputs[0][0] && strcmp(d->inputs[0], d->inputs[1]) == 0 &&
+               d->in_facts[0].def && onnx_op(d->in_facts[0].def, "Sub");
+    case OM_DET_GATHER_COLUMN:
+        /* a column of a [N, k] table by a constant scalar index (Gather axis 1): the
+         * recipe transposes the table once and gathers rows */
+        if (!onnx_op(n, "Gather") || n->n_inputs != 2 || n->in_facts[0].is_shape ||
+            (n->in_facts[0].rank != 2 && n->in_facts[0].rank >= 0) ||
+            !(a = ir_node_attr(n, "axis")) || a->type != IR_ATTR_INT || (a->i != 1 && a->i != -1))
+            return 0;
+        t = n->in_facts[1].is_const ? n->in_facts[1].value : NULL;
+        return t && t->ndims == 0;
+    default:
+        return 0;
+    }
+}
+
 void om_advice_visit(int detector, om_advice_state *st, const om_visit *v)
 {
     const ir_node *n = v->node;
@@ -110,6 +233,12 @@ void om_advice_visit(int detector, om_advice_state *st, const om_visit *v)
     }
     if (v->depth != 0 || strcmp(n->domain, "ai.onnx") != 0 || !n->in_facts)
         return;
+    if (detector >= OM_DET_CONV_1D && detector != OM_DET_DYNAMIC_DIMS &&
+        detector != OM_DET_FLOAT_OUTPUT && detector != OM_DET_INPUT_5D) {
+        if (pattern_hit(detector, n, st))
+            hit(st, v);
+        return;
+    }
     switch (detector) {
     case OM_DET_SHAPE_ARITHMETIC:
         /* computing from shapes: Shape/Size, or shape arithmetic with a shape input (nodes
@@ -125,6 +254,15 @@ void om_advice_visit(int detector, om_advice_state *st, const om_visit *v)
         if (!onnx_op(n, "Conv"))
             break;
         st->convs++;
+        if (n->n_inputs > 1 && n->in_facts[1].is_const && n->in_facts[1].value &&
+            n->in_facts[1].value->ndims == 4 && n->in_facts[1].value->dims[1] > 0 &&
+            attr_count(n, "group") <= 1 &&
+            (!ir_node_attr(n, "group") || ir_node_attr(n, "group")->i == 1) &&
+            (!st->small_cin || n->in_facts[1].value->dims[1] < st->small_cin)) {
+            st->small_cin = n->in_facts[1].value->dims[1];
+            if (!st->seen_conv)
+                snprintf(st->where, sizeof(st->where), "%s", v->path);
+        }
         if (!st->seen_conv && n->n_inputs) {
             st->seen_conv = 1;
             chain_to_input(&n->in_facts[0], st->chain, sizeof(st->chain));
@@ -173,7 +311,7 @@ static void dims_text(const ir_type *t, char *buf, size_t size)
     int32_t d;
     buf[0] = 0;
     om_appendf(buf, size, &used, "[");
-    for (d = 0; d < t->rank && d < 8; d++) {
+    for (d = 0; t->dims && d < t->rank && d < 8; d++) {
         const ir_dim *x = &t->dims[d];
         if (x->param)
             om_appendf(buf, size, &used, "%s%.40s", d ? ", " : "", x->param);
@@ -182,7 +320,7 @@ static void dims_text(const ir_type *t, char *buf, size_t size)
         else
             om_appendf(buf, size, &used, "%s?", d ? ", " : "");
     }
-    om_appendf(buf, size, &used, "%s]", d < t->rank ? ", ..." : "");
+    om_appendf(buf, size, &used, "%s]", !t->dims && t->rank > 0 ? "?" : d < t->rank ? ", ..." : "");
 }
 
 /* An image-like input: NCHW with 1 to 4 channels. */
@@ -198,26 +336,78 @@ static const ir_value *image_input(const ir_value *inputs, size_t n)
     return NULL;
 }
 
-int om_advice_finish(int detector, om_advice_state *st, const ir_value *inputs, size_t n_inputs)
+/* A dimension that is not a fixed number: symbolic or unknown. */
+static int dynamic_dim(const ir_dim *d)
+{
+    return d->param || d->value < 0;
+}
+
+/*
+ * Whether a graph input or output has the detector's pattern: a dynamic batch (dimension
+ * 0), a dynamic dimension past the batch (a sequence length, an image's H and W), five
+ * dimensions (a clip of frames, whose layout the recipes declare with --input_format), a
+ * float32 output (what the recipes return in float16 with --output_type=FP16).
+ */
+static int value_matches(int detector, const ir_type *t)
+{
+    int32_t d;
+    if (t->kind != IR_TYPE_TENSOR)
+        return 0;
+    switch (detector) {
+    case OM_DET_DYNAMIC_BATCH:
+        return t->rank >= 1 && t->dims && dynamic_dim(&t->dims[0]);
+    case OM_DET_DYNAMIC_DIMS:
+        for (d = 1; t->dims && d < t->rank; d++)
+            if (dynamic_dim(&t->dims[d]))
+                return 1;
+        return 0;
+    case OM_DET_INPUT_5D:
+        return t->rank == 5;
+    default:
+        return t->elem == IR_DT_FLOAT;
+    }
+}
+
+/* Counts the values with the pattern; the first one's name and dims are what matched. */
+static int count_values(int detector, om_advice_state *st, const ir_value *vals, size_t n,
+                        const char *what)
+{
+    char dims[160];
+    size_t i;
+    for (i = 0; i < n; i++) {
+        if (!value_matches(detector, &vals[i].type) || st->count++)
+            continue;
+        dims_text(&vals[i].type, dims, sizeof(dims));
+        snprintf(st->value, sizeof(st->value), "%s '%.60s' %s%s", what, vals[i].name, dims,
+                 detector == OM_DET_FLOAT_OUTPUT ? " float32" : "");
+        snprintf(st->where, sizeof(st->where), "main/%ss/%.200s", what, vals[i].name);
+    }
+    return st->count > 0;
+}
+
+int om_advice_finish(int detector, om_advice_state *st, const ir_value *inputs, size_t n_inputs,
+                     const ir_value *outputs, size_t n_outputs)
 {
     const ir_value *img;
     char dims[160];
     size_t i;
     switch (detector) {
     case OM_DET_DYNAMIC_BATCH:
-        for (i = 0; i < n_inputs; i++) {
-            const ir_type *t = &inputs[i].type;
-            if (t->kind != IR_TYPE_TENSOR || t->rank < 1 || !t->dims ||
-                (!t->dims[0].param && t->dims[0].value >= 0))
-                continue;
-            if (!st->count++) {
-                dims_text(t, dims, sizeof(dims));
-                snprintf(st->value, sizeof(st->value), "input '%.60s' %s", inputs[i].name, dims);
-                snprintf(st->where, sizeof(st->where), "main/inputs/%.200s", inputs[i].name);
-            }
-        }
-        return st->count > 0;
+    case OM_DET_DYNAMIC_DIMS:
+    case OM_DET_INPUT_5D:
+        return count_values(detector, st, inputs, n_inputs, "input");
+    case OM_DET_FLOAT_OUTPUT:
+        return count_values(detector, st, outputs, n_outputs, "output");
     case OM_DET_SMALL_CHANNEL:
+        if (st->convs && !image_input(inputs, n_inputs) && st->small_cin > 0 &&
+            st->small_cin <= 4) {
+            /* no image input, but a convolution over 1 to 4 channels (a text CNN's
+             * embedding map, unsqueezed to one channel) */
+            snprintf(st->value, sizeof(st->value), "a Conv takes %lld input channel%s",
+                     (long long)st->small_cin, st->small_cin == 1 ? "" : "s");
+            st->count = 1;
+            return 1;
+        }
         if (!st->convs || !(img = image_input(inputs, n_inputs)))
             return 0;
         snprintf(st->value, sizeof(st->value), "input '%.60s' has %lld channels", img->name,

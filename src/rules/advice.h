@@ -23,6 +23,7 @@ typedef struct om_advice_state {
     uint64_t convs;           /* Conv instances seen */
     int seen_conv;            /* the first Conv of the main graph was looked at */
     char chain[200];          /* ops between the graph input and that Conv */
+    int64_t small_cin;        /* the fewest input channels of a Conv weight (0: none seen) */
 } om_advice_state;
 
 /* Whether a detector reads this kind of model: the ATC advice graphs ATC converts (`atc`:
@@ -32,7 +33,9 @@ int om_advice_applies(int detector, int atc);
 
 void om_advice_visit(int detector, om_advice_state *st, const om_visit *v);
 
-/* 1 when the advice applies (st->value and st->where then say where). */
-int om_advice_finish(int detector, om_advice_state *st, const ir_value *inputs, size_t n_inputs);
+/* 1 when the advice applies (st->value and st->where then say where); the main graph's
+ * inputs (initializers left out) and outputs. */
+int om_advice_finish(int detector, om_advice_state *st, const ir_value *inputs, size_t n_inputs,
+                     const ir_value *outputs, size_t n_outputs);
 
 #endif /* OM_ADVICE_H */

@@ -244,8 +244,30 @@ static int holds_one(const om_constraint *c, const ir_node *n, char *actual, siz
     char text[200];
     val v;
     switch (c->subject) {
+    case OM_SUBJ_ATTR_COUNT: {
+        /* how many values a list attribute holds; an absent attribute holds none */
+        const ir_attr *a = ir_node_attr(n, c->attr);
+        size_t count = !a ? 0 : a->type == IR_ATTR_INTS ? a->n_ints
+                     : a->type == IR_ATTR_FLOATS ? a->n_floats
+                     : a->type == IR_ATTR_STRINGS ? a->n_strings : 1;
+        memset(&v, 0, sizeof(v));
+        v.kind = OM_VAL_NUM;
+        v.num = (double)count;
+        if (!compare(&v, c->cmp, &c->value))
+            return 0;
+        snprintf(actual, size, "%s has %zu value%s", c->attr, count, count == 1 ? "" : "s");
+        return 1;
+    }
     case OM_SUBJ_ATTR: {
         const ir_attr *a = ir_node_attr(n, c->attr);
+        if (c->cmp == OM_CMP_ABSENT) {
+            /* on TorchScript nodes an argument not passed takes the schema's default, so
+             * only attribute-carrying (ONNX) nodes can lack one */
+            if (a || n->args)
+                return 0;
+            snprintf(actual, size, "%s absent", c->attr);
+            return 1;
+        }
         if (!a && c->arg >= 0 && n->args) {
             /* TorchScript: the argument at its schema position (or passed by keyword) */
             const ir_attr *x = argument(n, c);

@@ -124,6 +124,7 @@ typedef struct om_advice {
     uint64_t count;
     uint8_t grade;
     uint8_t optional;         /* a performance/precision option, not needed to convert */
+    uint8_t custom_op;        /* a CANN custom operator to substitute for a pattern */
     const char *sources;      /* source ids, comma-separated */
     const char *recipes;      /* recipe paths, "; "-separated */
     /* a fused kernel for a pattern of the model (data/patterns.yaml, docs/patterns.md) */

@@ -133,7 +133,8 @@ static int finish_advice(group *g)
         om_advice *a;
         if (!om_advice_applies(rule->detector, g->atc))
             continue;
-        if (!om_advice_finish(rule->detector, st, res->inputs, res->n_inputs))
+        if (!om_advice_finish(rule->detector, st, res->inputs, res->n_inputs, res->outputs,
+                              res->n_outputs))
             continue;
         if (!(a = om_vec_push(&res->advice, &res->mem)) || !(a->id = om_arena_strdup(A, rule->id)) ||
             !(a->message = om_arena_strdup(A, rule->message)) ||
@@ -146,6 +147,7 @@ static int finish_advice(group *g)
         a->count = st->count;
         a->grade = rule->ev.grade;
         a->optional = rule->optional;
+        a->custom_op = rule->custom_op;
     }
     return OPMAP_OK;
 }

@@ -41,9 +41,13 @@ typedef struct om_value {
 
 enum { OM_VAL_NUM = 1, OM_VAL_STR, OM_VAL_BOOL, OM_VAL_LIST };
 
-enum { OM_SUBJ_ATTR = 1, OM_SUBJ_CONST, OM_SUBJ_RANK, OM_SUBJ_DTYPE, OM_SUBJ_VALUE };
+/* OM_SUBJ_ATTR_COUNT: how many values a list attribute holds (kernel_shape's length, the
+ * pooling's dimensions); OM_CMP_ABSENT: an attribute the node does not carry (ReduceMean
+ * without axes) */
+enum { OM_SUBJ_ATTR = 1, OM_SUBJ_CONST, OM_SUBJ_RANK, OM_SUBJ_DTYPE, OM_SUBJ_VALUE,
+       OM_SUBJ_ATTR_COUNT };
 enum { OM_CMP_EQ = 1, OM_CMP_NE, OM_CMP_LT, OM_CMP_LE, OM_CMP_GT, OM_CMP_GE, OM_CMP_IN,
-       OM_CMP_NOT_IN, OM_CMP_IS_CONST, OM_CMP_NOT_CONST, OM_CMP_NOT_FOLDED };
+       OM_CMP_NOT_IN, OM_CMP_IS_CONST, OM_CMP_NOT_CONST, OM_CMP_NOT_FOLDED, OM_CMP_ABSENT };
 
 typedef struct om_constraint {
     uint8_t subject;           /* OM_SUBJ_* */
@@ -113,6 +117,7 @@ typedef struct om_advice_rule {
     const char *action;        /* the ATC flag or graph edit to apply */
     const char *notes;
     uint8_t optional;          /* kind: optional (performance/precision) vs required (to convert) */
+    uint8_t custom_op;         /* kind: custom_op, a CANN operator to substitute (required too) */
     const char **recipes;      /* where Ascend's engineers did it (repository paths) */
     size_t n_recipes;
     om_evidence ev;

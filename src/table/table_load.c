@@ -327,9 +327,11 @@ static int parse_advice(ld *l, const yt_node *seq)
             const char *k;
             if ((rc = yr_str(&l->y, n, "kind", &k)))
                 return rc;
-            if (strcmp(k, "optional") != 0 && strcmp(k, "required") != 0)
-                return yr_bad(&l->y, n, "advice kind '%s': required or optional", k);
+            if (strcmp(k, "optional") != 0 && strcmp(k, "required") != 0 &&
+                strcmp(k, "custom_op") != 0)
+                return yr_bad(&l->y, n, "advice kind '%s': required, optional or custom_op", k);
             a->optional = k[0] == 'o';
+            a->custom_op = k[0] == 'c';
         }
         if ((n = yt_get(e, "recipes")) &&
             (rc = yr_str_list(&l->y, n, "recipes", &a->recipes, &a->n_recipes)))
@@ -624,13 +626,52 @@ static int parse_tensor_subject(ld *l, const yt_node *when, om_constraint *c)
     return OPMAP_OK;
 }
 
+/*
+ * {attr: NAME, is: absent}: the node does not carry the attribute; {attr: NAME, count:
+ * {<cmp>: N}}: how many values the list attribute holds (an absent one holds none).
+ */
+static int parse_attr_shape(ld *l, const yt_node *when, const yt_node *name, om_constraint *c)
+{
+    static const char *const keys[] = { "attr", "is", "count", NULL };
+    static const char *const cmp_keys[] = { "eq", "ne", "lt", "le", "gt", "ge", "in",
+                                            "not_in", NULL };
+    const yt_node *n;
+    const char *yes;
+    int rc;
+    if ((rc = yr_keys(&l->y, when, keys, "an attribute condition")) ||
+        (rc = yr_str(&l->y, name, "attr", &c->attr)))
+        return rc;
+    if (yt_get(when, "is") && yt_get(when, "count"))
+        return yr_bad(&l->y, when, "a condition has one subject: is or count, not both");
+    if ((n = yt_get(when, "is"))) {
+        if ((rc = yr_str(&l->y, n, "is", &yes)))
+            return rc;
+        if (strcmp(yes, "absent") != 0)
+            return yr_bad(&l->y, n, "an attribute's 'is' must be absent, not '%s' (a present "
+                          "attribute is compared with eq, ne, ...)", yes);
+        c->subject = OM_SUBJ_ATTR;
+        c->cmp = OM_CMP_ABSENT;
+        return OPMAP_OK;
+    }
+    n = yt_get(when, "count");
+    c->subject = OM_SUBJ_ATTR_COUNT;
+    if ((rc = yr_kind(&l->y, n, YT_MAP, "count")) || (rc = yr_keys(&l->y, n, cmp_keys, "count")) ||
+        (rc = find_cmp(l, n, c, "count condition")))
+        return rc;
+    if (c->value.kind != OM_VAL_NUM && c->value.kind != OM_VAL_LIST)
+        return yr_bad(&l->y, n, "count: compare with a number");
+    return OPMAP_OK;
+}
+
 static int parse_when(ld *l, const yt_node *when, om_constraint *c)
 {
     const yt_node *n;
     int rc;
     if ((rc = yr_kind(&l->y, when, YT_MAP, "when")))
         return rc;
-    if ((n = yt_get(when, "attr"))) {
+    if ((n = yt_get(when, "attr")) && (yt_get(when, "is") || yt_get(when, "count")))
+        return parse_attr_shape(l, when, n, c);
+    if (n) {
         static const char *const keys[] = { "attr", "arg", "default", "eq", "ne", "lt", "le",
                                             "gt", "ge", "in", "not_in", NULL };
         const yt_node *d, *a;

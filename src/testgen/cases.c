@@ -26,7 +26,54 @@ typedef struct walkst {
     const char *model;
     const opmap_op **index;   /* the result's operators by (domain, name, opset) */
     size_t cap;
+    const om_advice **places; /* fused-kernel advice by the node path of each place */
+    const char **place_path;
+    size_t place_cap;
 } walkst;
+
+/* The fused-kernel advice the harness can test a swap of, by place: at most one per path. */
+static int index_places(walkst *w, om_mem *mem)
+{
+    size_t i, k, n = 0;
+    for (i = 0; i < w->res->advice.len; i++) {
+        const om_advice *a = &OM_VEC_AT(&w->res->advice, om_advice, i);
+        if (a->fused && tg_swap_supported(a->id))
+            n += a->n_places;
+    }
+    if (!n)
+        return 1;
+    w->place_cap = 16;
+    while (w->place_cap < 2 * n)
+        w->place_cap *= 2;
+    if (!(w->places = om_calloc(mem, w->place_cap, sizeof(*w->places))) ||
+        !(w->place_path = om_calloc(mem, w->place_cap, sizeof(*w->place_path))))
+        return 0;
+    for (i = 0; i < w->res->advice.len; i++) {
+        const om_advice *a = &OM_VEC_AT(&w->res->advice, om_advice, i);
+        if (!a->fused || !tg_swap_supported(a->id))
+            continue;
+        for (k = 0; k < a->n_places; k++) {
+            size_t j = om_hash_name(a->places[k]) & (w->place_cap - 1);
+            while (w->place_path[j] && strcmp(w->place_path[j], a->places[k]) != 0)
+                j = (j + 1) & (w->place_cap - 1);
+            w->place_path[j] = a->places[k];
+            w->places[j] = a;
+        }
+    }
+    return 1;
+}
+
+static const om_advice *place_of(const walkst *w, const char *path)
+{
+    size_t j;
+    if (!w->place_cap)
+        return NULL;
+    for (j = om_hash_name(path) & (w->place_cap - 1); w->place_path[j];
+         j = (j + 1) & (w->place_cap - 1))
+        if (strcmp(w->place_path[j], path) == 0)
+            return w->places[j];
+    return NULL;
+}
 
 static uint64_t op_hash(const char *domain, const char *name, int64_t opset)
 {
@@ -168,9 +215,73 @@ static int new_case(walkst *w, const om_sig *sig, const char *text, uint64_t h,
     return OPMAP_OK;
 }
 
+/* The swap test of a fused-kernel advice at this place: one case per distinct signature. */
+static int swap_case(walkst *w, const om_advice *a, const om_visit *v)
+{
+    tg_set *s = w->set;
+    tg_buf code = { NULL, 0, 0, s->mem, 0 };
+    char sig[OM_SIG_TEXT_MAX], skip[256], why[160], op[96];
+    size_t k, slot;
+    tg_case *c;
+    uint64_t h;
+    int training = w->res->workload == OPMAP_WORKLOAD_TRAINING;
+    tg_swap_code(a->id, v->node, training, &code, sig, sizeof(sig), skip);
+    h = om_hash_name(sig);
+    if ((k = find_case(s, sig, h, &slot)) != SIZE_MAX) {
+        tg_free(&code);
+        c = &OM_VEC_AT(&s->cases, tg_case, k);
+    } else {
+        if (s->cases.len >= s->max) {
+            tg_free(&code);
+            return om_fail(s->err, OPMAP_ELIMIT, w->model, "more than max_tests (%u) tests: "
+                           "choose operators with --ops", (unsigned)s->max);
+        }
+        if (!grow(s)) {
+            tg_free(&code);
+            return om_fail_mem(s->err, s->mem, w->model);
+        }
+        find_case(s, sig, h, &slot);
+        snprintf(why, sizeof(why), "fused-kernel swap (%s advised%s)", a->id,
+                 training ? "; training: gradients too" : "");
+        snprintf(op, sizeof(op), "swap::%s", a->id);
+        if (code.oom || !(c = om_vec_push(&s->cases, s->mem)) ||
+            !(c->signature = om_arena_strdup(s->arena, sig)) ||
+            !(c->op = om_arena_strdup(s->arena, op)) || !(c->why = om_arena_strdup(s->arena, why)) ||
+            !(c->code = om_arena_strdup(s->arena, code.data)) ||
+            (skip[0] && !(c->skip = om_arena_strdup(s->arena, skip)))) {
+            tg_free(&code);
+            return om_fail_mem(s->err, s->mem, w->model);
+        }
+        tg_free(&code);
+        memset(c->nodes, 0, sizeof(c->nodes));
+        c->n_nodes = c->n_models = 0;
+        c->instances = 0;
+        c->h = h;
+        s->slots[slot] = s->cases.len;
+    }
+    c->instances++;
+    if (c->n_nodes < TG_MAX_NODES &&
+        !(c->nodes[c->n_nodes++] = om_arena_strdup(s->arena, v->path)))
+        return om_fail_mem(s->err, s->mem, w->model);
+    if ((!c->n_models || c->models[c->n_models - 1] != w->model) && c->n_models < TG_MAX_MODELS)
+        c->models[c->n_models++] = w->model;
+    return OPMAP_OK;
+}
+
+static int visit_op(walkst *w, const om_visit *v);
+
 static int visit(void *payload, const om_visit *v)
 {
     walkst *w = payload;
+    const om_advice *a = place_of(w, v->path);
+    int rc;
+    if (a && (rc = swap_case(w, a, v)))
+        return rc;
+    return visit_op(w, v);
+}
+
+static int visit_op(walkst *w, const om_visit *v)
+{
     const char *domain, *name;
     int64_t opset = om_scan_answered_as(v->node, &domain, &name) ? 0 : v->opset;
     const opmap_op *op = find_op(w, domain, name, opset);
@@ -211,10 +322,22 @@ int tg_collect(tg_set *set, const opmap_model *model, const opmap_result *res,
     w.set = set;
     w.res = res;
     w.o = o;
-    if (!(w.model = om_arena_strdup(set->arena, res->model_name)) || !index_ops(&w, set->mem))
+    if (!(w.model = om_arena_strdup(set->arena, res->model_name)) || !index_ops(&w, set->mem) ||
+        !index_places(&w, set->mem)) {
+        if (w.index)
+            om_dealloc(set->mem, w.index, w.cap * sizeof(*w.index));
+        if (w.places)
+            om_dealloc(set->mem, w.places, w.place_cap * sizeof(*w.places));
+        if (w.place_path)
+            om_dealloc(set->mem, w.place_path, w.place_cap * sizeof(*w.place_path));
         return om_fail_mem(set->err, set->mem, res->model_name);
+    }
     rc = om_walk(&model->ir, &ctx->limits, set->mem, visit, note, &w, set->err);
     om_dealloc(set->mem, w.index, w.cap * sizeof(*w.index));
+    if (w.places) {
+        om_dealloc(set->mem, w.places, w.place_cap * sizeof(*w.places));
+        om_dealloc(set->mem, w.place_path, w.place_cap * sizeof(*w.place_path));
+    }
     return rc;
 }
 

@@ -238,6 +238,28 @@ static void outs(tg_buf *b, const om_sig *s)
     tg_puts(b, "]");
 }
 
+/* A comment naming the shapes opmap inferred (ir/shapes.c) where the model states none:
+ * what the test runs with is opmap's reading of the graph, not the model's declaration. */
+static void inferred_note(tg_buf *b, const om_sig *s)
+{
+    uint32_t i, n = 0;
+    char num[16];
+    for (i = 0; i < s->n_args; i++) {
+        const om_sig_arg *a = &s->args[i];
+        if (a->kind != OM_SIG_TENSOR || !a->fact || !a->fact->dims_inferred)
+            continue;
+        tg_puts(b, n++ ? ", " : "\n         # shapes inferred by opmap, not stated by the model: argument ");
+        snprintf(num, sizeof(num), "%u", i);
+        tg_puts(b, num);
+    }
+    for (i = 0; !s->aten && s->node->out_facts && i < s->node->n_outputs; i++)
+        if (s->node->out_facts[i].dims_inferred) {
+            tg_puts(b, n++ ? ", output " : "\n         # shapes inferred by opmap, not stated by the model: output ");
+            snprintf(num, sizeof(num), "%u", i);
+            tg_puts(b, num);
+        }
+}
+
 void tg_case_code(tg_buf *b, const om_sig *s, char *why)
 {
     uint32_t i, positional = 0;
@@ -268,6 +290,8 @@ void tg_case_code(tg_buf *b, const om_sig *s, char *why)
         onnx_attrs(b, s->node, why);
     tg_puts(b, ", opset=");
     tg_int(b, s->opset);
-    tg_puts(b, ",\n         outs=");
+    tg_puts(b, ",");
+    inferred_note(b, s);
+    tg_puts(b, "\n         outs=");
     outs(b, s);
 }

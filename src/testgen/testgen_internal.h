@@ -65,6 +65,14 @@ int tg_collect(tg_set *set, const opmap_model *model, const opmap_result *res,
                const opmap_testgen_options *o, const opmap_ctx *ctx);
 void tg_set_free(tg_set *set);
 
+/* swaps.c: whether the harness has both forms of a fused-kernel pattern (rmsnorm, ...); the
+ * swap test at node n (the pattern's place): its signature ("swap::rmsnorm(float32[2,4,8],
+ * float32[8])"), the Python of its case into code, and into skip (256 bytes) why it cannot
+ * run ("" when it can); 0 for a pattern the harness has no forms of. */
+int tg_swap_supported(const char *pattern);
+int tg_swap_code(const char *pattern, const ir_node *n, int training, tg_buf *code,
+                 char *sig, size_t sig_size, char *skip);
+
 /* py_case.c: the Python of a case for signature s (its kind, target, args, kwargs, attrs,
  * outs), and into why (256 bytes) the first reason it cannot run ("" when it can). */
 void tg_case_code(tg_buf *b, const om_sig *s, char *why);

@@ -208,17 +208,28 @@ class Loop(unittest.TestCase):
         input of the node, its element type and dims (dim_param as the named dimension)."""
         import onnx
         m = onnx.load(self.onnx, load_external_data=False)
-        types = {}
-        for v in list(m.graph.input) + list(m.graph.value_info) + list(m.graph.output):
-            t = v.type.tensor_type
-            if t.HasField("shape"):
-                types[v.name] = (t.elem_type, [d.dim_value if d.HasField("dim_value") else
-                                               {"dim": d.dim_param} if d.dim_param else
-                                               {"dim": None} for d in t.shape.dim])
-        for i in m.graph.initializer:
-            types[i.name] = (i.data_type, list(i.dims))
+        types, nodes = {}, {}
+
+        def walk(graph, prefix):
+            """Every node with opmap's path (an If's branches as main/If_1/else_branch/...),
+            and the types its graph declares."""
+            for v in list(graph.input) + list(graph.value_info) + list(graph.output):
+                t = v.type.tensor_type
+                if t.HasField("shape"):
+                    types[v.name] = (t.elem_type, [d.dim_value if d.HasField("dim_value") else
+                                                   {"dim": d.dim_param} if d.dim_param else
+                                                   {"dim": None} for d in t.shape.dim])
+            for i in graph.initializer:
+                types[i.name] = (i.data_type, list(i.dims))
+            for n in graph.node:
+                path = prefix + n.name.lstrip("/")
+                nodes[path] = n
+                for a in n.attribute:
+                    if a.type == onnx.AttributeProto.GRAPH:
+                        walk(a.g, "%s/%s/" % (path, a.name))
+
+        walk(m.graph, "main/")
         names = {1: "float32", 7: "int64", 9: "bool", 6: "int32", 10: "float16"}
-        nodes = {"main/" + n.name.lstrip("/"): n for n in m.graph.node}
         cases = [c for c in self.cases if self.onnx in c["models"]]
         built = [c for c in cases if not c["skip"]]
         self.assertGreaterEqual(len(built), 10)
@@ -431,6 +442,66 @@ class Loop(unittest.TestCase):
                        "--fail-on", "effort", "--max-effort", budget, *extra)
             self.assertEqual(proc.returncode, 1, (extra, proc.stderr))
             self.assertIn("is over the limit of", proc.stderr)
+
+
+class ShapesAndSwaps(unittest.TestCase):
+    """Issue 32: an ONNX model exported without value_info (the Llama-style decoder of
+    tests/fixtures/llm) gets runnable tests, the shapes opmap inferred said in each case;
+    the fused-kernel swaps the scan advises get tests of their own (the written form
+    against the fused kernel), with gradients in a training workload, and every one passes
+    here with --device cpu."""
+    LLM = os.path.join(ROOT, "tests", "fixtures", "llm")
+
+    def generate(self, out, *args):
+        proc = run("testgen", "-o", out, *args)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        proc = py("-c", DUMP, os.path.join(out, "test_opmap_ops.py"))
+        self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
+        return json.loads(proc.stdout)
+
+    def test_onnx_without_stored_shapes_runs(self):
+        with tempfile.TemporaryDirectory() as out:
+            onnx_model = os.path.join(self.LLM, "llama_kv.opset17.onnx")
+            cases = self.generate(out, "--all", onnx_model)
+            no_shape = [c for c in cases if c["skip"] and "does not state its shape" in c["skip"]]
+            self.assertGreater(len(cases), 50)
+            self.assertLessEqual(len(no_shape), len(cases) // 10, no_shape[:5])
+            with open(os.path.join(out, "test_opmap_ops.py")) as f:
+                self.assertIn("# shapes inferred by opmap, not stated by the model", f.read())
+            res = os.path.join(out, "cpu.json")
+            proc = py(os.path.join(out, "run_opmap_tests.py"), "--device", "cpu", "-o", res)
+            self.assertEqual(proc.returncode, 0, proc.stdout[-2000:] + proc.stderr[-2000:])
+            with open(res) as f:
+                outcomes = [r["outcome"] for r in json.load(f)["results"]]
+            self.assertNotIn("fail", outcomes)
+            self.assertNotIn("error", outcomes)
+            self.assertGreater(outcomes.count("pass"), len(outcomes) * 3 // 4)
+
+    def test_swap_tests_for_the_advised_kernels(self):
+        graph = os.path.join(self.LLM, "mixtral_kv.traced.graph.txt")
+        for workload in ("inference", "training"):
+            with tempfile.TemporaryDirectory() as out:
+                cases = self.generate(out, "--workload", workload, graph)
+                swaps = {c["target"]: c for c in cases if c["kind"] == "swap"}
+                self.assertEqual(sorted(swaps), ["attention", "moe_router", "rmsnorm", "rotary",
+                                                 "swiglu"], workload)
+                for c in swaps.values():
+                    self.assertIsNone(c["skip"], c)
+                    self.assertEqual(c["id"], test_id(c["op"], c["signature"]))
+                    self.assertEqual(c["signature"].endswith("+backward") or
+                                     "+backward{" in c["signature"], workload == "training", c)
+                self.assertEqual(swaps["rmsnorm"]["args"][1]["shape"],
+                                 swaps["rmsnorm"]["args"][0]["shape"][-1:])
+                res = os.path.join(out, "cpu.json")
+                proc = py(os.path.join(out, "run_opmap_tests.py"), "--device", "cpu", "-o", res)
+                self.assertEqual(proc.returncode, 0, proc.stdout[-2000:] + proc.stderr[-2000:])
+                with open(res) as f:
+                    got = {r["signature"]: r["outcome"] for r in json.load(f)["results"]}
+                for c in swaps.values():
+                    self.assertEqual(got[c["signature"]], "pass", c["signature"])
+                with open(os.path.join(out, "test_opmap_ops.py")) as f:
+                    src = f.read()
+                self.assertEqual('"kernel": "npu_moe_gating_top_k"' in src, workload == "training")
 
 
 class Hostile(unittest.TestCase):

@@ -103,7 +103,10 @@ def load_recipes():
         if f.endswith(".yaml"):
             with open(os.path.join(RECIPES, f), encoding="utf-8") as fh:
                 r = yaml.safe_load(fh)
-            if r.get("atc"):
+            # the recipes EXPECT says something of (the first round's); issue 31's recipes
+            # build gears, shape ranges and fixed shapes their own way and are not held
+            # against opmap's command yet
+            if r.get("atc") and r["name"] in EXPECT:
                 out.append(r)
     return out
 
@@ -363,7 +366,8 @@ def paragraph(rows):
         "x".join(map(str, r["build"]["input"]))) for r in by.get("traced", []))
     return (
         "**Against Ascend's recipes** (test `truth.atc`, `tests/truth/check_atc.py`): the ATC "
-        "commands of the %d ModelZoo recipes in `tests/truth/recipes/`, held against opmap's for "
+        "commands of the %d ModelZoo recipes of the first round in `tests/truth/recipes/` "
+        "(classification, one segmentation and one speech model), held against opmap's for "
         "the same models as exported there. All %d agree on `--framework=5` and on "
         "`--soc_version`: %d recipe%s a part (%s), which `--soc` with that part writes and its "
         "family lists; the others leave a placeholder, as `$SOC_VERSION` does. `--input_shape` "
@@ -393,7 +397,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     opmap = os.path.abspath(args.opmap)
     recipes = load_recipes()
-    stale = sorted(set(EXPECT) - {r["name"] for r in recipes})
+    stale = sorted(set(EXPECT) - {r["name"] for r in recipes if r.get("atc")})
     if stale:
         print("EXPECT names recipes with no atc section: %s" % stale)
         return 1

@@ -124,7 +124,7 @@ def evaluate(recipe, model):
         else:
             undecided_by.add(key)
     findings = ["op:" + k for k in sorted(ops)] + \
-        ["advice:" + a["id"] for a in model["advice"] if a["kind"] == "required"]
+        ["advice:" + a["id"] for a in model["advice"] if a["kind"] in ("required", "custom_op")]
     false = [f for f in findings if f not in explained and f not in undecided_by]
     undecided = [f for f in findings if f not in explained and f in undecided_by]
     options = [(a["id"], "advice:" + a["id"] in explained) for a in model["advice"]

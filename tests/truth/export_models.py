@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Export the truth suite's models as Ascend's recipes did: torchvision (or torch) builds with
 random weights, torch.onnx.export at the recipe's opset, with a dynamic batch when the recipe
-exported one. Nothing is downloaded.
+exported one; a recipe whose `build` names a `module` is exported by that builder in
+models/ (the recipe's opset, input and output names, dynamic axes and export flags; `kwargs`
+choose its variant). Nothing is downloaded.
 
     export_models.py RECIPES_DIR CACHE_DIR [NAME...]
 
@@ -78,9 +80,24 @@ def build(recipe):
     return model.eval(), torch.randn(*(b.get("export_input") or b["input"]))
 
 
+def load_module(name):
+    """A builder of models/ (build, example_inputs, export(path, variant=...)): our own
+    code keeping the operators of a recipe's model where it is not torchvision's."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models", name + ".py")
+    spec = importlib.util.spec_from_file_location("truth_model_" + name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def export(recipe, path):
     import torch
     torch.manual_seed(0)
+    if "module" in recipe["build"]:
+        # the builder exports as the recipe does: its opset, names, dynamic axes, flags
+        load_module(recipe["build"]["module"]).export(path, **(recipe["build"].get("kwargs") or {}))
+        return
     model, x = build(recipe)
     exp = recipe["export"]
     dynamic = {"input": {0: "batch"}, "output": {0: "batch"}} if exp.get("dynamic_batch") else None
@@ -99,6 +116,11 @@ def stamp_of(recipe_text):
     digest = hashlib.sha256(recipe_text.encode()).hexdigest()
     with open(__file__, "rb") as f:
         digest += hashlib.sha256(f.read()).hexdigest()
+    module = yaml.safe_load(recipe_text)["build"].get("module")
+    if module:
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "models", module + ".py"),
+                  "rb") as f:
+            digest += hashlib.sha256(f.read()).hexdigest()
     return "%s torch %s torchvision %s\n" % (digest, torch.__version__, torchvision.__version__)
 
 

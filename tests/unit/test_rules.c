@@ -738,6 +738,142 @@ static void test_rules__advice_dims_bounded(void **state)
     assert_string_equal(st.value, "197 tokens (pad to 208)");
 }
 
+/* Issue 31's conditions: an attribute's count of values and its absence, on one instance. */
+static void test_rules__attribute_count_and_absence(void **state)
+{
+    opmap_table *t;
+    opmap_error err;
+    const opmap_row *row;
+    ir_node n;
+    ir_attr attrs[1];
+    int64_t k3[3] = { 1, 3, 3 };
+    char actual[256];
+    fixture *f = *state;
+    static const char yaml[] =
+        "schema: 1\nsources: [{id: s}]\nops:\n"
+        "  - domain: ai.onnx\n    op: MaxPool\n    since: 1\n    status: full\n    sources: [s]\n"
+        "    constraints:\n"
+        "      - {when: {attr: kernel_shape, count: {eq: 3}}, then: rewrite, message: three}\n"
+        "      - {when: {attr: axes, is: absent}, then: partial, message: noaxes}\n";
+    static const char bad[] =
+        "schema: 1\nsources: [{id: s}]\nops:\n"
+        "  - domain: ai.onnx\n    op: MaxPool\n    since: 1\n    status: full\n    sources: [s]\n"
+        "    constraints:\n"
+        "      - {when: {attr: axes, is: present}, then: partial, message: m}\n";
+    assert_int_equal(opmap_table_load_memory(&t, f->ctx, yaml, sizeof(yaml) - 1, "t", &err),
+                     OPMAP_OK);
+    row = opmap_table_lookup(t, "ai.onnx", "MaxPool", 12);
+    memset(&n, 0, sizeof(n));
+    memset(attrs, 0, sizeof(attrs));
+    n.domain = "ai.onnx";
+    n.op = "MaxPool";
+    attrs[0].name = "kernel_shape";
+    attrs[0].type = IR_ATTR_INTS;
+    attrs[0].ints = k3;
+    attrs[0].n_ints = 3;
+    n.attrs = attrs;
+    n.n_attrs = 1;
+    assert_true(om_constraint_holds(&row->constraints[0], &n, actual, sizeof(actual)));
+    assert_string_equal(actual, "kernel_shape has 3 values");
+    assert_true(om_constraint_holds(&row->constraints[1], &n, actual, sizeof(actual)));
+    assert_string_equal(actual, "axes absent");
+    attrs[0].n_ints = 2;            /* a 2-D kernel */
+    assert_false(om_constraint_holds(&row->constraints[0], &n, actual, sizeof(actual)));
+    attrs[0].name = "axes";         /* axes given: not absent, and kernel_shape has none */
+    assert_false(om_constraint_holds(&row->constraints[1], &n, actual, sizeof(actual)));
+    assert_false(om_constraint_holds(&row->constraints[0], &n, actual, sizeof(actual)));
+    opmap_table_free(t);
+    assert_int_equal(opmap_table_load_memory(&t, f->ctx, bad, sizeof(bad) - 1, "t", &err),
+                     OPMAP_ETABLE);
+    assert_non_null(strstr(err.message, "must be absent"));
+}
+
+/* Issue 31's pattern detectors, each on the smallest graph that has its pattern. */
+static void test_rules__pattern_detectors(void **state)
+{
+    om_advice_state st;
+    om_visit v;
+    ir_node n, d;
+    ir_fact in[2], din[2];
+    ir_attr attrs[1];
+    ir_value outs[1];
+    ir_dim dims4[5];
+    int64_t perm[6] = { 0, 1, 4, 2, 5, 3 }, k1[1] = { 3 };
+    const char *xy[2] = { "x", "g" }, *xx[2] = { "x", "x" }, *one[1] = { "y" };
+    (void)state;
+#define RESET() do { memset(&st, 0, sizeof(st)); memset(&v, 0, sizeof(v)); \
+        memset(&n, 0, sizeof(n)); memset(&d, 0, sizeof(d)); memset(in, 0, sizeof(in)); \
+        memset(din, 0, sizeof(din)); memset(attrs, 0, sizeof(attrs)); \
+        n.domain = d.domain = "ai.onnx"; n.in_facts = in; d.in_facts = din; \
+        in[0].rank = in[1].rank = -1; v.node = &n; v.path = "main/n"; } while (0)
+    /* a gate: Mul(x, Sigmoid(g)); SiLU x * Sigmoid(x) is not one */
+    RESET();
+    d.op = "Sigmoid"; d.n_inputs = 1; d.inputs = xy + 1;
+    n.op = "Mul"; n.n_inputs = 2; n.inputs = xy; in[1].def = &d;
+    om_advice_visit(OM_DET_SIGMOID_GATE, &st, &v);
+    assert_int_equal(st.count, 1);
+    d.inputs = xy;
+    om_advice_visit(OM_DET_SIGMOID_GATE, &st, &v);
+    assert_int_equal(st.count, 1);
+    /* Sub(x, x), a Split with one output */
+    RESET();
+    n.op = "Sub"; n.n_inputs = 2; n.inputs = xx;
+    om_advice_visit(OM_DET_SELF_SUB, &st, &v);
+    n.inputs = xy;
+    om_advice_visit(OM_DET_SELF_SUB, &st, &v);
+    assert_int_equal(st.count, 1);
+    RESET();
+    n.op = "Split"; n.n_inputs = 1; n.inputs = xy; n.n_outputs = 1; n.outputs = one;
+    om_advice_visit(OM_DET_SPLIT_ONE, &st, &v);
+    n.n_outputs = 2;
+    om_advice_visit(OM_DET_SPLIT_ONE, &st, &v);
+    assert_int_equal(st.count, 1);
+    /* PixelShuffle written out: Reshape -> Transpose [0, 1, 4, 2, 5, 3] */
+    RESET();
+    d.op = "Reshape";
+    n.op = "Transpose"; n.n_inputs = 1; n.inputs = xy; in[0].def = &d;
+    attrs[0].name = "perm"; attrs[0].type = IR_ATTR_INTS; attrs[0].ints = perm; attrs[0].n_ints = 6;
+    n.attrs = attrs; n.n_attrs = 1;
+    om_advice_visit(OM_DET_PIXEL_SHUFFLE, &st, &v);
+    assert_int_equal(st.count, 1);
+    perm[2] = 3; perm[3] = 4;       /* Swin's window partition is not one */
+    om_advice_visit(OM_DET_PIXEL_SHUFFLE, &st, &v);
+    assert_int_equal(st.count, 1);
+    /* a 1-D pool and a 1-D Conv (3-D weight); a 2-D Conv is not one */
+    RESET();
+    n.op = "MaxPool"; n.n_inputs = 1; n.inputs = xy;
+    attrs[0].name = "kernel_shape"; attrs[0].type = IR_ATTR_INTS; attrs[0].ints = k1; attrs[0].n_ints = 1;
+    n.attrs = attrs; n.n_attrs = 1;
+    om_advice_visit(OM_DET_CONV_1D, &st, &v);
+    n.op = "Conv"; n.n_attrs = 0; n.n_inputs = 2; in[1].rank = 3;
+    om_advice_visit(OM_DET_CONV_1D, &st, &v);
+    in[1].rank = 4;
+    om_advice_visit(OM_DET_CONV_1D, &st, &v);
+    assert_int_equal(st.count, 2);
+    assert_string_equal(st.value, "MaxPool, Conv");
+    /* a dynamic dimension past the batch; an image-like float32 output */
+    RESET();
+    memset(outs, 0, sizeof(outs));
+    memset(dims4, 0, sizeof(dims4));
+    dims4[0].param = "batch"; dims4[1].value = 3; dims4[2].value = 224; dims4[3].value = 224;
+    outs[0].name = "y";
+    outs[0].type.kind = IR_TYPE_TENSOR; outs[0].type.rank = 4; outs[0].type.dims = dims4;
+    outs[0].type.elem = IR_DT_FLOAT;
+    assert_false(om_advice_finish(OM_DET_DYNAMIC_DIMS, &st, outs, 1, NULL, 0));
+    dims4[3].param = "W";
+    assert_true(om_advice_finish(OM_DET_DYNAMIC_DIMS, &st, outs, 1, NULL, 0));
+    assert_string_equal(st.value, "input 'y' [batch, 3, 224, W]");
+    RESET();
+    assert_true(om_advice_finish(OM_DET_FLOAT_OUTPUT, &st, NULL, 0, outs, 1));
+    outs[0].type.elem = IR_DT_FLOAT16;
+    RESET();
+    assert_false(om_advice_finish(OM_DET_FLOAT_OUTPUT, &st, NULL, 0, outs, 1));
+    assert_false(om_advice_finish(OM_DET_INPUT_5D, &st, outs, 1, NULL, 0));
+    outs[0].type.rank = 5;
+    assert_true(om_advice_finish(OM_DET_INPUT_5D, &st, outs, 1, NULL, 0));
+#undef RESET
+}
+
 /* ONNX_ATEN_FALLBACK exports: an `ATen` node is answered as the ATen op it names. */
 static void test_rules__aten_fallback_answered_as_aten(void **state)
 {
@@ -987,6 +1123,8 @@ int main(void)
         cmocka_unit_test(test_rules__condition_lists_are_order_and_length_free),
         cmocka_unit_test(test_rules__torchscript_floats_are_doubles),
         cmocka_unit_test(test_rules__advice_dims_bounded),
+        cmocka_unit_test(test_rules__attribute_count_and_absence),
+        cmocka_unit_test(test_rules__pattern_detectors),
         cmocka_unit_test(test_rules__dtype_inference_rules),
         cmocka_unit_test(test_rules__segments_split_at_breakers),
         cmocka_unit_test(test_rules__model_risks),

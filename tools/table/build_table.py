@@ -1014,7 +1014,8 @@ class Builder:
         attributes with their position in the ATen schema (TorchScript passes them as
         arguments)."""
         w = dict(w)
-        if "attr" in w and "default" not in w and r.since is not None:
+        if "attr" in w and "default" not in w and r.since is not None and \
+                "is" not in w and "count" not in w:
             sch = defaults.get("%s|%s|%d" % (r.domain, r.op, getattr(r, "real_since", r.since)))
             if sch is None:       # newer op version: borrow the default of the newest known one
                 older = sorted((v for v in defaults.values() if v["domain"] == r.domain and
@@ -1446,8 +1447,8 @@ def load_advice(directory, cfg, facts):
         a = dict(e)
         a.setdefault("grade", doc.get("grade"))
         a.setdefault("sources", doc.get("sources", []))
-        if a.get("kind") not in ("required", "optional"):
-            raise SystemExit("%s: kind must be required or optional" % where)
+        if a.get("kind") not in ("required", "optional", "custom_op"):
+            raise SystemExit("%s: kind must be required, optional or custom_op" % where)
         if a["detector"] not in DETECTORS:
             raise SystemExit("%s: unknown detector %s" % (where, a["detector"]))
         if a["grade"] not in GRADE_RANK or not a["sources"]:

@@ -452,7 +452,8 @@ static void advice(const opmap_table *t)
         const om_advice_rule *a = &t->advice[i];
         fprintf(out, "%s{.id = ", i ? ",\n" : "");
         str(a->id);
-        fprintf(out, ", .detector = %d, .optional = %u, .message = ", a->detector, a->optional);
+        fprintf(out, ", .detector = %d, .optional = %u, .custom_op = %u, .message = ", a->detector,
+                a->optional, a->custom_op);
         str(a->message);
         fprintf(out, ", .action = ");
         str(a->action);
