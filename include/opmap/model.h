@@ -5,7 +5,10 @@
  * headers of initializers. Weight payloads are stepped over, never copied, so memory does
  * not grow with the weights, and external-data side files are never opened.
  *
- * The format is detected from the content, not the file name.
+ * The format is detected from the content, not the file name. Which files a directory
+ * search reads is decided by name (and, for printed graphs, the first bytes):
+ * opmap_format_detect(). The formats, their names, extensions and traits are one table in
+ * the library (opmap_format_info_get).
  */
 #ifndef OPMAP_MODEL_H
 #define OPMAP_MODEL_H
@@ -28,6 +31,10 @@ typedef enum opmap_format {
     OPMAP_FORMAT_TORCH_EXPORT = 4,      /**< torch.export.save program (.pt2 zip) */
     OPMAP_FORMAT_PYTHON = 5             /**< Python sources (a project), opmap_scan_sources() */
 } opmap_format;
+
+/** The number of opmap_format values, OPMAP_FORMAT_UNKNOWN included: the formats are 1 to
+ *  OPMAP_FORMAT_COUNT - 1. */
+#define OPMAP_FORMAT_COUNT 6
 
 /**
  * Opens and reads a model file.
@@ -66,6 +73,51 @@ OPMAP_API opmap_format opmap_model_format(const opmap_model *model);
 
 /** @return a short name for a format: "onnx", "torchscript", "torchscript-graph", "torch-export", "python", "unknown". */
 OPMAP_API const char *opmap_format_name(opmap_format format);
+
+/** A trait of a format (opmap_format_info.traits): its operators are ONNX's, answered as
+ *  ATC converts them (the ATC command, ATC's pre-check, the ATC advice). */
+#define OPMAP_FORMAT_TRAIT_ATC 0x1u
+/** A trait: its operators are ATen's, answered as torch_npu runs them (the torch_npu
+ *  commands; torchair's converters in graph mode). */
+#define OPMAP_FORMAT_TRAIT_ATEN 0x2u
+/** A trait: source code, not a graph (patterns and their places; nothing is placed). */
+#define OPMAP_FORMAT_TRAIT_SOURCES 0x4u
+/** A trait: text a program printed, read whole (its calls may be left uninlined). */
+#define OPMAP_FORMAT_TRAIT_PRINTED 0x8u
+
+/** What opmap knows of a format. Versioned: set `size` (docs/api.md). */
+typedef struct opmap_format_info {
+    size_t size;            /**< set by the caller: sizeof(opmap_format_info) */
+    const char *name;       /**< as opmap_format_name(): "onnx" */
+    const char *title;      /**< for people: "ONNX models" */
+    const char *extensions; /**< the name endings a directory search reads, space-separated
+                                 (".pt .ptl"); a printed graph's ".txt" only by its start */
+    unsigned traits;        /**< OPMAP_FORMAT_TRAIT_* bits */
+} opmap_format_info;
+
+/**
+ * Fills `out` for one format (1 to OPMAP_FORMAT_COUNT - 1). Every string is static.
+ * @return OPMAP_OK, or OPMAP_EINVAL for another value, a NULL `out` or out->size too small.
+ */
+OPMAP_API int opmap_format_info_get(opmap_format format, opmap_format_info *out);
+
+/** opmap_format_detect() flag: decide by the name alone and never open the file (a name
+ *  only the content settles, a .txt, is then OPMAP_FORMAT_UNKNOWN). */
+#define OPMAP_DETECT_NAME_ONLY 0x1u
+
+/**
+ * What a file is, as `opmap scan DIR` decides which files below DIR to read: by the
+ * extension of `path`, in any case (.onnx, .pt, .ptl, .pt2; .py, .cu and .cuh are Python
+ * sources), and for a name its extension does not settle (.txt: a printed TorchScript
+ * graph, or any other text) by the first bytes of the file, which is opened only then,
+ * only when it is a regular file, and only without OPMAP_DETECT_NAME_ONLY.
+ *
+ * A model opened with opmap_model_open_file() is read by its content whatever its name.
+ *
+ * @return the format; OPMAP_FORMAT_UNKNOWN for a file opmap does not read, one that cannot
+ *         be opened, or a NULL path.
+ */
+OPMAP_API opmap_format opmap_format_detect(const char *path, unsigned flags);
 
 /** @return the name the model was opened under (path or given name); borrowed. */
 OPMAP_API const char *opmap_model_name(const opmap_model *model);

@@ -183,6 +183,14 @@ class _RowGraphInfo(_Info):
                 ("note", ctypes.c_char_p), ("declared", ctypes.c_uint64)]
 
 
+class _FormatInfo(_Info):
+    """opmap_format_info (include/opmap/model.h)."""
+    _fields_ = [("size", ctypes.c_size_t), ("name", ctypes.c_char_p), ("title", ctypes.c_char_p),
+                ("extensions", ctypes.c_char_p), ("traits", ctypes.c_uint)]
+
+
+_FORMAT_TRAITS = ("atc", "aten", "sources", "printed")   # OPMAP_FORMAT_TRAIT_* bits, in order
+
 _P = ctypes.c_void_p
 _S = ctypes.c_char_p
 _I = ctypes.c_int
@@ -203,6 +211,9 @@ _PROTOTYPES = {
     "opmap_model_open_file": (_I, [_PP, _P, _S, _PERR]),
     "opmap_model_open_memory": (_I, [_PP, _P, _P, _Z, _S, _PERR]),
     "opmap_model_free": (None, [_P]),
+    "opmap_format_name": (_S, [_I]),
+    "opmap_format_info_get": (_I, [_I, ctypes.POINTER(_FormatInfo)]),
+    "opmap_format_detect": (_I, [_S, ctypes.c_uint]),
     "opmap_table_load_default": (_I, [_PP, _P, _PERR]),
     "opmap_table_load_file": (_I, [_PP, _P, _S, _PERR]),
     "opmap_table_load_memory": (_I, [_PP, _P, _P, _Z, _S, _PERR]),
@@ -704,6 +715,30 @@ def report(path_or_paths, format="text", soc=None, table=None, torch_npu=None, s
     ("text", "json", and the others opmap --help lists) as a string."""
     with _Scan(path_or_paths, soc, table, torch_npu, sources, mode, workload) as s:
         return s.write(format).decode("utf-8")
+
+
+def formats():
+    """The library's format registry: [{"name", "title", "extensions", "traits"}], traits
+    among "atc" (ONNX operators, answered as ATC converts them), "aten" (ATen operators),
+    "sources" (code, nothing placed), "printed" (printed text)."""
+    lib, out, i = _load(), [], 1
+    while True:
+        info = _FormatInfo()
+        if lib.opmap_format_info_get(i, ctypes.byref(info)) != 0:
+            return out
+        out.append({"name": _str(info.name), "title": _str(info.title),
+                    "extensions": _str(info.extensions).split(),
+                    "traits": [t for k, t in enumerate(_FORMAT_TRAITS) if info.traits & (1 << k)]})
+        i += 1
+
+
+def format_detect(path, name_only=False):
+    """What a file is, as `opmap scan DIR` decides which files below DIR to read: a format's
+    name ("onnx", "python", ...), or None for a file opmap does not read. The file is
+    opened only for a name its extension does not settle (a .txt), never with name_only."""
+    lib = _load()
+    f = lib.opmap_format_detect(_path_bytes(path), 1 if name_only else 0)
+    return _str(lib.opmap_format_name(f)) if f else None
 
 
 def estimate(report_or_paths, soc=None, table=None):

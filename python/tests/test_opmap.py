@@ -150,6 +150,23 @@ class Scan(unittest.TestCase):
         self.assertEqual(got, [want] * len(got))
 
 
+class Formats(unittest.TestCase):
+    def test_registry_and_detect(self):
+        names = [f["name"] for f in opmap.formats()]
+        self.assertEqual(names, ["onnx", "torchscript", "torchscript-graph", "torch-export",
+                                 "python"])
+        self.assertIn("atc", opmap.formats()[0]["traits"])
+        self.assertEqual(opmap.format_detect("dir/m.ONNX"), "onnx")
+        self.assertEqual(opmap.format_detect("train.py"), "python")
+        self.assertIsNone(opmap.format_detect("weights.bin"))
+        with tempfile.TemporaryDirectory() as tmp:
+            g = os.path.join(tmp, "g.txt")
+            with open(g, "w") as f:
+                f.write("graph(%x : Float(2)):\n")
+            self.assertEqual(opmap.format_detect(g), "torchscript-graph")
+            self.assertIsNone(opmap.format_detect(g, name_only=True))
+
+
 class Estimate(unittest.TestCase):
     def test_one_model(self):
         rep = opmap.scan(MODELS[0])

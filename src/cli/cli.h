@@ -55,8 +55,47 @@ typedef struct scan_opts {
 /* The commands that share those options. */
 enum { CLI_SCAN = 0, CLI_BASELINE = 1, CLI_MERGE = 2 };
 
+/* Their options, as getopt_long returns them (a short option is its letter). */
+enum {
+    OPT_TABLE = 256, OPT_SOC, OPT_FORMAT, OPT_FAIL_ON, OPT_MAX_EFFORT, OPT_WAIVERS, OPT_WEIGHTS,
+    OPT_WEIGHT, OPT_DAY_RATE, OPT_CURRENCY, OPT_JOBS, OPT_OWNER, OPT_EXPIRES, OPT_REASON,
+    OPT_FILES_FROM, OPT_TORCH_NPU, OPT_CANN, OPT_BLOCKED_ON, OPT_NEEDS_WORK_ON, OPT_RESULTS,
+    OPT_MODE, OPT_WORKLOAD
+};
+
+/* The sections of --help, in order. */
+enum { CLI_SEC_ANSWER, CLI_SEC_REPORTS, CLI_SEC_ESTIMATE, CLI_SEC_HEADLINE, CLI_SEC_GATE,
+       CLI_SEC_WAIVERS, CLI_SEC_OTHER, CLI_SEC_COUNT };
+
+/* One option of the table (cli_help.c): the parser and --help are made from it. */
+typedef struct cli_option {
+    const char *name;         /* the long name: "table" */
+    int key;                  /* what getopt_long returns: OPT_* or the short letter */
+    int short_name;           /* 'o', or 0 */
+    const char *arg;          /* its argument in --help ("FILE"), NULL for a flag */
+    unsigned cmds;            /* bit CLI_*: the commands it belongs to */
+    int section;              /* CLI_SEC_* */
+    const char *help;         /* {reports}, {kinds}, {blocked}, {needs_work}, {statuses}:
+                                 the library's lists */
+} cli_option;
+extern const cli_option cli_options[];
+extern const size_t cli_n_options;
+
+/* What a command's --help says around its options. */
+typedef struct cli_command_help {
+    const char *synopsis;     /* after "usage: " */
+    const char *about;        /* a paragraph, wrapped */
+    const char *example;      /* verbatim lines after it, or NULL */
+    int formats;              /* list the formats a directory search reads */
+    const char *exits;        /* the exit codes, verbatim */
+} cli_command_help;
+
+/* The --help of command cmd (CLI_*): its synopsis and paragraph, then each option of the
+ * table that belongs to it, by section, with the library's lists. */
+void cli_usage(FILE *f, int cmd, const cli_command_help *h);
+
 /* Parses argv for a CLI_* command; returns 0, an exit code, or -1 after printing --help. */
-int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const char *usage);
+int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const cli_command_help *help);
 
 /* Scanning every path (cli_run.c). */
 typedef struct scan_run {
@@ -82,7 +121,7 @@ int cli_run(const scan_opts *o, const cli_paths *paths, scan_run *run);
 /* What scan and baseline both do first: parse the options and paths, scan every model.
  * Returns 0 (free run and paths when done), -1 after --help, or an exit code (nothing left
  * to free). */
-int cli_start(int argc, char **argv, int cmd, const char *usage, scan_opts *o,
+int cli_start(int argc, char **argv, int cmd, const cli_command_help *help, scan_opts *o,
               cli_paths *paths, scan_run *run);
 void cli_run_free(scan_run *run);
 

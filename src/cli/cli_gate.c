@@ -10,19 +10,15 @@
 
 #include "cli.h"
 
-static const char baseline_usage[] =
-    "usage: opmap baseline FILE|DIR... [-o WAIVERS.yaml] [options]\n"
-    "\n"
-    "Scans like opmap scan and writes a waiver file accepting every finding the gate\n"
-    "fails on now, so a pipeline can adopt the gate and fail only on what is new:\n"
+static const cli_command_help baseline_help = {
+    "opmap baseline FILE|DIR... [-o WAIVERS.yaml] [options]",
+    "Scans like opmap scan and writes a waiver file accepting every finding the gate fails on "
+    "now, so a pipeline can adopt the gate and fail only on what is new:",
     "  opmap baseline models/ -o opmap-waivers.yaml\n"
-    "  opmap scan models/ --waivers opmap-waivers.yaml      # exit 0\n"
-    "\n"
-    "  --owner NAME        owner written on each waiver (default: unassigned)\n"
-    "  --expires DATE      YYYY-MM-DD (default: 90 days from today)\n"
-    "  --reason TEXT       reason written on each waiver\n"
-    "  --fail-on KINDS, --max-effort, --table, --soc, --torch-npu, --mode, --weights, --weight,\n"
-    "  -j: as opmap scan\n";
+    "  opmap scan models/ --waivers opmap-waivers.yaml      # exit 0\n",
+    0,
+    "exit codes: 0 written, 2 usage, 3 a model unreadable or none found, 4 not written\n",
+};
 
 typedef struct baseline_args {
     const opmap_verdict *verdict;
@@ -48,7 +44,7 @@ int cli_baseline(int argc, char **argv)
     int code;
     size_t i;
 
-    if ((code = cli_start(argc, argv, CLI_BASELINE, baseline_usage, &o, &paths, &run)))
+    if ((code = cli_start(argc, argv, CLI_BASELINE, &baseline_help, &o, &paths, &run)))
         return code < 0 ? EXIT_CLEAN : code;
     if (run.input_failed) {
         code = EXIT_INPUT; /* a baseline of half the models would hide the rest */

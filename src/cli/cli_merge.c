@@ -10,25 +10,16 @@
 
 #include "cli.h"
 
-static const char merge_usage[] =
-    "usage: opmap merge REPORT.json... [options]\n"
-    "\n"
-    "Reads JSON reports written by `opmap scan --format json` (the same opmap version and\n"
-    "table) and writes what one scan over all their models would: every format, the\n"
-    "portfolio estimate and the gate. Models are taken in the order of the reports given;\n"
-    "a file in two reports (overlapping shards) is refused.\n"
-    "\n"
-    "  --table FILE           the table the reports were written with (default: built-in)\n"
-    "  --format F[,F...]      text (default), json, html, markdown, csv, sarif, junit,\n"
-    "                         atc-precheck\n"
-    "  -o, --output PATH      a file, or a directory for several formats\n"
-    "  --day-rate N, --currency C   costs, as for scan\n"
-    "  --fail-on KINDS, --max-effort DAYS, --waivers FILE   the gate, as for scan\n"
-    "  -q, --quiet            no progress on standard error\n"
-    "  -h, --help             this help\n"
-    "\n"
+static const cli_command_help merge_help = {
+    "opmap merge REPORT.json... [options]",
+    "Reads JSON reports written by `opmap scan --format json` (the same opmap version and "
+    "table) and writes what one scan over all their models would: every format, the portfolio "
+    "estimate and the gate. Models are taken in the order of the reports given; a file in two "
+    "reports (overlapping shards) is refused.",
+    NULL, 0,
     "exit codes: as `opmap scan` over the same files (3 also for a report that cannot be\n"
-    "            read, is not a report, or was written by another version or table)\n";
+    "            read, is not a report, or was written by another version or table)\n",
+};
 
 /* The results and unread files of the reports, as a scan run holds its own. */
 static int fill_run(scan_run *run, const opmap_report_set *set)
@@ -103,7 +94,7 @@ int cli_merge(int argc, char **argv)
     opmap_report_set *set = NULL;
     int code;
     memset(&run, 0, sizeof(run));
-    if ((code = cli_parse_scan(argc, argv, &o, CLI_MERGE, merge_usage)))
+    if ((code = cli_parse_scan(argc, argv, &o, CLI_MERGE, &merge_help)))
         return code < 0 ? EXIT_CLEAN : code;
     if ((code = load(&o, &run, &set, argc, argv)) == 0)
         code = cli_finish(&o, &run);

@@ -1,5 +1,6 @@
 /*
- * cli/cli_opts.c - the options `opmap scan` and `opmap baseline` share.
+ * cli/cli_opts.c - parsing the options `opmap scan`, `opmap baseline` and `opmap merge`
+ * share, from the option table (cli_help.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -8,13 +9,6 @@
 #include <string.h>
 
 #include "cli.h"
-
-enum {
-    OPT_TABLE = 256, OPT_SOC, OPT_FORMAT, OPT_FAIL_ON, OPT_MAX_EFFORT, OPT_WAIVERS, OPT_WEIGHTS,
-    OPT_WEIGHT, OPT_DAY_RATE, OPT_CURRENCY, OPT_JOBS, OPT_OWNER, OPT_EXPIRES, OPT_REASON,
-    OPT_FILES_FROM, OPT_TORCH_NPU, OPT_CANN, OPT_BLOCKED_ON, OPT_NEEDS_WORK_ON, OPT_RESULTS,
-    OPT_MODE, OPT_WORKLOAD
-};
 
 static int parse_double(const char *s, double *out)
 {
@@ -68,18 +62,31 @@ static int parse_weight(const char *arg, opmap_weights *w)
     return 1;
 }
 
+/* --format F[,F...]: names the library knows (opmap_report_format_parse), or all of them. */
 static int parse_formats(const char *list, scan_opts *o)
 {
     char buf[256], *tok, *save = NULL;
+    size_t room = sizeof(o->formats) / sizeof(o->formats[0]);
     if (strlen(list) >= sizeof(buf))
         return 0;
     strcpy(buf, list);
     o->n_formats = 0;
     for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         opmap_report_format f;
-        if (opmap_report_format_parse(tok, &f) != OPMAP_OK || o->n_formats == sizeof(o->formats) / sizeof(o->formats[0])) {
-            cli_fail("unknown format '%s' (expected text, json, html, markdown, csv, sarif, "
-                     "junit, atc-precheck, or a comma-separated list)", tok);
+        int all = strcmp(tok, "all") == 0, i;
+        if (all && o->n_formats + OPMAP_REPORT_FORMAT_COUNT <= room) {
+            for (i = 0; i < OPMAP_REPORT_FORMAT_COUNT; i++)
+                o->formats[o->n_formats++] = (opmap_report_format)i;
+            continue;
+        }
+        if (all || opmap_report_format_parse(tok, &f) != OPMAP_OK || o->n_formats == room) {
+            char names[256];
+            size_t used = 0;
+            for (i = 0; i < OPMAP_REPORT_FORMAT_COUNT; i++)
+                used += (size_t)snprintf(names + used, sizeof(names) - used, "%s, ",
+                                         opmap_report_format_name((opmap_report_format)i));
+            cli_fail("unknown format '%s' (expected %sall, or a comma-separated list)", tok,
+                     names);
             return 0;
         }
         o->formats[o->n_formats++] = f;
@@ -108,24 +115,21 @@ static int parse_rule(const char *option, const char *arg, unsigned *out)
  * scan, baseline and merge share one option table; an option that means nothing to the
  * command given is refused rather than silently ignored (a --waivers on baseline would
  * otherwise look as if it had been used; a --soc on merge as if it re-answered the reports).
- * Returns the command the option belongs to, or -1 when it belongs to this one.
+ * Returns the first command the option belongs to, or -1 when it belongs to this one.
  */
 static int belongs_elsewhere(int c, int cmd)
 {
-    int baseline_only = c == OPT_OWNER || c == OPT_EXPIRES || c == OPT_REASON;
-    int scan_only = c == OPT_SOC || c == OPT_WEIGHTS || c == OPT_WEIGHT || c == OPT_JOBS ||
-                    c == 'j' || c == OPT_FILES_FROM || c == OPT_TORCH_NPU || c == OPT_CANN ||
-                    c == OPT_RESULTS || c == OPT_MODE || c == OPT_WORKLOAD;
-    if (cmd == CLI_BASELINE && c == OPT_RESULTS)
-        return CLI_SCAN;
-    if (cmd == CLI_BASELINE && (c == OPT_FORMAT || c == OPT_WAIVERS || c == OPT_DAY_RATE ||
-                                c == OPT_CURRENCY || c == OPT_BLOCKED_ON ||
-                                c == OPT_NEEDS_WORK_ON))
-        return CLI_SCAN;
-    if (cmd != CLI_BASELINE && baseline_only)
-        return CLI_BASELINE;
-    if (cmd == CLI_MERGE && scan_only)
-        return CLI_SCAN;
+    size_t i;
+    int k;
+    for (i = 0; i < cli_n_options; i++) {
+        if (cli_options[i].key != c && (!cli_options[i].short_name || cli_options[i].short_name != c))
+            continue;
+        if (cli_options[i].cmds & (1u << cmd))
+            return -1;
+        for (k = CLI_SCAN; k <= CLI_MERGE; k++)
+            if (cli_options[i].cmds & (1u << k))
+                return k;
+    }
     return -1;
 }
 
@@ -167,38 +171,28 @@ static int parse_choice(const char *opt, const char *arg, const char *first, con
     return 1;
 }
 
-int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const char *usage)
+int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const cli_command_help *help)
 {
-    static const struct option longopts[] = {
-        { "table", required_argument, NULL, OPT_TABLE },
-        { "soc", required_argument, NULL, OPT_SOC },
-        { "torch-npu", required_argument, NULL, OPT_TORCH_NPU },
-        { "cann", required_argument, NULL, OPT_CANN },
-        { "mode", required_argument, NULL, OPT_MODE },
-        { "workload", required_argument, NULL, OPT_WORKLOAD },
-        { "format", required_argument, NULL, OPT_FORMAT },
-        { "output", required_argument, NULL, 'o' },
-        { "fail-on", required_argument, NULL, OPT_FAIL_ON },
-        { "max-effort", required_argument, NULL, OPT_MAX_EFFORT },
-        { "waivers", required_argument, NULL, OPT_WAIVERS },
-        { "weights", required_argument, NULL, OPT_WEIGHTS },
-        { "weight", required_argument, NULL, OPT_WEIGHT },
-        { "day-rate", required_argument, NULL, OPT_DAY_RATE },
-        { "currency", required_argument, NULL, OPT_CURRENCY },
-        { "blocked-on", required_argument, NULL, OPT_BLOCKED_ON },
-        { "needs-work-on", required_argument, NULL, OPT_NEEDS_WORK_ON },
-        { "jobs", required_argument, NULL, OPT_JOBS },
-        { "owner", required_argument, NULL, OPT_OWNER },
-        { "expires", required_argument, NULL, OPT_EXPIRES },
-        { "reason", required_argument, NULL, OPT_REASON },
-        { "files-from", required_argument, NULL, OPT_FILES_FROM },
-        { "results", required_argument, NULL, OPT_RESULTS },
-        { "quiet", no_argument, NULL, 'q' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 }
-    };
+    struct option longopts[64];
+    char shorts[32];
+    size_t i, n_short = 0;
     opmap_error err;
     int c, li = -1, owner;
+    /* getopt's tables, from the option table */
+    for (i = 0; i < cli_n_options && i + 1 < sizeof(longopts) / sizeof(longopts[0]); i++) {
+        const cli_option *x = &cli_options[i];
+        longopts[i].name = x->name;
+        longopts[i].has_arg = x->arg ? required_argument : no_argument;
+        longopts[i].flag = NULL;
+        longopts[i].val = x->key;
+        if (x->short_name && n_short + 3 < sizeof(shorts)) {
+            shorts[n_short++] = (char)x->short_name;
+            if (x->arg)
+                shorts[n_short++] = ':';
+        }
+    }
+    memset(&longopts[i], 0, sizeof(longopts[i]));
+    shorts[n_short] = '\0';
     memset(o, 0, sizeof(*o));
     o->formats[0] = OPMAP_REPORT_TEXT;
     o->n_formats = 1;
@@ -206,7 +200,7 @@ int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const char *usa
     o->weights.version = OPMAP_WEIGHTS_VERSION;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:j:qh", longopts, &li)) != -1) {
+    while ((c = getopt_long(argc, argv, shorts, longopts, &li)) != -1) {
         if ((owner = belongs_elsewhere(c, cmd)) >= 0) {
             if (li >= 0)
                 cli_fail("--%s is an option of `opmap %s`, not of `opmap %s`",
@@ -214,7 +208,7 @@ int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const char *usa
             else
                 cli_fail("-%c is an option of `opmap %s`, not of `opmap %s`", c,
                          cmd_names[owner], cmd_names[cmd]);
-            fputs(usage, stderr);
+            cli_usage(stderr, cmd, help);
             return EXIT_USAGE;
         }
         li = -1;
@@ -288,8 +282,7 @@ int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const char *usa
                 return EXIT_USAGE;
             }
             break;
-        case 'j':
-        case OPT_JOBS: {
+        case 'j': {
             char *end;
             long j = strtol(optarg, &end, 10);
             if (*end || j < 1 || j > 256) {
@@ -300,18 +293,18 @@ int cli_parse_scan(int argc, char **argv, scan_opts *o, int cmd, const char *usa
             break;
         }
         case 'h':
-            fputs(usage, stdout);
+            cli_usage(stdout, cmd, help);
             return -1;
         default:
             cli_fail("unknown or incomplete option '%s'", argv[optind - 1]);
-            fputs(usage, stderr);
+            cli_usage(stderr, cmd, help);
             return EXIT_USAGE;
         }
     }
     if (optind >= argc && !o->files_from) {
         cli_fail(cmd == CLI_MERGE ? "give at least one JSON report"
                                   : "give at least one model file or directory");
-        fputs(usage, stderr);
+        cli_usage(stderr, cmd, help);
         return EXIT_USAGE;
     }
     return 0;

@@ -2,8 +2,9 @@
  * cli/cli_paths.c - turning command-line arguments into model files.
  *
  * A file is scanned as given, whatever its name. A directory is searched recursively for
- * model files by extension (.onnx, .pt, .ptl, .pt2, and .txt files holding a printed
- * TorchScript graph), in sorted order so runs are reproducible. Links are followed, but
+ * the files the library's format registry names (opmap_format_detect: models by extension,
+ * a printed graph's .txt by its start; Python sources), in sorted order so runs are
+ * reproducible. Links are followed, but
  * each directory (st_dev, st_ino) is searched once per run: two links to "." would
  * otherwise make 2^depth paths.
  */
@@ -13,7 +14,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
@@ -160,43 +160,40 @@ static void project_free(cli_project *proj)
     free(proj);
 }
 
-static int has_suffix(const char *name, const char *suffix)
+/* What a directory search reads, as the library's format registry says: models by their
+ * name (a printed graph's .txt by its first bytes too), Python sources and the CUDA files
+ * an extension builds from. An entry that is no regular file is judged by its name alone
+ * and never opened (a FIFO would block the scan). */
+static opmap_format detect(const char *path, int regular)
 {
-    size_t n = strlen(name), k = strlen(suffix);
-    return n > k && strcasecmp(name + n - k, suffix) == 0;
+    return opmap_format_detect(path, regular ? 0 : OPMAP_DETECT_NAME_ONLY);
 }
 
-/* Printed TorchScript graphs have no extension of their own: a .txt that starts "graph(". */
-static int is_graph_text(const char *path)
+/* "*.onnx, *.pt, *.ptl, *.pt2, graph text *.txt" (models) or "*.py, *.cu, *.cuh" (sources),
+ * from the registry: the names a directory search reads. */
+static void name_list(int sources, char *buf, size_t size)
 {
-    char head[256];
-    size_t n, i = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return 0;
-    n = fread(head, 1, sizeof(head), f);
-    fclose(f);
-    while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
-        i++;
-    return n - i >= 6 && memcmp(head + i, "graph(", 6) == 0;
-}
-
-/* Named like a model by its name alone (a .txt is one only by what it starts with). */
-static int is_model_suffix(const char *name)
-{
-    return has_suffix(name, ".onnx") || has_suffix(name, ".pt") || has_suffix(name, ".ptl") ||
-           has_suffix(name, ".pt2");
-}
-
-static int is_model_name(const char *name, const char *path)
-{
-    return is_model_suffix(name) || (has_suffix(name, ".txt") && is_graph_text(path));
-}
-
-/* Training code: Python sources, and the CUDA files a custom extension builds from. */
-static int is_source_name(const char *name)
-{
-    return has_suffix(name, ".py") || has_suffix(name, ".cu") || has_suffix(name, ".cuh");
+    size_t used = 0;
+    int pass, id;
+    buf[0] = '\0';
+    for (pass = 0; pass < 2; pass++) /* names settled by content last: they need a word */
+        for (id = 1; id < OPMAP_FORMAT_COUNT; id++) {
+            opmap_format_info f = { .size = sizeof(f) };
+            const char *e;
+            int content;
+            if (opmap_format_info_get((opmap_format)id, &f) != OPMAP_OK ||
+                !(f.traits & OPMAP_FORMAT_TRAIT_SOURCES) != !sources)
+                continue;
+            content = (f.traits & OPMAP_FORMAT_TRAIT_PRINTED) != 0;
+            if (content != pass)
+                continue;
+            for (e = f.extensions; *e && used < size;) {
+                size_t k = strcspn(e, " ");
+                used += (size_t)snprintf(buf + used, size - used, "%s%s*%.*s", used ? ", " : "",
+                                         content ? "graph text " : "", (int)k, e);
+                e += k + (e[k] == ' ');
+            }
+        }
 }
 
 typedef struct entry {
@@ -287,14 +284,15 @@ static int walk_dir(cli_paths *p, cli_project *proj, const char *dir, int depth)
                        : S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
             if (type == DT_DIR)
                 rc = walk_dir(p, proj, path, depth + 1);
-            else if (type == DT_REG && is_model_name(names[i].name, path) && push(p, path, 1))
-                rc = EXIT_INTERNAL;
-            else if (type == DT_REG && is_source_name(names[i].name) && project_add(proj, path))
-                rc = EXIT_INTERNAL;
-            else if (type != DT_REG && type != DT_DIR &&
-                     (is_model_suffix(names[i].name) || is_source_name(names[i].name)) &&
-                     push_unreadable(p, path))
-                rc = EXIT_INTERNAL;
+            else if (type != DT_DIR) {
+                opmap_format f = detect(path, type == DT_REG);
+                if (f != OPMAP_FORMAT_UNKNOWN && type != DT_REG)
+                    rc = push_unreadable(p, path) ? EXIT_INTERNAL : 0;
+                else if (f == OPMAP_FORMAT_PYTHON)
+                    rc = project_add(proj, path) ? EXIT_INTERNAL : 0;
+                else if (f != OPMAP_FORMAT_UNKNOWN)
+                    rc = push(p, path, 1) ? EXIT_INTERNAL : 0;
+            }
         } else if (!path) {
             rc = EXIT_INTERNAL;
         }
@@ -318,8 +316,8 @@ int cli_paths_add(cli_paths *p, const char *arg)
     if (!(proj = calloc(1, sizeof(*proj))))
         return EXIT_INTERNAL;
     if (!S_ISDIR(st.st_mode)) {
-        /* a .py file named alone is a project of one file */
-        if (!has_suffix(arg, ".py")) {
+        /* a source file named alone is a project of one file */
+        if (detect(arg, 0) != OPMAP_FORMAT_PYTHON) {
             project_free(proj);
             return push(p, arg, 0) ? EXIT_INTERNAL : 0;
         }
@@ -342,8 +340,11 @@ int cli_paths_add(cli_paths *p, const char *arg)
         project_free(proj);
     /* models reached first under another name are not missing */
     if (p->len == before && p->n_again == again) {
-        cli_fail("%s: no model files (*.onnx, *.pt, *.ptl, *.pt2, graph text *.txt) and no "
-                 "sources (*.py, *.cu, *.cuh) in this directory", arg);
+        char models[256], sources[128];
+        name_list(0, models, sizeof(models));
+        name_list(1, sources, sizeof(sources));
+        cli_fail("%s: no model files (%s) and no sources (%s) in this directory", arg, models,
+                 sources);
         return EXIT_INPUT;
     }
     return 0;

@@ -254,12 +254,12 @@ static int add_files_from(cli_paths *paths, const char *list)
     return rc;
 }
 
-int cli_start(int argc, char **argv, int cmd, const char *usage, scan_opts *o,
+int cli_start(int argc, char **argv, int cmd, const cli_command_help *help, scan_opts *o,
               cli_paths *paths, scan_run *run)
 {
     int rc = 0;
     size_t i;
-    if ((rc = cli_parse_scan(argc, argv, o, cmd, usage)))
+    if ((rc = cli_parse_scan(argc, argv, o, cmd, help)))
         return rc;
     for (i = (size_t)optind; rc == 0 && i < (size_t)argc; i++)
         rc = cli_paths_add(paths, argv[i]);

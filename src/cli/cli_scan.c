@@ -14,71 +14,16 @@
 
 #include "cli.h"
 
-static const char scan_usage[] =
-    "usage: opmap scan FILE|DIR... [--files-from LIST] [options]\n"
-    "\n"
-    "Scans models: ONNX (.onnx), TorchScript archives (.pt, .ptl), torch.export programs\n"
-    "(.pt2) and printed TorchScript graphs; a directory: every such file below it.\n"
-    "\n"
-    "what to answer for:\n"
-    "  --table FILE           use this table instead of the built-in one\n"
-    "  --soc CHIP[,CHIP]|all  the chips to answer for (default: the table's, ascend910b):\n"
-    "                         family ids (ascend910b) or exact parts as npu-smi info\n"
-    "                         prints them (Ascend910B3), in any case\n"
-    "  --torch-npu VERSION    answer for that torch_npu version (2.1, 2.6.0, 2.1.0.post3):\n"
-    "                         an operator whose kernel comes later (or is gone) is rewrite\n"
-    "  --cann VERSION         refused: the table has no per-operator CANN ranges\n"
-    "  --results FILE         device results of opmap testgen's tests (repeatable): each\n"
-    "                         operator they match is marked verified on that chip; a pass\n"
-    "                         on every instance costs its effort's minimum\n"
-    "  --mode eager|graph     how the model will run (default eager); graph: torch.compile\n"
-    "                         with torchair, so each ATen operator of a TorchScript or\n"
-    "                         torch.export model also needs a torchair converter that\n"
-    "                         does not raise (ONNX models are unchanged)\n"
-    "  --workload inference|training\n"
-    "                         what the model is run for (default inference); training:\n"
-    "                         each ATen operator also needs its backward on the NPU, and\n"
-    "                         fused-kernel advice names only kernels with a backward\n"
-    "                         (ONNX models are inference graphs: answered for inference)\n"
-    "reports:\n"
-    "  --format F[,F...]      text (default), json, html, markdown, csv, sarif, junit,\n"
-    "                         atc-precheck (the check_result.json atc --mode=3 would write)\n"
-    "  -o, --output PATH      a file, or a directory for several formats (opmap-report.EXT);\n"
-    "                         default: standard output\n"
-    "estimate:\n"
-    "  --weights FILE         person-day weights per status (YAML: the body of the\n"
-    "                         table's weights: section, docs/reports.md)\n"
-    "  --weight S=MIN:EXP:MAX person-days for status S (full, partial, rewrite, unmapped)\n"
-    "  --day-rate N           cost of a person-day; adds costs (all but sarif, junit,\n"
-    "                         atc-precheck)\n"
-    "  --currency C           shown beside costs\n"
-    "headline (the verdict every report starts with, docs/reports.md):\n"
-    "  --blocked-on KINDS     what makes a model blocked (default: unmapped, rewrite,\n"
-    "                         unreadable, source-rewrite, source-unscanned); kinds as\n"
-    "                         --fail-on takes them\n"
-    "  --needs-work-on KINDS  what makes it need work (default: partial, the risk flags\n"
-    "                         but nondeterministic, dynamic-shape, dtype, external-data,\n"
-    "                         not-inlined); coverage below 100% always does\n"
-    "CI gate:\n"
-    "  --fail-on KINDS        what fails the gate (default: unmapped): unmapped, rewrite,\n"
-    "                         partial, precision, performance, dynamic-shape, rng, inf-nan,\n"
-    "                         nondeterministic, deprecated, dtype, external-data, effort\n"
-    "                         (only --max-effort: a budget gate alone), skipped (files\n"
-    "                         found that are not models opmap reads), not-inlined\n"
-    "                         (printed graphs whose calls hide operators), source-rewrite,\n"
-    "                         source-manual, source-unknown, source-unscanned (Python\n"
-    "                         files not scanned: fail with any source kind), advice, all\n"
-    "  --max-effort DAYS      fail when the estimate is over DAYS person-days\n"
-    "  --waivers FILE         accepted findings (opmap baseline writes one)\n"
-    "other:\n"
-    "  --files-from LIST      also the paths in LIST, one per line (- for standard input)\n"
-    "  -j, --jobs N           scan N files at a time\n"
-    "  -q, --quiet            no progress on standard error\n"
-    "  -h, --help             this help\n"
-    "\n"
+static const cli_command_help scan_help = {
+    "opmap scan FILE|DIR... [--files-from LIST] [options]",
+    "Scans models and the training code beside them: a file is read whatever its name; a "
+    "directory, every file below it of the formats below (its Python sources as one "
+    "project).",
+    NULL, 1,
     "exit codes: 0 the gate passes, 1 the gate fails, 2 usage,\n"
     "            3 a model or input file unreadable or invalid, or no model found,\n"
-    "            4 report not written\n";
+    "            4 report not written\n",
+};
 
 void cli_policy(const scan_opts *o, const scan_run *run, opmap_policy *policy)
 {
@@ -210,7 +155,7 @@ int cli_scan(int argc, char **argv)
     cli_paths paths = { 0 };
     int code;
 
-    if ((code = cli_start(argc, argv, CLI_SCAN, scan_usage, &o, &paths, &run)))
+    if ((code = cli_start(argc, argv, CLI_SCAN, &scan_help, &o, &paths, &run)))
         return code < 0 ? EXIT_CLEAN : code;
     code = cli_finish(&o, &run);
     cli_run_free(&run);

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 void om_appendf(char *buf, size_t size, size_t *used, const char *fmt, ...)
 {
@@ -119,4 +120,38 @@ double om_measure_round(double v)
     char t[OM_MEASURE_TEXT];
     om_measure_text(v, t);
     return t[0] ? om_measure_value(t) : NAN;
+}
+
+const char *om_find_in(const char *s, size_t n, const char *needle)
+{
+    size_t k = strlen(needle), i;
+    for (i = 0; i + k <= n; i++)
+        if (memcmp(s + i, needle, k) == 0)
+            return s + i;
+    return NULL;
+}
+
+int om_installed_path(const char *path, size_t n)
+{
+    const char *p = path, *end = path + n;
+    if (om_find_in(path, n, "/site-packages/") || om_find_in(path, n, "/dist-packages/"))
+        return 1;
+    /* code made at run time (a dataclass's __init__, frozen importlib): nobody's file */
+    if ((n == 8 && memcmp(path, "<string>", 8) == 0) || (n > 8 && memcmp(path, "<frozen ", 8) == 0))
+        return 1;
+    while ((p = om_find_in(p, (size_t)(end - p), "/lib/python"))) { /* lib/python3.11/ */
+        const char *v = p += 11;
+        while (p < end && ((*p >= '0' && *p <= '9') || *p == '.'))
+            p++;
+        if (p > v && *v >= '0' && *v <= '9' && p < end && *p == '/')
+            return 1;
+    }
+    return 0;
+}
+
+int om_tracer_path(const char *path, size_t n)
+{
+    return om_find_in(path, n, "/torch/jit/_trace.py") || om_find_in(path, n, "/torch/export/") ||
+           om_find_in(path, n, "/torch/_export/") || om_find_in(path, n, "/torch/_dynamo/") ||
+           om_find_in(path, n, "/torch/fx/");
 }

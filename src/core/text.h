@@ -28,6 +28,24 @@ size_t om_utf8_len(const unsigned char *s, size_t n);
  * anything else; om_measure_round is the value of the text (magnitudes below 1e-300 are 0:
  * their digits would not survive the trip).
  */
+/* The first occurrence of the NUL-terminated `needle` in s[0, n) (no NUL needed there), or
+ * NULL. */
+const char *om_find_in(const char *s, size_t n, const char *needle);
+
+/*
+ * 1 when the source file path[0, n) is not the user's own code: an installed package or
+ * Python's own library (a site-packages or dist-packages folder, or lib/pythonX.Y/), or
+ * code made at run time ("<string>", "<frozen ...>"). A frame of a stack trace there is
+ * torch's or the interpreter's; reports point at the user's own frame instead
+ * (docs/reports.md, "Source lines").
+ */
+int om_installed_path(const char *path, size_t n);
+
+/* 1 when path[0, n) is torch's tracer or exporter (torch/jit/_trace.py, torch/export/,
+ * torch/_export/, torch/_dynamo/, torch/fx/): a stack's frames beyond it call the tracer,
+ * they are not the model's. */
+int om_tracer_path(const char *path, size_t n);
+
 #define OM_MEASURE_TEXT 24
 void om_measure_text(double v, char buf[OM_MEASURE_TEXT]);
 double om_measure_value(const char *s);

@@ -11,6 +11,7 @@
 
 #include <opmap/report.h>
 
+#include "readers/formats.h"
 #include "core/json.h"
 #include "scan/result_internal.h"
 #include "table/source_rules.h"

@@ -43,7 +43,7 @@ int om_merge_read_atc(rr *r, opmap_result *res, const oj_value *m, const char *b
     int rc;
     if (!a)
         return OPMAP_OK;
-    if (res->format != OPMAP_FORMAT_ONNX)
+    if (!om_format_has(res->format, OPMAP_FORMAT_TRAIT_ATC))
         return rr_fail(r, a, "atc_precheck", "only ONNX models have it");
     if ((rc = rr_arr(r, m, "atc_precheck", &a)))
         return rc;

@@ -45,7 +45,7 @@ static int read_facts(rr *r, opmap_result *res, const oj_value *m)
         return rc;
     res->format = (opmap_format)format;
     res->stats.size = sizeof(res->stats);
-    if (res->format == OPMAP_FORMAT_PYTHON) {
+    if (om_format_has(res->format, OPMAP_FORMAT_TRAIT_SOURCES)) {
         if ((rc = rr_obj(r, m, "sources", &s)) || (rc = rr_uint(r, s, "files", &res->src_files)) ||
             (rc = rr_uint(r, s, "lines", &res->src_lines)) ||
             (rc = rr_uint(r, s, "not_scanned", &res->src_not_read)))
@@ -203,7 +203,8 @@ static int check_unscanned(rr *r, const opmap_result *res, const oj_value *m)
  * read: the same result the scan left. */
 static int narrow_workload(opmap_result *res)
 {
-    if (res->workload == OPMAP_WORKLOAD_TRAINING && res->format == OPMAP_FORMAT_ONNX) {
+    if (res->workload == OPMAP_WORKLOAD_TRAINING &&
+        om_format_has(res->format, OPMAP_FORMAT_TRAIT_ATC)) {
         res->workload = OPMAP_WORKLOAD_INFERENCE;
         res->workload_narrowed = 1;
     }

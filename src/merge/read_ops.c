@@ -285,7 +285,7 @@ int om_merge_read_op(rr *r, opmap_result *res, const oj_value *o, opmap_op **out
     since = oj_get(o, "since_version");
     if (since && since->type != OJ_NULL && (rc = rr_int(r, o, "since_version", &op->since)))
         return rc;
-    if (res->format == OPMAP_FORMAT_PYTHON) {
+    if (om_format_has(res->format, OPMAP_FORMAT_TRAIT_SOURCES)) {
         if ((rc = read_rule(r, o, op)))
             return rc;
     } else if (oj_get(o, "rule_status") || oj_get(o, "grade")) {

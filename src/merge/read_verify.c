@@ -62,7 +62,7 @@ static int read_result(rr *r, opmap_result *res, const oj_value *o, om_verified 
     return OPMAP_OK;
 }
 
-static int read_results(rr *r, opmap_result *res, const oj_value *v, opmap_op *op)
+static int read_results(rr *r, opmap_result *res, const oj_value *v, opmap_op *op, int *failed)
 {
     const oj_value *a;
     size_t i;
@@ -77,7 +77,7 @@ static int read_results(rr *r, opmap_result *res, const oj_value *v, opmap_op *o
     for (i = 0; i < a->n; i++) {
         if ((rc = read_result(r, res, &a->kids[i], &op->verified[i])))
             return rc;
-        op->verify_failed |= !op->verified[i].passed;
+        *failed |= !op->verified[i].passed;
     }
     op->n_verified = a->n;
     return OPMAP_OK;
@@ -86,13 +86,13 @@ static int read_results(rr *r, opmap_result *res, const oj_value *v, opmap_op *o
 int om_merge_read_verification(rr *r, opmap_result *res, const oj_value *o, opmap_op *op)
 {
     const oj_value *v = oj_get(o, "verification");
-    int rc, state;
+    int rc, state, failed = 0;
     if (!v)
         return OPMAP_OK;
     if ((rc = rr_obj(r, o, "verification", &v)) ||
         (rc = rr_name(r, v, "state", state_name, 4, &state)) ||
         (rc = rr_uint(r, v, "instances", &op->verified_instances)) ||
-        (rc = read_results(r, res, v, op)))
+        (rc = read_results(r, res, v, op, &failed)))
         return rc;
     if (oj_get(v, "results_dropped") && (rc = rr_uint(r, v, "results_dropped", &op->verified_dropped)))
         return rc;
@@ -109,7 +109,7 @@ int om_merge_read_verification(rr *r, opmap_result *res, const oj_value *o, opma
         return rr_fail(r, oj_get(v, "effort_unverified"), "effort_unverified",
                        "given for a state other than pass");
     }
-    if (state == OPMAP_VERIFY_NONE || (op->verify_failed && state != OPMAP_VERIFY_FAIL) ||
+    if (state == OPMAP_VERIFY_NONE || (failed && state != OPMAP_VERIFY_FAIL) ||
         op->verified_instances > op->instances ||
         (state == OPMAP_VERIFY_PASS &&
          (op->verified_instances != op->instances || op->effort.expected != op->effort.min ||

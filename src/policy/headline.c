@@ -81,6 +81,10 @@ void om_headline_of(const opmap_result *const *results, size_t count,
     out->largest_share = share > 1000 ? 1000 : share;
     out->blocking = out->found & blocked_on;
     out->needing_work = out->found & needs_work_on;
+    /* files found and none of them read: nothing was judged, so nothing is ready; what
+     * was found instead of a model is why */
+    if (!count && n_problems)
+        out->blocking |= out->found;
     out->readiness = out->blocking ? OPMAP_BLOCKED
                    : out->needing_work || out->coverage < 1000 ? OPMAP_NEEDS_WORK
                    : OPMAP_READY;

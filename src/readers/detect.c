@@ -1,37 +1,71 @@
 /*
- * readers/detect.c - which reader a model's bytes go to.
- *
- * Zip archives ("PK\3\4") go to the torch.export reader first, which takes those laid out
- * as torch.export.load reads them (and AOTInductor packages, to refuse them); any other zip
- * is read as TorchScript, whose reader also tells torch.save checkpoints and lite bytecode
- * apart. Text starting with "graph(" is a
- * printed TorchScript graph. A pickle starting with torch's legacy magic number is an old
- * (non-zip) torch.save file. Anything else is tried as ONNX, whose reader says clearly when
- * the bytes are not a ModelProto.
+ * readers/detect.c - which format a file is: by its name, as a directory search decides
+ * what to read (opmap_format_detect), and by its bytes, as a model is opened
+ * (om_read_model), both from the registry (formats.c).
  */
+#define _DEFAULT_SOURCE
+#include <fcntl.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/err.h"
 #include "core/mapfile.h"
-#include "readers/export/export_reader.h"
-#include "readers/onnx/onnx_reader.h"
-#include "reader.h"
-#include "readers/torchscript/torchscript_reader.h"
+#include "formats.h"
 
-opmap_format om_detect_format(const unsigned char *data, uint64_t size, om_mapped *view)
+/* `name` ends in `ext` (any case) and is longer than it: ".onnx" alone names nothing. */
+static int ends_with(const char *name, size_t n, const char *ext, size_t k)
 {
-    uint64_t i = 0;
-    om_need(view, 0, 16);
-    if (size >= 4 && (memcmp(data, "PK\003\004", 4) == 0 ||
-                      memcmp(data, "PK\005\006", 4) == 0))
-        return OPMAP_FORMAT_TORCHSCRIPT;
-    while (i < size && i < 4096 && (om_need(view, i, 1), data[i] == ' ' || data[i] == '\t' ||
-                                    data[i] == '\n' || data[i] == '\r'))
-        i++;
-    om_need(view, i, 6);
-    if (size - i >= 6 && memcmp(data + i, "graph(", 6) == 0)
-        return OPMAP_FORMAT_TORCHSCRIPT_GRAPH;
-    return OPMAP_FORMAT_ONNX;
+    return n > k && strncasecmp(name + n - k, ext, k) == 0;
+}
+
+/* The first bytes of a regular file, without blocking on anything else (a FIFO). */
+static size_t read_head(const char *path, unsigned char *buf, size_t size)
+{
+    struct stat st;
+    ssize_t got;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return 0;
+    }
+    got = read(fd, buf, size);
+    close(fd);
+    return got > 0 ? (size_t)got : 0;
+}
+
+/* Does the file's start say it is format f (a format only its content settles)? */
+static int content_says(const om_format *f, const char *path, unsigned flags)
+{
+    unsigned char head[256];
+    size_t n;
+    if (flags & OPMAP_DETECT_NAME_ONLY)
+        return 0;
+    n = read_head(path, head, sizeof(head));
+    return n && f->sniff(head, n, NULL);
+}
+
+opmap_format opmap_format_detect(const char *path, unsigned flags)
+{
+    size_t n, id;
+    if (!path)
+        return OPMAP_FORMAT_UNKNOWN;
+    n = strlen(path);
+    for (id = 1; id < OPMAP_FORMAT_COUNT; id++) {
+        const om_format *f = om_format_of((opmap_format)id);
+        const char *e = f->extensions;
+        while (*e) {
+            size_t k = strcspn(e, " ");
+            if (ends_with(path, n, e, k) && (!f->by_content || content_says(f, path, flags)))
+                return f->id;
+            e += k;
+            e += *e == ' ';
+        }
+    }
+    return OPMAP_FORMAT_UNKNOWN;
 }
 
 /* torch.save before 1.6 (or with _use_new_zipfile_serialization=False): a pickle whose
@@ -47,6 +81,8 @@ static int is_legacy_torch_save(const unsigned char *data, uint64_t size)
 int om_read_model(ir_model *m, const unsigned char *data, uint64_t size, const opmap_limits *lim,
                   opmap_error *err)
 {
+    const om_format *f;
+    size_t i;
     if (size == 0)
         return om_fail(err, OPMAP_EFORMAT, m->name, "empty file: not a model");
     om_need(m->input, 0, 16); /* the legacy magic number */
@@ -55,15 +91,13 @@ int om_read_model(ir_model *m, const unsigned char *data, uint64_t size, const o
                        "a legacy torch.save file (weights or a pickled module): it holds "
                        "weights, not a graph; export the model with "
                        "torch.jit.trace(model, example_inputs).save(path) or torch.onnx.export");
-    switch (om_detect_format(data, size, m->input)) {
-    case OPMAP_FORMAT_TORCHSCRIPT: {
-        int handled, rc = om_export_read(m, data, size, lim, err, &handled);
-        return handled ? rc : om_ts_archive_read(m, data, size, lim, err);
+    for (i = 0; (f = om_format_probe(i)); i++) {
+        int handled = 0, rc;
+        if (f->sniff && !f->sniff(data, size, m->input))
+            continue;
+        rc = f->read(m, data, size, lim, err, &handled);
+        if (handled)
+            return rc;
     }
-    case OPMAP_FORMAT_TORCHSCRIPT_GRAPH:
-        om_need(m->input, 0, size); /* text: every byte is read */
-        return om_ts_graph_read(m, data, size, lim, err);
-    default:
-        return om_onnx_read(m, data, size, lim, err);
-    }
+    return om_fail(err, OPMAP_EINTERNAL, m->name, "no reader took the bytes");
 }

@@ -8,6 +8,7 @@
 #include "core/err.h"
 #include "core/info.h"
 #include "core/mapfile.h"
+#include "formats.h"
 #include "reader.h"
 #include "ir/values.h"
 #include "core/context.h"
@@ -109,18 +110,6 @@ void opmap_model_free(opmap_model *model)
 opmap_format opmap_model_format(const opmap_model *model)
 {
     return model->ir.format;
-}
-
-const char *opmap_format_name(opmap_format format)
-{
-    switch (format) {
-    case OPMAP_FORMAT_ONNX: return "onnx";
-    case OPMAP_FORMAT_TORCHSCRIPT: return "torchscript";
-    case OPMAP_FORMAT_TORCHSCRIPT_GRAPH: return "torchscript-graph";
-    case OPMAP_FORMAT_TORCH_EXPORT: return "torch-export";
-    case OPMAP_FORMAT_PYTHON: return "python";
-    default: return "unknown";
-    }
 }
 
 const char *opmap_model_name(const opmap_model *model)

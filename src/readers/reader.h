@@ -1,5 +1,6 @@
 /*
- * readers/reader.h - format detection and dispatch to the format readers.
+ * readers/reader.h - what the model object asks of the readers besides the format registry
+ * (formats.h): the external-data side files check.
  */
 #ifndef OM_READER_H
 #define OM_READER_H
@@ -10,15 +11,6 @@
 #include <opmap/error.h>
 
 #include "ir/ir.h"
-
-struct om_mapped;
-
-/* The format the bytes look like (content, not file name); `view`: see core/mapfile.h. */
-opmap_format om_detect_format(const unsigned char *data, uint64_t size, struct om_mapped *view);
-
-/* Detects the format and fills `m` with the matching reader. */
-int om_read_model(ir_model *m, const unsigned char *data, uint64_t size, const opmap_limits *lim,
-                  opmap_error *err);
 
 /* Checks, with stat() only, that each external-data side file exists and is long enough;
  * the answer goes into each tensor's ext_check. */

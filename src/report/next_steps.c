@@ -45,9 +45,7 @@ const char *om_next_step(const opmap_op *op, char *buf, size_t size)
 
 size_t om_torch_npu_step_count(const opmap_result *r)
 {
-    return r->format == OPMAP_FORMAT_TORCHSCRIPT || r->format == OPMAP_FORMAT_TORCH_EXPORT ||
-                   r->format == OPMAP_FORMAT_TORCHSCRIPT_GRAPH
-               ? 4 : 0;
+    return om_format_has(r->format, OPMAP_FORMAT_TRAIT_ATEN) ? 4 : 0;
 }
 
 /* s as a Python string literal, "..." with \\, \" and control bytes escaped, so the step
@@ -75,6 +73,7 @@ static const char *py_string(const char *s, char *lit, size_t size)
 
 void om_torch_npu_step(const opmap_result *r, size_t i, char *buf, size_t size)
 {
+    const om_format *f = om_format_of(r->format);
     char lit[1024];
     size_t used = 0;
     buf[0] = '\0';
@@ -84,15 +83,11 @@ void om_torch_npu_step(const opmap_result *r, size_t i, char *buf, size_t size)
                    r->torch_npu);
     else if (i == 1)
         om_appendf(buf, size, &used, "import torch; import torch_npu");
-    else if (i == 2 && r->format == OPMAP_FORMAT_TORCHSCRIPT_GRAPH)
-        om_appendf(buf, size, &used, "model = model.npu()  # the module the graph was printed "
-                   "from; and every input .npu()");
-    else if (i == 2 && r->format == OPMAP_FORMAT_TORCH_EXPORT)
-        om_appendf(buf, size, &used, "model = torch.export.load(%s).module().to(\"npu\")  "
-                   "# and every input .to(\"npu\")", py_string(r->model_name, lit, sizeof(lit)));
+    else if (i == 2 && f->npu_load_after) /* the format's loader, on the model's file */
+        om_appendf(buf, size, &used, "%s%s%s", f->npu_load,
+                   py_string(r->model_name, lit, sizeof(lit)), f->npu_load_after);
     else if (i == 2)
-        om_appendf(buf, size, &used, "model = torch.jit.load(%s).npu()  # and every input "
-                   ".npu()", py_string(r->model_name, lit, sizeof(lit)));
+        om_appendf(buf, size, &used, "%s", f->npu_load);
     else if (i == 3)
         om_appendf(buf, size, &used, "or, in the code that builds it: from torch_npu.contrib "
                    "import transfer_to_npu  # routes its cuda calls to the NPU");

@@ -13,6 +13,7 @@
 #include "policy/headline.h"
 #include "scan/result_internal.h"
 #include "report_internal.h"
+#include "view.h"
 
 static const struct {
     const char *name, *ext;
@@ -121,23 +122,6 @@ void om_format_permille(unsigned permille, char *buf, size_t size)
         snprintf(buf, size, "%u%%", permille / 10);
 }
 
-void om_coverage_cell(const om_report_in *in, size_t i, char *buf, size_t size)
-{
-    if (in->results[i]->format == OPMAP_FORMAT_PYTHON)
-        snprintf(buf, size, "-");
-    else
-        om_format_permille(in->headlines[i].coverage, buf, size);
-}
-
-int om_sources_only(const om_report_in *in)
-{
-    size_t i;
-    for (i = 0; i < in->count; i++)
-        if (in->results[i]->format != OPMAP_FORMAT_PYTHON)
-            return 0;
-    return in->count > 0;
-}
-
 size_t om_source_share(const om_portfolio *p, opmap_effort *e)
 {
     size_t i, n = 0;
@@ -211,25 +195,15 @@ void om_problem_message(const opmap_file_problem *p, char *buf, size_t size)
     om_one_line(buf);
 }
 
-int opmap_report_write(opmap_ctx *ctx, const opmap_result *const *results, size_t count,
-                       opmap_report_format format, const opmap_report_options *opts,
-                       opmap_write_fn write, void *payload, opmap_error *err)
+int om_report_prepare(om_report_prep *p, opmap_ctx *ctx, const opmap_result *const *results,
+                      size_t count, const opmap_report_options *opts, opmap_error *err)
 {
-    om_out out;
-    om_mem mem;
-    om_portfolio portfolio;
-    om_report_in in;
-    opmap_verdict *verdict = NULL;
-    opmap_headline *heads = NULL;
+    om_report_in *in = &p->in;
     opmap_policy policy = OPMAP_POLICY_INIT;
     const opmap_file_problem *problems = NULL;
     size_t n_problems = 0, k;
     int rc;
-    om_err_clear(err);
-    if (!ctx || !write || (count && !results))
-        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_report_write: NULL argument");
-    if (!opmap_report_format_name(format))
-        return om_fail(err, OPMAP_EINVAL, NULL, "unknown report format %d", (int)format);
+    memset(p, 0, sizeof(*p));
     if (opts && (opts->version < 1 || opts->version > OPMAP_REPORT_OPTIONS_VERSION))
         return om_fail(err, OPMAP_EINVAL, NULL, "report options version %u, expected %u",
                        opts->version, OPMAP_REPORT_OPTIONS_VERSION);
@@ -252,38 +226,67 @@ int opmap_report_write(opmap_ctx *ctx, const opmap_result *const *results, size_
     }
     policy.problems = problems;
     policy.problem_count = n_problems;
-    if ((rc = opmap_policy_check(&verdict, ctx, results, count, &policy, err)))
+    if ((rc = opmap_policy_check(&p->verdict, ctx, results, count, &policy, err)))
         return rc;
-    om_mem_init(&mem, &ctx->al, ctx->limits.max_heap_bytes);
-    if (om_result_portfolio(results, count, &mem, &portfolio) != OPMAP_OK) {
-        opmap_verdict_free(verdict);
-        return om_fail_mem(err, &mem, NULL);
+    om_mem_init(&p->mem, &ctx->al, ctx->limits.max_heap_bytes);
+    if (om_result_portfolio(results, count, &p->mem, &p->portfolio) != OPMAP_OK) {
+        opmap_verdict_free(p->verdict);
+        p->verdict = NULL;
+        return om_fail_mem(err, &p->mem, NULL);
     }
-    in.results = results;
-    in.count = count;
-    in.flags = opts ? opts->flags : 0;
-    in.day_rate = opts ? opts->day_rate : 0.0;
-    in.currency = opts && opts->currency ? opts->currency : "";
-    in.portfolio = &portfolio;
-    in.verdict = verdict;
-    in.problems = problems;
-    in.n_problems = n_problems;
-    in.n_unreadable = 0;
+    p->has_portfolio = 1;
+    in->results = results;
+    in->count = count;
+    in->flags = opts ? opts->flags : 0;
+    in->day_rate = opts ? opts->day_rate : 0.0;
+    in->currency = opts && opts->currency ? opts->currency : "";
+    in->portfolio = &p->portfolio;
+    in->verdict = p->verdict;
+    in->problems = problems;
+    in->n_problems = n_problems;
     for (k = 0; k < n_problems; k++)
-        in.n_unreadable += !problems[k].skipped;
-    if (headlines(&in, opts, &mem, &heads) != OPMAP_OK) {
-        om_portfolio_free(&portfolio, &mem);
-        opmap_verdict_free(verdict);
-        return om_fail_mem(err, &mem, NULL);
+        in->n_unreadable += !problems[k].skipped;
+    if (headlines(in, opts, &p->mem, &p->heads) != OPMAP_OK ||
+        om_view_build(&p->view, in, &p->mem) != OPMAP_OK) {
+        om_report_release(p);
+        return om_fail_mem(err, &p->mem, NULL);
     }
+    p->has_view = 1;
+    in->view = &p->view;
+    return OPMAP_OK;
+}
+
+void om_report_release(om_report_prep *p)
+{
+    if (p->has_view)
+        om_view_free(&p->view);
+    if (p->heads)
+        om_dealloc(&p->mem, p->heads, p->in.count * sizeof(*p->heads));
+    if (p->has_portfolio)
+        om_portfolio_free(&p->portfolio, &p->mem);
+    opmap_verdict_free(p->verdict);
+    memset(p, 0, sizeof(*p));
+}
+
+int opmap_report_write(opmap_ctx *ctx, const opmap_result *const *results, size_t count,
+                       opmap_report_format format, const opmap_report_options *opts,
+                       opmap_write_fn write, void *payload, opmap_error *err)
+{
+    om_report_prep prep;
+    om_out out;
+    int rc;
+    om_err_clear(err);
+    if (!ctx || !write || (count && !results))
+        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_report_write: NULL argument");
+    if (!opmap_report_format_name(format))
+        return om_fail(err, OPMAP_EINVAL, NULL, "unknown report format %d", (int)format);
+    if ((rc = om_report_prepare(&prep, ctx, results, count, opts, err)))
+        return rc;
     om_out_init(&out, write, payload);
-    rc = formats[format].write(&in, &out);
+    rc = formats[format].write(&prep.in, &out);
     if (rc == OPMAP_OK)
         rc = om_out_finish(&out);
-    if (heads)
-        om_dealloc(&mem, heads, count * sizeof(*heads));
-    om_portfolio_free(&portfolio, &mem);
-    opmap_verdict_free(verdict);
+    om_report_release(&prep);
     if (rc == OPMAP_EWRITE)
         return om_fail(err, rc, NULL, "the report could not be written");
     if (rc != OPMAP_OK)

@@ -191,9 +191,9 @@ static void check_result(jsonw *w, const opmap_result *r)
 
 static void not_checked(const opmap_result *r, char *buf, size_t size)
 {
-    if (r->format == OPMAP_FORMAT_PYTHON)
+    if (om_format_has(r->format, OPMAP_FORMAT_TRAIT_SOURCES))
         snprintf(buf, size, "Python sources: no graph for ATC to check");
-    else if (r->format == OPMAP_FORMAT_ONNX)
+    else if (om_format_has(r->format, OPMAP_FORMAT_TRAIT_ATC))
         snprintf(buf, size, "no ATC pre-check facts for this model: the JSON report it was "
                  "read from has no atc_precheck");
     else

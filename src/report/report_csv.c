@@ -88,9 +88,9 @@ int om_report_csv(const om_report_in *in, om_out *o)
             om_out_printf(o, "\",%s,", op->unpublished ? "yes" : "no");
             om_out_csv(o, op->ascend_op);
             om_out_str(o, ",");
-            om_out_csv(o, op->becomes);
+            om_out_csv(o, in->view->models[i].ops[j].on_ascend);
             om_out_str(o, ",");
-            om_out_csv(o, op->engine);
+            om_out_csv(o, in->view->models[i].ops[j].engine);
             om_out_str(o, ",\"");
             for (k = 0; k < op->n_reasons; k++) {
                 /* the cell is already open: double the quotes of each piece by hand */
@@ -107,7 +107,8 @@ int om_report_csv(const om_report_in *in, om_out *o)
                 om_out_str(o, "]");
             }
             om_out_str(o, "\",");
-            om_out_csv(o, om_next_step(op, step, sizeof(step)));
+            om_out_csv(o, in->view->models[i].ops[j].next_step ? in->view->models[i].ops[j].next_step
+                                                                 : op->hint);
             om_out_str(o, ",");
             om_out_csv(o, op->n_paths ? op->paths[0] : "");
             om_out_str(o, ",");

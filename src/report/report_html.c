@@ -118,23 +118,12 @@ static void cards(om_out *o, const om_report_in *in)
         snprintf(buf, sizeof(buf), "%s %s", amount, in->currency);
         card(o, "Cost", buf, NULL);
     }
-    {
-        uint64_t n = 0;
-        opmap_effort e = { 0, 0, 0 };
-        size_t i;
-        for (i = 0; i < in->count; i++) {
-            n += in->results[i]->unpublished_ops;
-            e.min += in->results[i]->unpublished_effort.min;
-            e.expected += in->results[i]->unpublished_effort.expected;
-            e.max += in->results[i]->unpublished_effort.max;
-        }
-        om_format_days(e.min, lo, sizeof(lo));
-        om_format_days(e.expected, ex, sizeof(ex));
-        om_format_days(e.max, hi, sizeof(hi));
-        snprintf(buf, sizeof(buf), "%" PRIu64 " (verifying %s d, %s to %s; not in the effort)", n,
-                 ex, lo, hi);
-        card(o, "Unpublished chip answers", buf, NULL);
-    }
+    om_format_days(in->view->unpublished_effort.min, lo, sizeof(lo));
+    om_format_days(in->view->unpublished_effort.expected, ex, sizeof(ex));
+    om_format_days(in->view->unpublished_effort.max, hi, sizeof(hi));
+    snprintf(buf, sizeof(buf), "%" PRIu64 " (verifying %s d, %s to %s; not in the effort)",
+             in->view->unpublished_ops, ex, lo, hi);
+    card(o, "Unpublished chip answers", buf, NULL);
     card(o, "CI gate", opmap_verdict_incomplete(in->verdict) ? "FAIL (incomplete)"
                        : opmap_verdict_passed(in->verdict) ? "PASS" : "FAIL",
          opmap_verdict_passed(in->verdict) ? "pass" : "fail");
@@ -157,12 +146,26 @@ static void headline_section(om_out *o, const om_report_in *in)
     om_format_permille(h->coverage, cov, sizeof(cov));
     om_format_permille(h->largest_share, share, sizeof(share));
     om_kind_list(h->blocking ? h->blocking : h->needing_work, kinds, sizeof(kinds));
+    /* several models: the worst of them and of the files not read, not each one's */
     om_out_printf(o, "<section class=\"headline\" id=\"headline\"><div class=\"verdict %s\" "
                   "data-verdict=\"%s\">%s%s</div>",
                   h->readiness == OPMAP_BLOCKED ? "v-blocked"
                   : h->readiness == OPMAP_NEEDS_WORK ? "v-work" : "v-ready",
-                  opmap_readiness_name(h->readiness), in->count > 1 ? "All models: " : "",
+                  opmap_readiness_name(h->readiness), in->count > 1 ? "Overall: " : "",
                   om_readiness_label(h->readiness));
+    if (in->view->reexport[0]) { /* before any figure: nothing else holds until it is done */
+        om_out_str(o, "<div class=\"hl\" id=\"reexport\"><div class=\"big\">first</div><div>");
+        om_out_html(o, in->view->reexport);
+        om_out_str(o, "</div></div>");
+    }
+    if (!h->models) { /* no model read: no figure describes anything (the files follow) */
+        om_out_str(o, "<div class=\"hl\"><div class=\"k\">no model read</div></div>");
+        if (kinds[0])
+            om_out_printf(o, "<div class=\"hl\"><div class=\"k\">because of</div><div>%s</div>"
+                          "</div>", kinds);
+        om_out_str(o, "</section>");
+        return;
+    }
     om_out_printf(o, "<div class=\"hl\"><div class=\"big\" id=\"coverage\">%s</div><div "
                   "class=\"k\">of the placed instances on the NPU (%" PRIu64 " of %" PRIu64
                   ")</div></div>", cov, h->on_npu, h->placed);
@@ -388,9 +391,9 @@ static void verified_list(om_out *o, const opmap_op *op)
 }
 
 /* The details of one operator in one model: reasons, hint, notes, node paths. */
-static void op_details(om_out *o, const opmap_result *r, const opmap_op *op, int with_model)
+static void op_details(om_out *o, const opmap_result *r, const om_vop *vop, int with_model)
 {
-    char step[1024];
+    const opmap_op *op = vop->op;
     size_t i;
     if (with_model) {
         om_out_str(o, "<div><b>");
@@ -420,9 +423,19 @@ static void op_details(om_out *o, const opmap_result *r, const opmap_op *op, int
         om_out_str(o, "</ul>");
     }
     verified_list(o, op);
-    if (om_next_step(op, step, sizeof(step))[0]) {
+    if (op->bw_status && op->bw_status[0]) { /* a training scan: what the gradient runs */
+        om_out_str(o, "<div><b>Backward:</b> ");
+        om_out_html(o, op->bw_status);
+        if (op->bw_ops[0]) {
+            om_out_str(o, " (");
+            om_out_html(o, op->bw_ops);
+            om_out_str(o, ")");
+        }
+        om_out_str(o, "</div>");
+    }
+    if (vop->next_step ? vop->next_step[0] : op->hint[0]) {
         om_out_str(o, "<div><b>Next step:</b> ");
-        om_out_html(o, om_next_step(op, step, sizeof(step)));
+        om_out_html(o, vop->next_step ? vop->next_step : op->hint);
         om_out_str(o, "</div>");
     }
     if (op->notes[0]) {
@@ -439,7 +452,7 @@ static void op_details(om_out *o, const opmap_result *r, const opmap_op *op, int
         om_out_str(o, "</div>");
     }
     om_out_str(o, "<div>nodes:<ul>");
-    for (i = 0; i < op->n_paths && i < 50; i++) {
+    for (i = 0; i < op->n_paths && i < OM_VIEW_HTML_PLACES; i++) {
         om_out_str(o, "<li><code>");
         om_out_html(o, op->paths[i]);
         om_out_str(o, "</code>");
@@ -450,9 +463,9 @@ static void op_details(om_out *o, const opmap_result *r, const opmap_op *op, int
         }
         om_out_str(o, "</li>");
     }
-    if (op->n_paths > 50)
+    if (op->n_paths > OM_VIEW_HTML_PLACES)
         om_out_printf(o, "<li class=\"muted\">... %zu more (see the JSON report)</li>",
-                      op->n_paths - 50);
+                      op->n_paths - OM_VIEW_HTML_PLACES);
     om_out_str(o, "</ul></div>");
 }
 
@@ -499,8 +512,9 @@ static void ascend_cell(om_out *o, const char *op, const char *engine, int statu
     om_out_str(o, "</td>");
 }
 
-static void single_model_rows(om_out *o, const opmap_result *r)
+static void single_model_rows(om_out *o, const om_vmodel *m)
 {
+    const opmap_result *r = m->r;
     size_t i, c;
     for (i = 0; i < r->n_ops; i++) {
         const opmap_op *op = r->ops[i];
@@ -532,11 +546,11 @@ static void single_model_rows(om_out *o, const opmap_result *r)
         om_out_printf(o, "<td class=\"n\" data-v=\"%.3f\">", (double)op->effort.expected / 1000);
         days(o, op->effort.expected);
         om_out_str(o, "</td>");
-        ascend_cell(o, op->becomes, op->engine, op->status);
+        ascend_cell(o, m->ops[i].on_ascend, m->ops[i].engine, op->status);
         om_out_printf(o, "<td class=\"d\"><details><summary>%zu reason%s, %zu node%s</summary>",
                       op->n_reasons, op->n_reasons == 1 ? "" : "s", op->n_paths,
                       op->n_paths == 1 ? "" : "s");
-        op_details(o, r, op, 0);
+        op_details(o, r, &m->ops[i], 0);
         om_out_str(o, "</details></td></tr>");
     }
 }
@@ -588,7 +602,7 @@ static void portfolio_rows(om_out *o, const om_report_in *in)
         om_out_printf(o, "<td class=\"n\" data-v=\"%.3f\">", (double)op->effort.expected / 1000);
         days(o, op->effort.expected);
         om_out_str(o, "</td>");
-        ascend_cell(o, op->ascend_op, op->engine, op->status);
+        ascend_cell(o, in->view->port_ops[i].on_ascend, in->view->port_ops[i].engine, op->status);
         om_out_printf(o, "<td class=\"d\"><details><summary>in %" PRIu32 " model%s</summary>", op->models,
                       op->models == 1 ? "" : "s");
         for (k = 0; k < in->count; k++) {
@@ -596,7 +610,7 @@ static void portfolio_rows(om_out *o, const om_report_in *in)
             for (j = 0; j < r->n_ops; j++)
                 if (strcmp(r->ops[j]->domain, op->domain) == 0 &&
                     strcmp(r->ops[j]->name, op->name) == 0)
-                    op_details(o, r, r->ops[j], 1);
+                    op_details(o, r, &in->view->models[k].ops[j], 1);
         }
         om_out_str(o, "</details></td></tr>");
     }
@@ -633,8 +647,43 @@ static void tnpu_header(om_out *o, const om_report_in *in)
     om_out_str(o, ")");
 }
 
-static void model_section(om_out *o, const opmap_result *r)
+/* An advice's places with their source lines (the first OM_VIEW_HTML_PLACES), and every
+ * distinct source line. */
+static void advice_places(om_out *o, const om_vadvice *x)
 {
+    const om_advice *a = x->a;
+    size_t i, more = 0;
+    if (!a->n_places)
+        return;
+    om_out_printf(o, "<details><summary>%zu place%s</summary><ul>", a->n_places,
+                  a->n_places == 1 ? "" : "s");
+    for (i = 0; i < a->n_places && i < OM_VIEW_HTML_PLACES; i++) {
+        om_out_str(o, "<li><code>");
+        om_out_html(o, a->places[i]);
+        om_out_str(o, "</code>");
+        if (a->lines && a->lines[i]) {
+            om_out_str(o, " <span class=\"muted\">");
+            om_out_html(o, a->lines[i]);
+            om_out_str(o, "</span>");
+        }
+        om_out_str(o, "</li>");
+    }
+    if (a->n_places > OM_VIEW_HTML_PLACES)
+        om_out_printf(o, "<li class=\"muted\">... %zu more (see the JSON report)</li>",
+                      a->n_places - OM_VIEW_HTML_PLACES);
+    om_out_str(o, "</ul></details>");
+    for (i = 0; i < x->n_lines; i++) /* the lines past the places listed */
+        if (!om_view_line_shown(x, i, OM_VIEW_HTML_PLACES)) {
+            om_out_str(o, more++ ? ", " : "Source lines: <code>");
+            om_out_html(o, x->lines[i]);
+        }
+    if (more)
+        om_out_str(o, "</code>");
+}
+
+static void model_section(om_out *o, const om_report_in *in, const om_vmodel *m)
+{
+    const opmap_result *r = m->r;
     opmap_segments seg = { .size = sizeof(seg) };
     char cmd[4096];
     size_t i;
@@ -668,6 +717,11 @@ static void model_section(om_out *o, const opmap_result *r)
     } else {
         om_out_str(o, "none (no operator's row gives a torch_npu range)</p>");
     }
+    if (m->reexport && in->count > 1) {
+        om_out_str(o, "<p><b>First:</b> ");
+        om_out_html(o, m->reexport);
+        om_out_str(o, ".</p>");
+    }
     om_verify_counts_text(r, cmd, sizeof(cmd));
     if (cmd[0]) {
         om_out_str(o, "<p><b>Verified on the device:</b> ");
@@ -675,7 +729,7 @@ static void model_section(om_out *o, const opmap_result *r)
         om_out_str(o, ".</p>");
     }
     opmap_result_segments(r, &seg);
-    if (r->format == OPMAP_FORMAT_PYTHON) /* code, not a graph: no segments to speak of */
+    if (m->sources) /* code, not a graph: no segments to speak of */
         om_out_printf(o, "<p>Python sources: %" PRIu64 " files, %" PRIu64 " lines, %" PRIu64
                          " not scanned; each pattern is a rule of data/source_rules.yaml, its "
                          "places are file:line:column.</p>", r->src_files, r->src_lines,
@@ -697,11 +751,11 @@ static void model_section(om_out *o, const opmap_result *r)
         }
         om_out_str(o, "</ul></details>");
     }
-    if (r->advice.len) {
+    if (m->n_advice) {
         om_out_printf(o, "<details open><summary>Advice (%zu): what Ascend's engineers did for "
-                         "these patterns; not in the effort</summary><ul>", r->advice.len);
-        for (i = 0; i < r->advice.len; i++) {
-            const om_advice *a = &OM_VEC_AT(&r->advice, om_advice, i);
+                         "these patterns; not in the effort</summary><ul>", m->n_advice);
+        for (i = 0; i < m->n_advice; i++) {
+            const om_advice *a = m->advice[i].a;
             om_out_str(o, a->fused ? "<li>fused kernel <b>" : "<li><b>");
             om_out_html(o, a->id);
             om_out_str(o, "</b>: ");
@@ -712,33 +766,29 @@ static void model_section(om_out *o, const opmap_result *r)
             om_out_html(o, a->action);
             om_out_printf(o, "</code> <span class=\"muted\">(%s grade; ", om_grade_name(a->grade));
             om_out_html(o, a->recipes[0] ? a->recipes : a->sources);
-            om_out_str(o, ")</span></li>");
+            om_out_str(o, ")</span>");
+            advice_places(o, &m->advice[i]);
+            om_out_str(o, "</li>");
         }
         om_out_str(o, "</ul></details>");
     }
-    if (r->format == OPMAP_FORMAT_ONNX) {
-        size_t c;
+    if (m->n_next && m->next[0].chip >= 0) {
         om_out_str(o, "<details open><summary>ATC command line</summary>");
-        for (c = 0; c < r->n_chips; c++) {
-            om_atc_command(r, c, cmd, sizeof(cmd));
+        for (i = 0; i < m->n_next; i++) {
             om_out_str(o, "<pre>");
-            om_out_html(o, cmd);
+            om_out_html(o, m->next[i].text);
             om_out_str(o, "</pre>");
-            om_atc_notes(r, c, cmd, sizeof(cmd));
-            if (cmd[0]) {
+            if (m->next[i].notes[0]) {
                 om_out_str(o, "<p class=\"muted\">");
-                om_out_html(o, cmd);
+                om_out_html(o, m->next[i].notes);
                 om_out_str(o, "</p>");
             }
         }
         om_out_str(o, "</details>");
-    }
-    if (om_torch_npu_step_count(r)) {
-        size_t k;
+    } else if (m->n_next) {
         om_out_str(o, "<details open><summary>torch_npu migration</summary><pre>");
-        for (k = 0; k < om_torch_npu_step_count(r); k++) {
-            om_torch_npu_step(r, k, cmd, sizeof(cmd));
-            om_out_html(o, cmd);
+        for (i = 0; i < m->n_next; i++) {
+            om_out_html(o, m->next[i].text);
             om_out_str(o, "\n");
         }
         om_out_str(o, "</pre></details>");
@@ -851,7 +901,7 @@ int om_report_html(const om_report_in *in, om_out *o)
             const opmap_summary *s = &in->results[i]->summary;
             const opmap_headline *h = &in->headlines[i];
             char cov[16];
-            om_coverage_cell(in, i, cov, sizeof(cov));
+            snprintf(cov, sizeof(cov), "%s", in->view->models[i].coverage);
             om_out_str(o, "<tr><td>");
             om_out_html(o, in->results[i]->model_name);
             om_out_printf(o, "</td><td><span class=\"st %s\" data-verdict=\"%s\">%s</span></td>"
@@ -879,7 +929,7 @@ int om_report_html(const om_report_in *in, om_out *o)
     if (in->count) {
         table_head(o, in);
         if (in->count == 1)
-            single_model_rows(o, r0);
+            single_model_rows(o, &in->view->models[0]);
         else
             portfolio_rows(o, in);
         om_out_str(o, "</tbody></table></div>");
@@ -887,7 +937,7 @@ int om_report_html(const om_report_in *in, om_out *o)
     problems_section(o, in);
     findings_section(o, in->verdict);
     for (i = 0; i < in->count; i++)
-        model_section(o, in->results[i]);
+        model_section(o, in, &in->view->models[i]);
     om_out_str(o, "</section><footer class=\"muted\">Every status comes from the "
                   "compatibility table; each row names its public sources (opmap table show "
                   "OP). Effort: person-days per distinct operator, by status.</footer><script>");

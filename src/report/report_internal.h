@@ -8,11 +8,16 @@
 #include <opmap/version.h>
 
 #include "estimate/portfolio.h"
+#include "readers/formats.h"
 #include "core/out.h"
+#include "view.h"
 
 #include <opmap/policy.h>
 
-/* What every writer gets: the results, the portfolio over them, the gate's verdict. */
+struct om_view;
+
+/* What every writer gets: the results, the portfolio over them, the gate's verdict, and
+ * the view (view.h): what the report says, decided once for every format. */
 typedef struct om_report_in {
     const opmap_result *const *results;
     size_t count;
@@ -28,7 +33,27 @@ typedef struct om_report_in {
     const opmap_headline *headlines;
     opmap_headline overall;
     unsigned blocked_on, needs_work_on;   /* the rule, defaults resolved */
+    const struct om_view *view;
 } om_report_in;
+
+/*
+ * What opmap_report_write() prepares before any writer runs: the gate's verdict, the
+ * portfolio, the headlines and the view, all in `in`. om_report_prepare checks the options
+ * (OPMAP_EINVAL) and fills p; om_report_release frees what it holds (also after a failed
+ * prepare). The view's test prepares a report this way to walk its facts.
+ */
+typedef struct om_report_prep {
+    om_mem mem;
+    om_portfolio portfolio;
+    om_view view;
+    om_report_in in;
+    opmap_verdict *verdict;
+    opmap_headline *heads;
+    int has_portfolio, has_view;
+} om_report_prep;
+int om_report_prepare(om_report_prep *p, opmap_ctx *ctx, const opmap_result *const *results,
+                      size_t count, const opmap_report_options *opts, opmap_error *err);
+void om_report_release(om_report_prep *p);
 
 /* "ready", "needs work", "blocked": the headline's verdict as a person reads it. */
 const char *om_readiness_label(int readiness);
@@ -42,13 +67,6 @@ void om_kind_list(unsigned bits, char *buf, size_t size);
 /* The training code's part of a portfolio: its patterns (domain "py", each fixed once) and
  * their effort; 0 when no Python sources were scanned. */
 size_t om_source_share(const om_portfolio *p, opmap_effort *effort);
-
-/* Result i's coverage for a portfolio table: "97.5%", or "-" for Python sources (no graph:
- * nothing is placed). */
-void om_coverage_cell(const om_report_in *in, size_t i, char *buf, size_t size);
-
-/* 1 when every result is Python sources (no graph: the headline speaks of patterns). */
-int om_sources_only(const om_report_in *in);
 
 /* A problem's message without its file ("line 3:4: bad varint"): the file is shown beside it. */
 void om_problem_message(const opmap_file_problem *p, char *buf, size_t size);

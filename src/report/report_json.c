@@ -183,8 +183,9 @@ static void verification(jsonw *w, const opmap_op *op)
     jw_end_object(w);
 }
 
-static void op_json(jsonw *w, const opmap_result *r, const opmap_op *op)
+static void op_json(jsonw *w, const opmap_result *r, const om_vop *x)
 {
+    const opmap_op *op = x->op;
     size_t i;
     jw_object(w);
     jw_kstring(w, "domain", op->domain);
@@ -234,7 +235,7 @@ static void op_json(jsonw *w, const opmap_result *r, const opmap_op *op)
     {
         jw_key(w, "ascend");
         jw_object(w);
-        jw_kstring(w, "becomes", op->becomes);
+        jw_kstring(w, "becomes", x->on_ascend);
         if (op->becomes_how[0])
             jw_kstring(w, "how", op->becomes_how);
         if (op->ascend_op[0])
@@ -243,8 +244,8 @@ static void op_json(jsonw *w, const opmap_result *r, const opmap_op *op)
             jw_kstring(w, "aclnn", op->aclnn);
         if (op->api[0])
             jw_kstring(w, "api", op->api);
-        if (op->engine[0])
-            jw_kstring(w, "engine", op->engine);
+        if (x->engine[0])
+            jw_kstring(w, "engine", x->engine);
         jw_end_object(w);
     }
     if (op->bw_status && op->bw_status[0]) {
@@ -260,10 +261,8 @@ static void op_json(jsonw *w, const opmap_result *r, const opmap_op *op)
         jw_kstring(w, "notes", op->notes);
     if (op->hint[0])
         jw_kstring(w, "hint", op->hint);
-    if (op->status >= OPMAP_OP_PARTIAL) {
-        char step[1024];
-        jw_kstring(w, "next_step", om_next_step(op, step, sizeof(step)));
-    }
+    if (x->next_step)
+        jw_kstring(w, "next_step", x->next_step);
     jw_key(w, "sources");
     jw_array(w);
     for (i = 0; i < op->n_sources; i++)
@@ -331,8 +330,9 @@ static void kinds(jsonw *w, const char *key, unsigned bits)
 }
 
 /* The headline (docs/report-json.md, "headline"); `in` adds the rule and the files not read
- * (the report's own, at the top). */
-static void headline(jsonw *w, const opmap_headline *h, const om_report_in *in)
+ * (the report's own, at the top); `reexport` what a model's opset calls for first. */
+static void headline(jsonw *w, const opmap_headline *h, const om_report_in *in,
+                     const char *reexport)
 {
     jw_key(w, "headline");
     jw_object(w);
@@ -348,6 +348,8 @@ static void headline(jsonw *w, const opmap_headline *h, const om_report_in *in)
     jw_kuint(w, "operators_full", h->operators_full);
     jw_kuint(w, "instances", h->instances);
     jw_kuint(w, "instances_full", h->instances_full);
+    if (reexport && reexport[0])
+        jw_kstring(w, "reexport", reexport);
     if (in) {
         jw_kuint(w, "models", h->models);
         jw_kuint(w, "files_not_read", h->files_not_read);
@@ -416,11 +418,10 @@ static void tnpu_json(jsonw *w, const om_report_in *in)
 }
 
 /* One ATC command, its flags as fields (docs/report-json.md, "next"). */
-static void atc_json(jsonw *w, const opmap_result *r, size_t c)
+static void atc_json(jsonw *w, const opmap_result *r, const om_vcmd *cmd)
 {
-    char buf[4096];
+    size_t k, c = (size_t)cmd->chip;
     om_atc a;
-    size_t k;
     om_atc_build(r, c, &a);
     jw_object(w);
     jw_kstring(w, "chip", r->chips[c]);
@@ -434,8 +435,7 @@ static void atc_json(jsonw *w, const opmap_result *r, size_t c)
     for (k = 0; k < a.n_parts; k++)
         jw_string(w, a.parts[k]);
     jw_end_array(w);
-    om_atc_command(r, c, buf, sizeof(buf));
-    jw_kstring(w, "command", buf);
+    jw_kstring(w, "command", cmd->text);
     jw_key(w, "flags");
     jw_object(w);
     jw_kstring(w, "model", a.model);
@@ -451,29 +451,27 @@ static void atc_json(jsonw *w, const opmap_result *r, size_t c)
         jw_string(w, a.profile_flag);
     else
         jw_null(w);
-    om_atc_notes(r, c, buf, sizeof(buf));
-    jw_kstring(w, "notes", buf);
+    jw_kstring(w, "notes", cmd->notes);
     jw_end_object(w);
 }
 
 /* The next commands: ATC's per chip (ONNX), torch_npu's (TorchScript, torch.export). */
-static void next_json(jsonw *w, const opmap_result *r)
+static void next_json(jsonw *w, const om_vmodel *m)
 {
-    char buf[4096];
     size_t c;
     jw_key(w, "next");
     jw_object(w);
     jw_key(w, "atc");
     jw_array(w);
-    for (c = 0; r->format == OPMAP_FORMAT_ONNX && c < r->n_chips; c++)
-        atc_json(w, r, c);
+    for (c = 0; c < m->n_next; c++)
+        if (m->next[c].chip >= 0)
+            atc_json(w, m->r, &m->next[c]);
     jw_end_array(w);
     jw_key(w, "torch_npu");
     jw_array(w);
-    for (c = 0; c < om_torch_npu_step_count(r); c++) {
-        om_torch_npu_step(r, c, buf, sizeof(buf));
-        jw_string(w, buf);
-    }
+    for (c = 0; c < m->n_next; c++)
+        if (m->next[c].chip < 0)
+            jw_string(w, m->next[c].text);
     jw_end_array(w);
     jw_end_object(w);
 }
@@ -557,14 +555,15 @@ static void atc_precheck_json(jsonw *w, const opmap_result *r)
     jw_end_array(w);
 }
 
-static void model_json(jsonw *w, const opmap_result *r, const opmap_headline *h)
+static void model_json(jsonw *w, const om_vmodel *m)
 {
+    const opmap_result *r = m->r;
     size_t i;
     jw_object(w);
     jw_kstring(w, "file", r->model_name);
-    headline(w, h, NULL);
+    headline(w, m->headline, NULL, m->reexport);
     jw_kstring(w, "format", opmap_format_name(r->format));
-    if (r->format == OPMAP_FORMAT_PYTHON)
+    if (m->sources)
         sources_json(w, r);
     jw_kint(w, "ir_version", r->ir_version);
     jw_key(w, "producer");
@@ -603,7 +602,7 @@ static void model_json(jsonw *w, const opmap_result *r, const opmap_headline *h)
     jw_key(w, "operators");
     jw_array(w);
     for (i = 0; i < r->n_ops; i++)
-        op_json(w, r, r->ops[i]);
+        op_json(w, r, &m->ops[i]);
     jw_end_array(w);
     jw_key(w, "unmapped");
     jw_array(w);
@@ -676,7 +675,7 @@ static void model_json(jsonw *w, const opmap_result *r, const opmap_headline *h)
         jw_end_object(w);
     }
     jw_end_array(w);
-    next_json(w, r);
+    next_json(w, m);
     jw_key(w, "diagnostics");
     jw_array(w);
     for (i = 0; i < r->diags.len; i++) {
@@ -845,7 +844,7 @@ int om_report_json(const om_report_in *in, om_out *out)
     jw_init(&w, out, (in->flags & OPMAP_REPORT_COMPACT) != 0);
     jw_object(&w);
     jw_kstring(&w, "schema", OPMAP_REPORT_JSON_SCHEMA);
-    headline(&w, &in->overall, in);
+    headline(&w, &in->overall, in, in->view->reexport);
     jw_key(&w, "tool");
     jw_object(&w);
     jw_kstring(&w, "name", "opmap");
@@ -874,7 +873,7 @@ int om_report_json(const om_report_in *in, om_out *out)
     jw_key(&w, "models");
     jw_array(&w);
     for (i = 0; i < in->count; i++)
-        model_json(&w, in->results[i], &in->headlines[i]);
+        model_json(&w, &in->view->models[i]);
     jw_end_array(&w);
     problems(&w, in);
     jw_key(&w, "totals");

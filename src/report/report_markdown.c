@@ -86,32 +86,42 @@ static void tnpu_needed(om_out *o, const om_report_in *in)
 /* The next commands: the ATC line per ONNX model and chip, torch_npu's for the others. */
 static void next_commands(om_out *o, const om_report_in *in)
 {
-    char cmd[4096];
     size_t i, k, shown = 0;
-    for (i = 0; i < in->count; i++) {
-        const opmap_result *r = in->results[i];
-        size_t n = r->format == OPMAP_FORMAT_ONNX ? r->n_chips : om_torch_npu_step_count(r);
-        for (k = 0; k < n; k++) {
+    for (i = 0; i < in->view->n_models; i++) {
+        const om_vmodel *m = &in->view->models[i];
+        for (k = 0; k < m->n_next; k++) {
             if (!shown++)
                 om_out_str(o, "\n### Next commands\n\n");
-            if (r->format == OPMAP_FORMAT_ONNX)
-                om_atc_command(r, k, cmd, sizeof(cmd));
-            else
-                om_torch_npu_step(r, k, cmd, sizeof(cmd));
             om_out_str(o, "- `");
-            code_span_text(o, cmd);
+            code_span_text(o, m->next[k].text);
             om_out_str(o, "`");
-            if (r->format == OPMAP_FORMAT_ONNX) {
-                om_atc_notes(r, k, cmd, sizeof(cmd));
-                if (cmd[0]) {
-                    om_out_str(o, " (");
-                    om_out_md(o, cmd);
-                    om_out_str(o, ")");
-                }
+            if (m->next[k].notes[0]) {
+                om_out_str(o, " (");
+                om_out_md(o, m->next[k].notes);
+                om_out_str(o, ")");
             }
             om_out_str(o, "\n");
         }
     }
+}
+
+/* Places in a cell: `place` (line), ... the first `max`, then how many more. */
+static void places_cell(om_out *o, const char *const *places, const char *const *lines,
+                        size_t n, size_t max)
+{
+    size_t i;
+    for (i = 0; i < n && i < max; i++) {
+        om_out_str(o, i ? ", `" : "`");
+        code_span_text(o, places[i]);
+        om_out_str(o, "`");
+        if (lines && lines[i]) {
+            om_out_str(o, " (");
+            om_out_md(o, lines[i]);
+            om_out_str(o, ")");
+        }
+    }
+    if (n > max)
+        om_out_printf(o, " and %zu more", n - max);
 }
 
 /* The headline first (docs/reports.md): verdict, coverage, what runs as-is. */
@@ -156,7 +166,16 @@ static void headline(om_out *o, const om_report_in *in)
     om_out_printf(o, "**Verdict: %s**", om_readiness_label(h->readiness));
     if (kinds[0])
         om_out_printf(o, " (%s)", kinds);
-    if (om_sources_only(in)) {
+    if (in->view->reexport[0]) { /* before any figure: nothing else holds until it is done */
+        om_out_str(o, " · first: **");
+        om_out_md(o, in->view->reexport);
+        om_out_str(o, "**");
+    }
+    if (!h->models) { /* no model read: no figure describes anything (the files follow) */
+        om_out_str(o, " · no model read\n\n");
+        return;
+    }
+    if (in->view->sources_only) {
         om_out_printf(o, " · no graph scanned (Python sources only) · runs as-is: %" PRIu64
                       " of %" PRIu64 " patterns, %" PRIu64 " of %" PRIu64 " places%s\n\n",
                       h->operators_full, h->operators, h->instances_full, h->instances,
@@ -170,13 +189,20 @@ static void headline(om_out *o, const om_report_in *in)
                   h->instances_full, h->instances, in->count > 1 ? " (all models)" : "");
 }
 
-/* The operators without a published answer for a chip, over every model: counted apart. */
+/* The operators without a published answer for a chip, over every model: counted apart;
+ * then, with several models, each model's re-export its opset calls for. */
 static void unpublished_note(om_out *o, const om_report_in *in)
 {
-    uint64_t n = 0;
+    uint64_t n = in->view->unpublished_ops;
     size_t i;
-    for (i = 0; i < in->count; i++)
-        n += in->results[i]->unpublished_ops;
+    for (i = 0; in->count > 1 && i < in->count; i++)
+        if (in->view->models[i].reexport) {
+            om_out_str(o, "\nFirst, ");
+            om_out_md(o, in->results[i]->model_name);
+            om_out_str(o, ": **");
+            om_out_md(o, in->view->models[i].reexport);
+            om_out_str(o, "**.\n");
+        }
     if (n)
         om_out_printf(o, "\n%" PRIu64 " operator%s without a published answer for a chip "
                       "scanned for: counted apart, not in the effort.\n", n, n == 1 ? "" : "s");
@@ -215,7 +241,6 @@ int om_report_markdown(const om_report_in *in, om_out *o)
 {
     const om_portfolio *p = in->portfolio;
     size_t i, j, listed = 0;
-    char step[1024];
     om_out_str(o, "## opmap: Ascend migration report\n\n");
     headline(o, in);
     gate_line(o, in);
@@ -223,11 +248,10 @@ int om_report_markdown(const om_report_in *in, om_out *o)
                   "| Effort, person-days | Unpublished |\n|---|---|---:|---:|---:|---:|---:|---|---:|\n");
     for (i = 0; i < in->count; i++) {
         const opmap_summary *s = &in->results[i]->summary;
-        char cov[16];
-        om_coverage_cell(in, i, cov, sizeof(cov));
         om_out_str(o, "| ");
         om_out_md(o, in->results[i]->model_name);
-        om_out_printf(o, " | %s | %s", om_readiness_label(in->headlines[i].readiness), cov);
+        om_out_printf(o, " | %s | %s", om_readiness_label(in->headlines[i].readiness),
+                      in->view->models[i].coverage);
         om_out_printf(o, " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | ",
                       s->operators_total, s->operators[OPMAP_OP_UNMAPPED],
                       s->operators[OPMAP_OP_REWRITE], s->operators[OPMAP_OP_PARTIAL]);
@@ -255,12 +279,13 @@ int om_report_markdown(const om_report_in *in, om_out *o)
         om_out_str(o, ".\n");
     }
     om_out_str(o, "\n### Operators that need work\n\n"
-                  "| Status | Operator | Model | Instances | Why | Next step |\n"
-                  "|---|---|---|---:|---|---|\n");
+                  "| Status | Operator | Model | Instances | On Ascend | Why | Next step |\n"
+                  "|---|---|---|---:|---|---|---|\n");
     for (i = 0; i < in->count; i++) {
         const opmap_result *r = in->results[i];
         for (j = 0; j < r->n_ops; j++) {
             const opmap_op *op = r->ops[j];
+            const om_vop *x = &in->view->models[i].ops[j];
             if (op->status < OPMAP_OP_PARTIAL)
                 continue;
             listed++;
@@ -271,6 +296,13 @@ int om_report_markdown(const om_report_in *in, om_out *o)
             om_out_str(o, "` | ");
             om_out_md(o, r->model_name);
             om_out_printf(o, " | %" PRIu64 " | ", op->instances);
+            om_out_md(o, x->on_ascend);
+            if (x->engine[0]) {
+                om_out_str(o, " (");
+                om_out_md(o, x->engine);
+                om_out_str(o, ")");
+            }
+            om_out_str(o, " | ");
             if (op->n_reasons) {
                 om_out_md(o, op->reasons[0].message);
                 om_out_str(o, " (");
@@ -283,20 +315,25 @@ int om_report_markdown(const om_report_in *in, om_out *o)
             } else {
                 om_out_md(o, op->notes);
             }
+            if (op->source && op->locations) { /* where in the code */
+                om_out_str(o, "; at ");
+                places_cell(o, op->locations, NULL, op->n_paths, OM_VIEW_SOURCE_PLACES);
+            }
             om_out_str(o, " | ");
-            om_out_md(o, om_next_step(op, step, sizeof(step)));
+            om_out_md(o, x->next_step);
             om_out_str(o, " |\n");
         }
     }
     if (!listed)
-        om_out_str(o, "| – | none | | | | |\n");
+        om_out_str(o, "| – | none | | | | | |\n");
     verified_table(o, in);
     {
         size_t shown = 0;
         for (i = 0; i < in->count; i++) {
             const opmap_result *r = in->results[i];
-            for (j = 0; j < r->advice.len; j++) {
-                const om_advice *a = &OM_VEC_AT(&r->advice, om_advice, j);
+            const om_vmodel *m = &in->view->models[i];
+            for (j = 0; j < m->n_advice; j++) {
+                const om_advice *a = m->advice[j].a;
                 if (!shown++)
                     om_out_str(o, "\n### Advice (not in the effort)\n\n"
                                   "| Advice | Model | Where | Do |\n|---|---|---|---|\n");
@@ -306,6 +343,16 @@ int om_report_markdown(const om_report_in *in, om_out *o)
                 om_out_md(o, r->model_name);
                 om_out_str(o, " | ");
                 om_out_md(o, a->value[0] ? a->value : a->where);
+                if (a->n_places) { /* the places, and every source line they do not show */
+                    size_t k, more = 0;
+                    om_out_str(o, " · at ");
+                    places_cell(o, a->places, a->lines, a->n_places, OM_VIEW_ADVICE_PLACES);
+                    for (k = 0; k < m->advice[j].n_lines; k++)
+                        if (!om_view_line_shown(&m->advice[j], k, OM_VIEW_ADVICE_PLACES)) {
+                            om_out_str(o, more++ ? ", " : " · source lines: ");
+                            om_out_md(o, m->advice[j].lines[k]);
+                        }
+                }
                 om_out_str(o, " | ");
                 om_out_md(o, a->action);
                 om_out_str(o, " |\n");

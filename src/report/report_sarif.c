@@ -49,7 +49,8 @@ static char *uri(const char *path, char *buf, size_t size)
 }
 
 /* The headline (docs/reports.md) as SARIF property bag members: read before the results. */
-static void headline(jsonw *w, const char *key, const opmap_headline *h, const char *model)
+static void headline(jsonw *w, const char *key, const opmap_headline *h, const char *model,
+                     const char *reexport)
 {
     char kinds[400];
     jw_key(w, key);
@@ -67,57 +68,90 @@ static void headline(jsonw *w, const char *key, const opmap_headline *h, const c
     jw_kuint(w, "operatorsFull", h->operators_full);
     jw_kuint(w, "instances", h->instances);
     jw_kuint(w, "instancesFull", h->instances_full);
+    if (reexport && reexport[0])
+        jw_kstring(w, "reexport", reexport);
     jw_end_object(w);
 }
 
+/* Each model's headline and next commands, and the unpublished answers: not findings of
+ * the gate (counted apart, docs/reports.md), read before the results. */
 static void run_properties(jsonw *w, const om_report_in *in)
 {
-    /* not findings of the gate: counted apart (docs/reports.md) */
-    uint64_t unpublished = 0;
-    size_t i;
-    for (i = 0; i < in->count; i++)
-        unpublished += in->results[i]->unpublished_ops;
+    size_t i, k;
     jw_key(w, "properties");
     jw_object(w);
-    headline(w, "headline", &in->overall, NULL);
+    headline(w, "headline", &in->overall, NULL, in->view->reexport);
     jw_key(w, "models");
     jw_array(w);
     for (i = 0; i < in->count; i++) {
+        const om_vmodel *m = &in->view->models[i];
         jw_object(w);
-        headline(w, "headline", &in->headlines[i], in->results[i]->model_name);
+        headline(w, "headline", m->headline, m->r->model_name, m->reexport);
+        if (m->n_next) {
+            jw_key(w, "next");
+            jw_array(w);
+            for (k = 0; k < m->n_next; k++)
+                jw_string(w, m->next[k].text);
+            jw_end_array(w);
+        }
         jw_end_object(w);
     }
     jw_end_array(w);
-    jw_kuint(w, "unpublishedOperators", unpublished);
+    jw_kuint(w, "unpublishedOperators", in->view->unpublished_ops);
     jw_end_object(w);
 }
 
-/*
- * The operator of a finding (its first node is the finding's), or NULL: its locations give
- * the Python source line ("model.py:12", TorchScript debug info; "train.py:12:5" for a
- * finding of Python sources). Findings come in the results' order, operators in each result's order: the cursor
- * (*ri, *oi) keeps the search linear.
- */
-static const opmap_op *finding_op(const om_report_in *in, const opmap_finding *f, size_t *ri,
-                               size_t *oi)
+/* The model of a finding, from the cursor *ri on (findings come in the results' order, so
+ * the search stays linear); 0 when none is. */
+static int finding_model(const om_report_in *in, const opmap_finding *f, size_t *ri, size_t *oi)
 {
-    size_t tries, n;
-    const opmap_result *r;
-    if (!f->op[0] || !f->node[0])
-        return NULL;
+    size_t tries;
     for (tries = 0; tries < in->count && strcmp(in->results[*ri]->model_name, f->model) != 0;
          tries++) {
         *ri = (*ri + 1) % in->count;
         *oi = 0;
     }
-    if (tries == in->count)
+    return tries < in->count;
+}
+
+/*
+ * The operator of a finding (its first node is the finding's), or NULL: its locations give
+ * the Python source line ("model.py:12", TorchScript debug info; "train.py:12:5" for a
+ * finding of Python sources). Operators come in each result's order: the cursor (*ri, *oi)
+ * keeps the search linear.
+ */
+static const om_vop *finding_op(const om_report_in *in, const opmap_finding *f, size_t *ri,
+                                size_t *oi)
+{
+    size_t n;
+    const opmap_result *r;
+    if (!f->op[0] || !f->node[0] || !finding_model(in, f, ri, oi))
         return NULL;
     r = in->results[*ri];
     for (n = 0; n < r->n_ops; n++, *oi = (*oi + 1) % r->n_ops) {
         const opmap_op *op = r->ops[*oi];
         if (strcmp(op->name, f->op) == 0 && strcmp(op->domain, f->domain) == 0 &&
             op->n_paths && strcmp(op->paths[0], f->node) == 0)
-            return op;
+            return &in->view->models[*ri].ops[*oi];
+    }
+    return NULL;
+}
+
+/* The fused-kernel advice of an advice finding (its first place is the finding's node), or
+ * NULL. */
+static const om_vadvice *finding_advice(const om_report_in *in, const opmap_finding *f,
+                                        size_t *ri, size_t *oi)
+{
+    const om_vmodel *m;
+    size_t k;
+    if (f->kind != OPMAP_FAIL_ADVICE || !finding_model(in, f, ri, oi))
+        return NULL;
+    m = &in->view->models[*ri];
+    for (k = 0; k < m->n_advice; k++) {
+        const om_advice *a = m->advice[k].a;
+        if (a->fused && strcmp(a->where, f->node) == 0 &&
+            strncmp(f->message, a->message, strlen(a->message)) == 0)
+            return &m->advice[k];
     }
     return NULL;
 }
@@ -161,11 +195,27 @@ static void source_location(jsonw *w, const char *loc, char *buf, size_t size)
 }
 
 /* Files not read, as the run's tool notifications: a dashboard shows the run failed. */
-/* One SARIF result: a finding at `loc` (a Python line, or NULL: the model file) and `node`. */
-static void result(jsonw *w, const opmap_finding *f, const char *loc, const char *node,
-                   const char *message, uint64_t instances, const opmap_op *op, char *buf,
+/* The node paths of a result (its logical locations): nodes[0, n), or only those whose
+ * source line (lines[i]) is `line` when line is not NULL; "" is none. */
+typedef struct nodes_at {
+    const char *const *nodes, *const *lines;
+    size_t n;
+    const char *line;
+} nodes_at;
+
+static int node_in(const nodes_at *at, size_t i)
+{
+    return at->nodes[i][0] && (!at->line || (at->lines[i] && strcmp(at->lines[i], at->line) == 0));
+}
+
+/* One SARIF result: a finding at `loc` (a Python line, or NULL: the model file) and its
+ * nodes. */
+static void result(jsonw *w, const opmap_finding *f, const char *loc, const nodes_at *at,
+                   const char *message, uint64_t instances, const om_vop *x, char *buf,
                    size_t size)
 {
+    size_t i, first = 0;
+    const opmap_op *op = x ? x->op : NULL;
     unsigned k = (unsigned)__builtin_ctz(f->kind);
     jw_object(w);
     snprintf(buf, size, "opmap/%s", opmap_fail_kind_name(k));
@@ -200,15 +250,20 @@ static void result(jsonw *w, const opmap_finding *f, const char *loc, const char
         jw_end_object(w);
     }
     jw_end_object(w);
-    if (node[0]) {
-        jw_key(w, "logicalLocations");
-        jw_array(w);
+    for (i = 0; i < at->n; i++) {
+        if (!node_in(at, i))
+            continue;
+        if (!first++) {
+            jw_key(w, "logicalLocations");
+            jw_array(w);
+        }
         jw_object(w);
-        jw_kstring(w, "fullyQualifiedName", node);
+        jw_kstring(w, "fullyQualifiedName", at->nodes[i]);
         jw_kstring(w, "kind", "element");
         jw_end_object(w);
-        jw_end_array(w);
     }
+    if (first)
+        jw_end_array(w);
     jw_end_object(w);
     jw_end_array(w); /* locations */
     if (loc) {
@@ -249,10 +304,40 @@ static void result(jsonw *w, const opmap_finding *f, const char *loc, const char
         jw_kstring(w, "operator", buf);
     }
     jw_kuint(w, "instances", instances);
+    if (x) { /* what it becomes on Ascend, and what to do */
+        jw_kstring(w, "becomes", x->on_ascend);
+        if (x->next_step)
+            jw_kstring(w, "nextStep", x->next_step);
+    }
     if (op && op->verify_state != OPMAP_VERIFY_NONE)
         jw_kstring(w, "verified", opmap_verify_state_name(op->verify_state));
     jw_end_object(w);
     jw_end_object(w);
+}
+
+/* A fused-kernel advice: a result per distinct source line of its places, so code scanning
+ * marks each line the pattern is written on, the places on it its logical locations (the
+ * model a related location); without lines, one result in the model with every place. */
+static void advice_results(jsonw *w, const opmap_finding *f, const om_vadvice *x, char *buf,
+                           size_t size)
+{
+    const om_advice *a = x->a;
+    nodes_at at = { (const char *const *)a->places, (const char *const *)a->lines, a->n_places,
+                    NULL };
+    size_t k, p, n, first;
+    if (!x->n_lines) {
+        result(w, f, NULL, &at, f->message, f->instances, NULL, buf, size);
+        return;
+    }
+    for (k = 0; k < x->n_lines; k++) {
+        char msg[1200];
+        at.line = x->lines[k];
+        for (p = n = first = 0; p < a->n_places; p++)
+            if (node_in(&at, p) && !n++)
+                first = p;
+        snprintf(msg, sizeof(msg), "%s: %s: use %s", a->places[first], a->message, a->action);
+        result(w, f, at.line, &at, k ? msg : f->message, n, NULL, buf, size);
+    }
 }
 
 /* The invocation's properties: the torch_npu version answered for, the newest minimum
@@ -448,22 +533,33 @@ int om_report_sarif(const om_report_in *in, om_out *out)
     jw_array(&w);
     for (i = 0; i < n; i++) {
         opmap_finding f = { .size = sizeof(f) };
-        const opmap_op *op;
+        const om_vop *x;
+        const om_vadvice *adv;
         opmap_verdict_finding(in->verdict, i, &f);
-        op = finding_op(in, &f, &ri, &oi);
-        if (op && op->source) { /* one result per place, so code scanning marks each line */
+        x = finding_op(in, &f, &ri, &oi);
+        if (x && x->op->source) { /* one result per place, so code scanning marks each line */
+            const opmap_op *op = x->op;
             size_t p;
             for (p = 0; p < op->n_paths; p++) {
                 char msg[1200];
                 snprintf(msg, sizeof(msg), "%s: %s::%s: %s", op->paths[p], op->domain, op->name,
                          op->hint);
-                result(&w, &f, op->locations ? op->locations[p] : NULL, op->paths[p],
-                       p ? msg : f.message, 1, NULL, buf, sizeof(buf));
+                nodes_at at = { (const char *const *)&op->paths[p], NULL, 1, NULL };
+                result(&w, &f, op->locations ? op->locations[p] : NULL, &at,
+                       p ? msg : f.message, 1, x, buf, sizeof(buf));
             }
             continue;
         }
-        result(&w, &f, op && op->locations ? op->locations[0] : NULL, f.node, f.message,
-               f.instances, op, buf, sizeof(buf));
+        if (!x && (adv = finding_advice(in, &f, &ri, &oi)) && adv->a->n_places) {
+            advice_results(&w, &f, adv, buf, sizeof(buf));
+            continue;
+        }
+        {
+            const char *node = f.node;
+            nodes_at at = { &node, NULL, 1, NULL };
+            result(&w, &f, x && x->op->locations ? x->op->locations[0] : NULL, &at, f.message,
+                   f.instances, x, buf, sizeof(buf));
+        }
     }
     jw_end_array(&w); /* results */
     jw_end_object(&w); /* run */

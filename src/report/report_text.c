@@ -89,7 +89,7 @@ static void effort_line(om_out *o, const om_report_in *in, const char *label, op
 
 /* The headline first (docs/reports.md): the verdict, the coverage, what runs as-is. */
 static void headline_lines(om_out *o, const opmap_headline *h, const char *label, int colour,
-                           int sources_only)
+                           int sources_only, const char *reexport)
 {
     char cov[16], share[16], kinds[400];
     om_format_permille(h->coverage, cov, sizeof(cov));
@@ -104,6 +104,14 @@ static void headline_lines(om_out *o, const opmap_headline *h, const char *label
         om_out_printf(o, " (%s)", kinds);
     else if (h->readiness == OPMAP_NEEDS_WORK)
         om_out_str(o, " (coverage below 100%)");
+    if (reexport && reexport[0]) { /* before any figure: nothing else holds until it is done */
+        om_out_str(o, "\n  first: ");
+        om_out_term(o, reexport);
+    }
+    if (!h->models) { /* no model read: no figure describes anything (the files follow) */
+        om_out_str(o, "\n");
+        return;
+    }
     if (sources_only) { /* no graph: nothing is placed, the patterns are what there is */
         om_out_printf(o, "\n  coverage: no graph scanned (Python sources only)\n");
         om_out_printf(o, "  runs as-is: %" PRIu64 " of %" PRIu64 " patterns, %" PRIu64 " of %"
@@ -205,11 +213,24 @@ static void risk_lines(om_out *o, const opmap_result *r)
         om_out_str(o, "\n");
 }
 
-/* A pattern a fused NPU kernel replaces (docs/patterns.md): where, with what, what it costs. */
-static void fused_lines(om_out *o, const om_advice *a)
+/* The source lines of an advice its first places did not show: every line appears. */
+static void more_lines(om_out *o, const om_vadvice *x, size_t shown)
 {
+    size_t i, more = 0;
+    for (i = 0; i < x->n_lines; i++) {
+        if (om_view_line_shown(x, i, shown))
+            continue;
+        om_out_str(o, more++ ? ", " : "\n           source lines: ");
+        om_out_term(o, x->lines[i]);
+    }
+}
+
+/* A pattern a fused NPU kernel replaces (docs/patterns.md): where, with what, what it costs. */
+static void fused_lines(om_out *o, const om_vadvice *x)
+{
+    const om_advice *a = x->a;
     char ex[64];
-    size_t i, shown = a->n_places < 3 ? a->n_places : 3;
+    size_t i, shown = a->n_places < OM_VIEW_ADVICE_PLACES ? a->n_places : OM_VIEW_ADVICE_PLACES;
     om_format_days(a->effort.expected, ex, sizeof(ex));
     om_out_str(o, "  advice, fused kernel (");
     om_out_term(o, a->id);
@@ -237,18 +258,19 @@ static void fused_lines(om_out *o, const om_advice *a)
     if (a->count > shown)
         om_out_printf(o, "\n           ... and %llu more (see --format json)",
                       (unsigned long long)(a->count - shown));
+    more_lines(o, x, shown);
     om_out_str(o, "\n");
 }
 
 /* Advice: what Ascend's engineers did for patterns this model has (not in the estimate). */
-static void advice_lines(om_out *o, const opmap_result *r)
+static void advice_lines(om_out *o, const om_vmodel *m)
 {
     opmap_effort fused = { 0, 0, 0 };
     size_t i, n_fused = 0;
-    for (i = 0; i < r->advice.len; i++) {
-        const om_advice *a = &OM_VEC_AT(&r->advice, om_advice, i);
+    for (i = 0; i < m->n_advice; i++) {
+        const om_advice *a = m->advice[i].a;
         if (a->fused) {
-            fused_lines(o, a);
+            fused_lines(o, &m->advice[i]);
             fused.min += a->effort.min;
             fused.expected += a->effort.expected;
             fused.max += a->effort.max;
@@ -281,29 +303,24 @@ static void advice_lines(om_out *o, const opmap_result *r)
 }
 
 /* The next commands: ATC's per chip for an ONNX model, torch_npu's for the others. */
-static void next_command_lines(om_out *o, const opmap_result *r)
+static void next_command_lines(om_out *o, const om_vmodel *m)
 {
-    char cmd[4096];
-    size_t k, n = r->format == OPMAP_FORMAT_ONNX ? r->n_chips : om_torch_npu_step_count(r);
-    for (k = 0; k < n; k++) {
-        if (r->format == OPMAP_FORMAT_ONNX) {
-            om_atc_command(r, k, cmd, sizeof(cmd));
+    size_t k;
+    for (k = 0; k < m->n_next; k++) {
+        const om_vcmd *c = &m->next[k];
+        if (c->chip >= 0) {
             om_out_str(o, "  next (");
-            om_out_term(o, r->chips[k]);
+            om_out_term(o, m->r->chips[c->chip]);
             om_out_str(o, "): ");
         } else {
-            om_torch_npu_step(r, k, cmd, sizeof(cmd));
             om_out_str(o, k ? "            " : "  next (torch_npu): ");
         }
-        om_out_term(o, cmd);
+        om_out_term(o, c->text);
         om_out_str(o, "\n");
-        if (r->format == OPMAP_FORMAT_ONNX) {
-            om_atc_notes(r, k, cmd, sizeof(cmd));
-            if (cmd[0]) {
-                om_out_str(o, "           ");
-                om_out_term(o, cmd);
-                om_out_str(o, "\n");
-            }
+        if (c->notes[0]) {
+            om_out_str(o, "           ");
+            om_out_term(o, c->notes);
+            om_out_str(o, "\n");
         }
     }
 }
@@ -440,8 +457,9 @@ static void tnpu_portfolio(om_out *o, const om_report_in *in)
 }
 
 /* One operator's row and the lines under it. */
-static void op_row(om_out *o, const opmap_result *r, const opmap_op *op, int colour)
+static void op_row(om_out *o, const opmap_result *r, const om_vop *x, int colour)
 {
+    const opmap_op *op = x->op;
     char name[512];
     size_t len;
     om_out_str(o, "  ");
@@ -465,10 +483,10 @@ static void op_row(om_out *o, const opmap_result *r, const opmap_op *op, int col
             om_out_printf(o, "%-13s ", cell);
         }
     }
-    om_out_term(o, om_becomes(op));
-    if (op->engine[0]) {
+    om_out_term(o, x->on_ascend);
+    if (x->engine[0]) {
         om_out_str(o, " (");
-        om_out_term(o, op->engine);
+        om_out_term(o, x->engine);
         om_out_str(o, ")");
     }
     om_out_str(o, "\n");
@@ -490,10 +508,9 @@ static void op_row(om_out *o, const opmap_result *r, const opmap_op *op, int col
         }
         om_out_str(o, "\n");
     }
-    if (op->status >= OPMAP_OP_PARTIAL) {
-        char step[1024];
+    if (x->next_step) {
         om_out_str(o, "             hint: ");
-        om_out_term(o, om_next_step(op, step, sizeof(step)));
+        om_out_term(o, x->next_step);
         om_out_str(o, "\n");
     }
     if (op->source && op->sr_status != OM_SR_UNCHANGED) {
@@ -505,13 +522,15 @@ static void op_row(om_out *o, const opmap_result *r, const opmap_op *op, int col
     }
 }
 
-static void model_block(om_out *o, const om_report_in *in, const opmap_result *r, int colour)
+static void model_block(om_out *o, const om_report_in *in, const om_vmodel *m, int colour)
 {
+    const opmap_result *r = m->r;
     const opmap_summary *s = &r->summary;
     size_t i;
     int st;
 
-    headline_lines(o, &in->overall, "verdict: ", colour, om_sources_only(in));
+    headline_lines(o, &in->overall, "verdict: ", colour, in->view->sources_only,
+                   in->view->reexport);
     om_out_term(o, r->model_name);
     om_out_printf(o, "  [%s", opmap_format_name(r->format));
     if (r->ir_version)
@@ -521,7 +540,7 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
         om_out_term(o, r->opsets[i].domain);
         om_out_printf(o, " %" PRId64, r->opsets[i].version);
     }
-    if (r->format == OPMAP_FORMAT_PYTHON)
+    if (m->sources)
         om_out_printf(o, ", %" PRIu64 " files, %" PRIu64 " lines", r->src_files, r->src_lines);
     if (r->src_not_read)
         om_out_printf(o, ", %" PRIu64 " not scanned", r->src_not_read);
@@ -554,7 +573,7 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
     }
     om_out_str(o, "\n");
     tnpu_line(o, r);
-    if (r->format == OPMAP_FORMAT_PYTHON)
+    if (m->sources)
         om_out_printf(o, "  %" PRIu64 " places in the code, %" PRIu64 " distinct patterns:",
                       s->instances_total, s->operators_total);
     else
@@ -588,13 +607,13 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
         om_out_str(o, "\n");
     }
     risk_lines(o, r);
-    advice_lines(o, r);
-    next_command_lines(o, r);
+    advice_lines(o, m);
+    next_command_lines(o, m);
     if (!r->n_ops) {
         om_out_str(o, "  (no operators)\n\n");
         return;
     }
-    if (r->format == OPMAP_FORMAT_PYTHON)
+    if (m->sources)
         om_out_printf(o, "\n  %-10s %-40s %6s %9s  ", "STATUS", "PATTERN", "", "PLACES");
     else
         om_out_printf(o, "\n  %-10s %-40s %6s %9s  ", "STATUS", "OPERATOR", "OPSET", "INSTANCES");
@@ -603,8 +622,34 @@ static void model_block(om_out *o, const om_report_in *in, const opmap_result *r
             om_out_printf(o, "%-13.13s ", r->chips[i]);
     om_out_str(o, "ON ASCEND\n");
     for (i = 0; i < r->n_ops; i++)
-        op_row(o, r, r->ops[i], colour);
+        op_row(o, r, &m->ops[i], colour);
     om_out_str(o, "\n");
+}
+
+/* What a portfolio's table does not say of one model: the re-export its opset calls for,
+ * its advice, its next commands, and each operator that needs work with why and what to do
+ * (a source finding with its places); nothing for a model with none of them. */
+static void model_details(om_out *o, const om_vmodel *m, int colour)
+{
+    const opmap_result *r = m->r;
+    size_t i, work = 0;
+    for (i = 0; i < r->n_ops; i++)
+        work += r->ops[i]->status >= OPMAP_OP_PARTIAL;
+    if (!m->reexport && !m->n_advice && !m->n_next && !work)
+        return;
+    om_out_str(o, "\n");
+    om_out_term(o, r->model_name);
+    om_out_printf(o, ": %s\n", om_readiness_label(m->headline->readiness));
+    if (m->reexport) {
+        om_out_str(o, "  first: ");
+        om_out_term(o, m->reexport);
+        om_out_str(o, "\n");
+    }
+    advice_lines(o, m);
+    next_command_lines(o, m);
+    for (i = 0; i < r->n_ops; i++)
+        if (r->ops[i]->status >= OPMAP_OP_PARTIAL)
+            op_row(o, r, &m->ops[i], colour);
 }
 
 /* The training code's part of the shared estimate (its patterns, each fixed once), when
@@ -630,7 +675,8 @@ static void portfolio_block(om_out *o, const om_report_in *in, int colour)
     size_t i;
     int st;
 
-    headline_lines(o, &in->overall, "overall verdict: ", colour, om_sources_only(in));
+    headline_lines(o, &in->overall, "overall verdict: ", colour, in->view->sources_only,
+                   in->view->reexport);
     om_out_str(o, "\n");
     om_out_printf(o, "%-52s %5s %8s %7s %7s  %-10s %-8s %s\n", "MODEL", "OPS", "UNMAPPED",
                   "REWRITE", "PARTIAL", "VERDICT", "COVERAGE", "EFFORT (person-days)");
@@ -646,7 +692,7 @@ static void portfolio_block(om_out *o, const om_report_in *in, int colour)
         for (; len < 52; len++)
             om_out_str(o, " ");
         om_format_days(r->summary.effort_total.expected, ex, sizeof(ex));
-        om_coverage_cell(in, i, cov, sizeof(cov));
+        snprintf(cov, sizeof(cov), "%s", in->view->models[i].coverage);
         om_out_printf(o, " %5" PRIu64 " %8" PRIu64 " %7" PRIu64 " %7" PRIu64 "  %-10s %-8s %s\n",
                       r->summary.operators_total, r->summary.operators[OPMAP_OP_UNMAPPED],
                       r->summary.operators[OPMAP_OP_REWRITE], r->summary.operators[OPMAP_OP_PARTIAL],
@@ -670,6 +716,7 @@ static void portfolio_block(om_out *o, const om_report_in *in, int colour)
                   "ON ASCEND");
     for (i = 0; i < p->n; i++) {
         const om_port_op *op = &p->ops[i];
+        const om_vport_op *x = &in->view->port_ops[i];
         char name[512];
         size_t len;
         om_out_str(o, "  ");
@@ -680,10 +727,16 @@ static void portfolio_block(om_out *o, const om_report_in *in, int colour)
         for (; len < 40; len++)
             om_out_str(o, " ");
         om_out_printf(o, " %6" PRIu32 " %9" PRIu64 "  ", op->models, op->instances);
-        om_out_term(o, op->ascend_op && op->ascend_op[0] ? op->ascend_op
-                       : op->status == OPMAP_OP_UNMAPPED ? "no row in the table" : "-");
+        om_out_term(o, x->on_ascend);
+        if (x->engine[0]) {
+            om_out_str(o, " (");
+            om_out_term(o, x->engine);
+            om_out_str(o, ")");
+        }
         om_out_str(o, "\n");
     }
+    for (i = 0; i < in->count; i++)
+        model_details(o, &in->view->models[i], colour);
 }
 
 /* Files the scan did not read, after the models: a report never looks complete when it
@@ -721,9 +774,9 @@ int om_report_text(const om_report_in *in, om_out *out)
 {
     int colour = (in->flags & OPMAP_REPORT_COLOR) != 0;
     if (!in->count) /* no model, only files not read */
-        headline_lines(out, &in->overall, "verdict: ", colour, om_sources_only(in));
+        headline_lines(out, &in->overall, "verdict: ", colour, 0, NULL);
     if (in->count == 1)
-        model_block(out, in, in->results[0], colour);
+        model_block(out, in, &in->view->models[0], colour);
     else if (in->count > 1)
         portfolio_block(out, in, colour);
     problem_block(out, in, colour);

@@ -19,10 +19,18 @@ static int onnx_op(const ir_node *n, const char *op)
     return strcmp(n->domain, "ai.onnx") == 0 && strcmp(n->op, op) == 0;
 }
 
-int om_advice_applies(int detector, int onnx)
+int om_advice_applies(int detector, int atc)
 {
-    /* the ATC conversion advice reads ONNX graphs; aten_gelu reads ATen ones */
-    return detector == OM_DET_ATEN_GELU ? !onnx : onnx;
+    /* the ATC conversion advice reads the graphs ATC converts; aten_gelu reads ATen ones
+     * (table/detectors.def) */
+    enum { ATC = 1, ATEN = 0 };
+    static const unsigned char reads_atc[OM_DET_COUNT] = {
+        0,
+#define OM_DETECTOR(id, name, graphs, matches) graphs,
+#include "table/detectors.def"
+#undef OM_DETECTOR
+    };
+    return detector > 0 && detector < OM_DET_COUNT && reads_atc[detector] ? atc : !atc;
 }
 
 /* Counts a match and keeps the first one's path. */

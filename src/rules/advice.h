@@ -26,9 +26,10 @@ typedef struct om_advice_state {
     int64_t small_cin;        /* the fewest input channels of a Conv weight (0: none seen) */
 } om_advice_state;
 
-/* Whether a detector reads this kind of model: the ATC advice ONNX graphs, aten_gelu the
- * ATen graphs of TorchScript and torch.export. */
-int om_advice_applies(int detector, int onnx);
+/* Whether a detector reads this kind of model: the ATC advice graphs ATC converts (`atc`:
+ * the model's format has OPMAP_FORMAT_TRAIT_ATC), aten_gelu the ATen graphs of
+ * TorchScript and torch.export. */
+int om_advice_applies(int detector, int atc);
 
 void om_advice_visit(int detector, om_advice_state *st, const om_visit *v);
 

@@ -35,24 +35,25 @@ static const char *join_sources(om_arena *A, const why *w)
     return om_scan_join(A, w->sources, w->n_sources, ", ");
 }
 
-static int add_reason(group *g, opmap_op *op, const char *message, const char *actual,
+static int add_reason(group *g, om_op_work *ow, const char *message, const char *actual,
                       int status, unsigned flag, uint64_t chips, const char *path, const why *w)
 {
+    opmap_op *op = ow->op;
     om_reason *r;
     size_t i;
-    for (i = 0; i < op->reason_vec.len; i++) {
-        r = &OM_VEC_AT(&op->reason_vec, om_reason, i);
+    for (i = 0; i < ow->reasons.len; i++) {
+        r = &OM_VEC_AT(&ow->reasons, om_reason, i);
         if (strcmp(r->message, message) == 0 && strcmp(r->actual, actual) == 0) {
             r->instances++;
             r->chips |= chips;
             return OPMAP_OK;
         }
     }
-    if (op->reason_vec.len >= OM_MAX_REASONS) {
+    if (ow->reasons.len >= OM_MAX_REASONS) {
         op->reasons_dropped++;
         return OPMAP_OK;
     }
-    if (!(r = om_vec_push(&op->reason_vec, &g->res->mem)) ||
+    if (!(r = om_vec_push(&ow->reasons, &g->res->mem)) ||
         !(r->message = om_arena_strdup(&g->res->arena, message)) ||
         !(r->actual = om_arena_strdup(&g->res->arena, actual)) ||
         !(r->example = om_arena_strdup(&g->res->arena, path)) ||
@@ -124,8 +125,9 @@ static int is_onnx(const char *domain)
  * ONNX operator (TopK's K, an int64 initializer) is a value ATC's graph engine can cast when
  * it folds constants at compile time, so its dtype alone asks for no change of the model.
  */
-static int check_dtypes(group *g, opmap_op *op, const om_visit *v, int *inst)
+static int check_dtypes(group *g, om_op_work *ow, const om_visit *v, int *inst)
 {
+    opmap_op *op = ow->op;
     const opmap_result *res = g->res;
     const opmap_row *row = op->row;
     const ir_node *n = v->node;
@@ -174,7 +176,7 @@ static int check_dtypes(group *g, opmap_op *op, const om_visit *v, int *inst)
             snprintf(message, sizeof(message),
                      "input %u dtype %s is not among the dtypes the table lists for this chip's "
                      "kernels: a Cast is needed, or it runs elsewhere", k, ir_dtype_name(dt));
-            if ((rc = add_reason(g, op, message, actual, OPMAP_OP_PARTIAL, 0, partial, v->path,
+            if ((rc = add_reason(g, ow, message, actual, OPMAP_OP_PARTIAL, 0, partial, v->path,
                                  &w)))
                 return rc;
         }
@@ -184,14 +186,14 @@ static int check_dtypes(group *g, opmap_op *op, const om_visit *v, int *inst)
                      "ATC casts a constant when it folds constants at compile time; if the "
                      "conversion still fails, store it in a dtype the kernel takes", k,
                      ir_dtype_name(dt));
-            if ((rc = add_reason(g, op, message, actual, -1, 0, note, v->path, &wn)))
+            if ((rc = add_reason(g, ow, message, actual, -1, 0, note, v->path, &wn)))
                 return rc;
         } else if (note) {
             snprintf(message, sizeof(message),
                      "the kernels listed for input %u take float16, not float32: under ATC's "
                      "default --precision_mode (force_fp16) it computes in float16; with "
                      "must_keep_origin_dtype it would fall back to AI CPU", k);
-            if ((rc = add_reason(g, op, message, actual, -1, 0, note, v->path, &wn)))
+            if ((rc = add_reason(g, ow, message, actual, -1, 0, note, v->path, &wn)))
                 return rc;
         }
     }
@@ -234,8 +236,9 @@ static why range_evidence(const opmap_row *row)
  * in that version, on any chip, so the operator is rewrite there (upgrade, downgrade, or
  * change the model), with the first (or last) version that has one.
  */
-static int check_torch_npu(group *g, opmap_op *op, const om_visit *v, int *inst)
+static int check_torch_npu(group *g, om_op_work *ow, const om_visit *v, int *inst)
 {
+    opmap_op *op = ow->op;
     const opmap_row *row = op->row;
     const opmap_result *res = g->res;
     char message[400], actual[120];
@@ -260,7 +263,7 @@ static int check_torch_npu(group *g, opmap_op *op, const om_visit *v, int *inst)
         if (inst[c] < OPMAP_OP_REWRITE)
             inst[c] = OPMAP_OP_REWRITE;
     w = range_evidence(row);
-    return add_reason(g, op, message, actual, OPMAP_OP_REWRITE, 0,
+    return add_reason(g, ow, message, actual, OPMAP_OP_REWRITE, 0,
                       res->n_chips >= 64 ? ~0ull : (1ull << res->n_chips) - 1, v->path, &w);
 }
 
@@ -280,8 +283,9 @@ static int worst_of(const opmap_op *op, const int *inst, size_t n_chips)
  * Graph mode (graph_mode.c): the worse of the eager answer and what torchair's converters
  * do with the instance, on every chip (torchair converts the same graph for all of them).
  */
-static int check_graph(group *g, opmap_op *op, const om_visit *v, int *inst)
+static int check_graph(group *g, om_op_work *ow, const om_visit *v, int *inst)
 {
+    opmap_op *op = ow->op;
     const opmap_result *res = g->res;
     om_graph_verdict gv;
     size_t c;
@@ -292,7 +296,7 @@ static int check_graph(group *g, opmap_op *op, const om_visit *v, int *inst)
         if (gv.status > inst[c])
             inst[c] = gv.status;
     w = from_evidence(gv.ev);
-    return add_reason(g, op, gv.message, gv.actual, gv.status, 0,
+    return add_reason(g, ow, gv.message, gv.actual, gv.status, 0,
                       res->n_chips >= 64 ? ~0ull : (1ull << res->n_chips) - 1, v->path, &w);
 }
 
@@ -300,9 +304,7 @@ static int check_graph(group *g, opmap_op *op, const om_visit *v, int *inst)
 int om_scan_backward_applies(const opmap_result *res)
 {
     return res->workload == OPMAP_WORKLOAD_TRAINING &&
-           (res->format == OPMAP_FORMAT_TORCHSCRIPT ||
-            res->format == OPMAP_FORMAT_TORCHSCRIPT_GRAPH ||
-            res->format == OPMAP_FORMAT_TORCH_EXPORT);
+           om_format_has(res->format, OPMAP_FORMAT_TRAIT_ATEN);
 }
 
 /*
@@ -310,8 +312,9 @@ int om_scan_backward_applies(const opmap_result *res)
  * backward's, on every chip: a backward operator with limits or without an NPU kernel
  * (its own row's answer), or an npu operator torch_npu registers no backward for.
  */
-static int check_backward(group *g, opmap_op *op, const om_visit *v, int *inst)
+static int check_backward(group *g, om_op_work *ow, const om_visit *v, int *inst)
 {
+    const opmap_op *op = ow->op;
     const opmap_result *res = g->res;
     const om_backward *b = op->row ? &op->row->backward : NULL;
     char actual[256];
@@ -334,40 +337,40 @@ static int check_backward(group *g, opmap_op *op, const om_visit *v, int *inst)
     if (k)
         om_appendf(actual, sizeof(actual), &used, "%s)", k < b->n_ops ? ", ..." : "");
     w = from_evidence(&b->ev);
-    return add_reason(g, op, b->note ? b->note : "training: its backward has no NPU kernel",
+    return add_reason(g, ow, b->note ? b->note : "training: its backward has no NPU kernel",
                       actual, status, 0, res->n_chips >= 64 ? ~0ull : (1ull << res->n_chips) - 1,
                       v->path, &w);
 }
 
 /* What this instance becomes: the first of the row's `becomes` cases that holds for it
  * (Conv2D for a 2-D kernel), counted per case; none holding is counted as undecided. */
-static int take_case(opmap_op *op, const ir_node *n)
+static int take_case(om_op_work *ow, const ir_node *n)
 {
-    const opmap_row *row = op->row;
+    const opmap_row *row = ow->op->row;
     size_t k, i;
     char actual[64];
     for (k = 0; row && k < row->n_constraints; k++) {
         const om_constraint *ct = &row->constraints[k];
         if (!ct->becomes)
             continue;
-        op->has_cases = 1;
+        ow->has_cases = 1;
         if (!om_constraint_holds(ct, n, actual, sizeof(actual)))
             continue;
-        for (i = 0; i < op->n_cases_seen; i++)
-            if (op->case_seen[i] == ct->becomes)
+        for (i = 0; i < ow->n_cases_seen; i++)
+            if (ow->case_seen[i] == ct->becomes)
                 break;
-        if (i == op->n_cases_seen) {
+        if (i == ow->n_cases_seen) {
             if (i == OM_MAX_CASES) {
-                op->cases_undecided++;  /* more cases than are kept: said as undecided */
+                ow->cases_undecided++;  /* more cases than are kept: said as undecided */
                 return OPMAP_OK;
             }
-            op->case_seen[op->n_cases_seen++] = ct->becomes;
+            ow->case_seen[ow->n_cases_seen++] = ct->becomes;
         }
-        op->case_count[i]++;
+        ow->case_count[i]++;
         return OPMAP_OK;
     }
-    if (op->has_cases)
-        op->cases_undecided++;
+    if (ow->has_cases)
+        ow->cases_undecided++;
     return OPMAP_OK;
 }
 
@@ -379,9 +382,10 @@ static int take_case(opmap_op *op, const ir_node *n)
  * comes last. Returns the instance's worst status over the chips; *placed is the one its
  * placement follows (the eager answer).
  */
-int om_scan_evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *placed,
+int om_scan_evaluate(group *g, om_op_work *ow, const om_visit *v, int *inst, int *placed,
                      int *rc)
 {
+    opmap_op *op = ow->op;
     const opmap_result *res = g->res;
     const opmap_row *row = op->row;
     const ir_node *n = v->node;
@@ -406,9 +410,9 @@ int om_scan_evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *
                   : a && a->status != OM_SOC_UNKNOWN ? a->status : row->status;
     }
     /* before the dtypes: no kernel in that version takes any */
-    if ((*rc = check_torch_npu(g, op, v, inst)))
+    if ((*rc = check_torch_npu(g, ow, v, inst)))
         return worst;
-    if ((*rc = take_case(op, n)))
+    if ((*rc = take_case(ow, n)))
         return worst;
     for (k = 0; row && k < row->n_constraints; k++) {
         const om_constraint *ct = &row->constraints[k];
@@ -429,11 +433,11 @@ int om_scan_evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *
             if ((chips & (1ull << c)) && ct->then_status > inst[c])
                 inst[c] = ct->then_status;
         op->flags |= ct->flag;
-        if ((*rc = add_reason(g, op, ct->message, actual, ct->then_status, ct->flag, chips,
+        if ((*rc = add_reason(g, ow, ct->message, actual, ct->then_status, ct->flag, chips,
                               v->path, &w)))
             return worst;
     }
-    if ((*rc = check_dtypes(g, op, v, inst)))
+    if ((*rc = check_dtypes(g, ow, v, inst)))
         return worst;
     if (row) {
         /* a chip nobody has published an answer for: say so, never claim support */
@@ -447,7 +451,7 @@ int om_scan_evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *
                     note = a->note;
             }
         if (unknown &&
-            (*rc = add_reason(g, op, note ? note : "no public source states whether this chip "
+            (*rc = add_reason(g, ow, note ? note : "no public source states whether this chip "
                                                    "supports the operator",
                               op->all_unknown
                                   ? "answer unpublished for every chip scanned for: estimated "
@@ -460,7 +464,7 @@ int om_scan_evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *
     /* where it runs is the eager answer: in graph mode an operator torchair cannot convert
      * still runs on the NPU, outside the compiled graph */
     *placed = worst_of(op, inst, res->n_chips);
-    if ((*rc = check_graph(g, op, v, inst)) || (*rc = check_backward(g, op, v, inst)))
+    if ((*rc = check_graph(g, ow, v, inst)) || (*rc = check_backward(g, ow, v, inst)))
         return worst;
     for (c = 0; c < res->n_chips; c++)
         if (inst[c] > op->chip_status[c])

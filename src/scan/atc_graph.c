@@ -26,7 +26,7 @@
 
 int om_scan_atc_begin(group *g, const ir_model *m)
 {
-    if (m->format != OPMAP_FORMAT_ONNX || !m->main)
+    if (!om_format_has(m->format, OPMAP_FORMAT_TRAIT_ATC) || !m->main)
         return OPMAP_OK;
     g->main = m->main;
     if (m->main->n_nodes &&

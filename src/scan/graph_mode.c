@@ -16,10 +16,7 @@
 
 int om_graph_applies(const opmap_result *res)
 {
-    return res->mode == OPMAP_MODE_GRAPH &&
-           (res->format == OPMAP_FORMAT_TORCHSCRIPT ||
-            res->format == OPMAP_FORMAT_TORCHSCRIPT_GRAPH ||
-            res->format == OPMAP_FORMAT_TORCH_EXPORT);
+    return res->mode == OPMAP_MODE_GRAPH && om_format_has(res->format, OPMAP_FORMAT_TRAIT_ATEN);
 }
 
 /* The repository and commit of a graph answer: its first source's, torchair's registry. */

@@ -20,18 +20,18 @@ static uint64_t key_hash(const void *d, const void *o, int64_t opset)
 static int grow_index(group *g)
 {
     size_t ncap = g->index_cap ? g->index_cap * 2 : 64, i;
-    opmap_op **ni = om_calloc(&g->res->mem, ncap, sizeof(*ni));
+    om_op_work **ni = om_calloc(&g->res->mem, ncap, sizeof(*ni));
     if (!ni)
         return 0;
     for (i = 0; i < g->index_cap; i++) {
-        opmap_op *op = g->index[i];
+        om_op_work *w = g->index[i];
         size_t j;
-        if (!op)
+        if (!w)
             continue;
-        j = key_hash(op->key_domain, op->key_op, op->opset) & (ncap - 1);
+        j = key_hash(w->key_domain, w->key_op, w->op->opset) & (ncap - 1);
         while (ni[j])
             j = (j + 1) & (ncap - 1);
-        ni[j] = op;
+        ni[j] = w;
     }
     if (g->index)
         om_dealloc(&g->res->mem, g->index, g->index_cap * sizeof(*g->index));
@@ -158,6 +158,43 @@ static int aten_fallback(group *g, const ir_node *n, opkey *k)
     return 1;
 }
 
+om_op_work *om_scan_work_new(group *g, opmap_op *op)
+{
+    om_op_work *w = om_calloc(&g->res->mem, 1, sizeof(*w)), **slot;
+    if (!w)
+        return NULL;
+    w->op = op;
+    om_vec_init(&w->paths, sizeof(const char *));
+    om_vec_init(&w->locs, sizeof(const char *));
+    om_vec_init(&w->reasons, sizeof(om_reason));
+    om_vec_init(&w->verified, sizeof(om_verified));
+    om_vec_init(&w->verified_entry, sizeof(size_t));
+    if (!(slot = om_vec_push(&g->ops, &g->res->mem))) {
+        om_dealloc(&g->res->mem, w, sizeof(*w));
+        return NULL;
+    }
+    *slot = w;
+    return w;
+}
+
+int om_scan_work_finish(group *g, om_op_work *w)
+{
+    opmap_result *res = g->res;
+    opmap_op *op = w->op;
+    if (w->paths.len) {
+        if (!(op->paths = om_arena_array(&res->arena, w->paths.len, sizeof(char *))))
+            return om_scan_oom(g);
+        memcpy(op->paths, w->paths.data, w->paths.len * sizeof(char *));
+        op->n_paths = w->paths.len;
+    }
+    if (w->locs.len) {
+        if (!(op->locations = om_arena_array(&res->arena, op->n_paths, sizeof(char *))))
+            return om_scan_oom(g);
+        memcpy(op->locations, w->locs.data, w->locs.len * sizeof(char *));
+    }
+    return OPMAP_OK;
+}
+
 /* A new distinct operator: its table row and what each chip starts from. */
 static opmap_op *new_op(group *g, const opkey *key)
 {
@@ -173,14 +210,8 @@ static opmap_op *new_op(group *g, const opkey *key)
         !(op->chip_status = om_arena_array(A, res->n_chips, sizeof(int))) ||
         !(op->chip_unknown = om_arena_array(A, res->n_chips, 1)))
         return NULL;
-    op->key_domain = key->domain;
-    op->key_op = key->name;
     op->n_chips = res->n_chips;
     op->opset = opset;
-    om_vec_init(&op->path_vec, sizeof(const char *));
-    om_vec_init(&op->loc_vec, sizeof(const char *));
-    om_vec_init(&op->reason_vec, sizeof(om_reason));
-    om_vec_init(&op->verified_vec, sizeof(om_verified));
     row = opmap_table_lookup(g->table, op->domain, op->name, opset);
     op->row = row;
     op->since = row ? row->since : 0;
@@ -223,8 +254,9 @@ static opmap_op *new_op(group *g, const opkey *key)
     return op;
 }
 
-opmap_op *om_scan_operator(group *g, const ir_node *n, int64_t opset)
+om_op_work *om_scan_operator(group *g, const ir_node *n, int64_t opset)
 {
+    om_op_work *w;
     opmap_op *op;
     opkey key;
     size_t j;
@@ -237,17 +269,17 @@ opmap_op *om_scan_operator(group *g, const ir_node *n, int64_t opset)
     if (aten_fallback(g, n, &key) < 0)
         return NULL;
     j = key_hash(key.domain, key.name, key.opset) & (g->index_cap - 1);
-    while ((op = g->index[j])) {
-        if (op->key_domain == key.domain && op->key_op == key.name && op->opset == key.opset)
+    while ((w = g->index[j])) {
+        if (w->key_domain == key.domain && w->key_op == key.name && w->op->opset == key.opset)
             break;
         j = (j + 1) & (g->index_cap - 1);
     }
-    if (!op) {
-        opmap_op **p;
-        if (!(op = new_op(g, &key)) || !(p = om_vec_push(&g->ops, &g->res->mem)))
+    if (!w) {
+        if (!(op = new_op(g, &key)) || !(w = om_scan_work_new(g, op)))
             return NULL;
-        *p = op;
-        g->index[j] = op;
+        w->key_domain = key.domain;
+        w->key_op = key.name;
+        g->index[j] = w;
     }
-    return op;
+    return w;
 }

@@ -166,7 +166,7 @@ static int add_advice(group *g, const om_pattern *p, struct om_pat_found *f)
         !(a->where = om_arena_strdup(A, OM_VEC_AT(&f->places, const char *, 0))) ||
         !(a->sources = om_scan_join(A, p->sources, p->n_sources, ", ")) ||
         !(a->recipes = om_arena_strdup(A, "")) ||
-        !(a->atc = om_arena_strdup(A, res->format == OPMAP_FORMAT_ONNX && p->atc ? p->atc : "")) ||
+        !(a->atc = om_arena_strdup(A, om_format_has(res->format, OPMAP_FORMAT_TRAIT_ATC) && p->atc ? p->atc : "")) ||
         !(a->places = om_arena_array(A, f->places.len, sizeof(char *))) ||
         !(a->lines = om_arena_array(A, f->places.len, sizeof(char *))))
         return om_scan_oom(g);

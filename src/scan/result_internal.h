@@ -35,12 +35,9 @@ typedef struct om_verified {
     double max_abs, max_rel, cpu_ms, device_ms;   /* NaN: not measured */
     uint64_t instances;       /* instances with its signature */
     const char *example;      /* the first one's node path */
-    size_t entry;             /* while scanning: its index in the results set */
 } om_verified;
 
 #define OM_MAX_VERIFIED 64    /* device results kept per operator */
-
-#define OM_MAX_CASES 4
 
 struct opmap_op {
     const char *domain, *name;
@@ -58,12 +55,6 @@ struct opmap_op {
     const char *becomes_how;  /* the row's ascend.how, or "" */
     /* a training scan: the row's backward answer (status "" otherwise) */
     const char *bw_status, *bw_ops, *bw_note;
-    /* while scanning: the row's `becomes` cases the instances took (a few kept, counted)
-     * and the instances none decided; finish_ops() makes `becomes` from them */
-    const char *case_seen[OM_MAX_CASES];
-    uint64_t case_count[OM_MAX_CASES];
-    uint8_t n_cases_seen, has_cases;
-    uint64_t cases_undecided;
     const char **sources;
     size_t n_sources;
     const char **paths;
@@ -80,8 +71,6 @@ struct opmap_op {
     uint8_t sr_status;        /* ... the rule's status, OM_SR_* (table/source_rules.h) */
     uint8_t guarded;          /* ... every import of it under try/except ImportError: the
                                  code has a fallback, so it is a note, not a blocker */
-    uint64_t guarded_places;  /* ... while scanning: the places that are such imports */
-    uint64_t import_places;   /* ... and the places that are imports at all */
     const char *charged_with; /* ... a rule of a group (a CUDA extension) charged with the
                                  group's first finding, named here; NULL otherwise */
     uint32_t dtypes_seen;     /* bit per dtype of input 0 over the instances (bit 0: unknown) */
@@ -94,14 +83,7 @@ struct opmap_op {
     size_t n_verified;
     uint64_t verified_dropped; /* matched results beyond OM_MAX_VERIFIED */
     uint8_t verify_state;      /* OPMAP_VERIFY_* */
-    uint8_t verify_failed;     /* while scanning: a matching result failed */
     uint64_t verified_instances;
-    /* while scanning */
-    om_vec verified_vec;      /* om_verified */
-    om_vec path_vec;          /* const char* */
-    om_vec loc_vec;           /* const char*, parallel to path_vec, once a location is known */
-    om_vec reason_vec;        /* om_reason */
-    const void *key_domain, *key_op;  /* the model's interned pointers */
 };
 
 typedef struct om_diag {

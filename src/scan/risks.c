@@ -263,7 +263,7 @@ int om_risks_flags(opmap_result *res)
             snprintf(msg, sizeof(msg), "%s::%s (%llu instances): %s", op->domain, op->name,
                      (unsigned long long)op->instances,
                      flag_risks[k].flag == OPMAP_FLAG_DYNAMIC_SHAPE &&
-                             res->format == OPMAP_FORMAT_ONNX ? ONNX_DYNAMIC
+                             om_format_has(res->format, OPMAP_FORMAT_TRAIT_ATC) ? ONNX_DYNAMIC
                                                              : flag_risks[k].what);
             if ((rc = add_risk(res, flag_risks[k].kind, OPMAP_DIAG_WARNING, 1, msg,
                                op->n_paths ? op->paths[0] : "")))
@@ -279,7 +279,7 @@ int om_risks_call(opmap_result *res, const om_visit *v)
 {
     const ir_node *n = v->node;
     om_diag *d;
-    if (res->format != OPMAP_FORMAT_TORCHSCRIPT_GRAPH || n->callee || strcmp(n->domain, "prim") != 0 ||
+    if (!om_format_has(res->format, OPMAP_FORMAT_TRAIT_PRINTED) || n->callee || strcmp(n->domain, "prim") != 0 ||
         (strcmp(n->op, "CallMethod") != 0 && strcmp(n->op, "CallFunction") != 0))
         return 0;
     if (!res->calls++ && !(res->first_call = om_arena_strdup(&res->arena, v->path)))

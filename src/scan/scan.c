@@ -58,6 +58,7 @@ static int on_instance(void *payload, const om_visit *v)
     group *g = payload;
     opmap_result *res = g->res;
     const ir_node *n = v->node;
+    om_op_work *w;
     opmap_op *op;
     const char **slot;
     int inst[64], rc, placed = OPMAP_OP_STRUCTURAL;
@@ -67,43 +68,44 @@ static int on_instance(void *payload, const om_visit *v)
         return rc < 0 ? om_scan_oom(g) : OPMAP_OK;
     /* a printed graph's constants are values (kept as the arguments of the calls that use
      * them), as an archive's are: a 0-dim Double constant is a Python number, no tensor op */
-    if (res->format == OPMAP_FORMAT_TORCHSCRIPT_GRAPH && strcmp(n->domain, "prim") == 0 &&
+    if (om_format_has(res->format, OPMAP_FORMAT_TRAIT_PRINTED) && strcmp(n->domain, "prim") == 0 &&
         strcmp(n->op, "Constant") == 0)
         return OPMAP_OK;
 
-    if (!(op = om_scan_operator(g, n, v->opset)))
+    if (!(w = om_scan_operator(g, n, v->opset)))
         return om_scan_oom(g);
+    op = w->op;
     om_scan_atc_note(g, v, op);
     op->instances++;
     op->dtypes_seen |= n->n_inputs && n->in_facts && n->in_facts[0].dtype > 0 &&
                                n->in_facts[0].dtype < 32
                            ? 1u << n->in_facts[0].dtype
                            : 1u;
-    if (!(slot = om_vec_push(&op->path_vec, &res->mem)) ||
+    if (!(slot = om_vec_push(&w->paths, &res->mem)) ||
         !(*slot = om_arena_strdup(&res->arena, v->path)))
         return om_scan_oom(g);
-    if (n->src_file || op->loc_vec.len) {
+    if (n->src_file || w->locs.len) {
         /* source lines (TorchScript debug info): kept parallel to the paths */
-        while (op->loc_vec.len + 1 < op->path_vec.len)
-            if (!om_vec_push(&op->loc_vec, &res->mem))
+        while (w->locs.len + 1 < w->paths.len)
+            if (!om_vec_push(&w->locs, &res->mem))
                 return om_scan_oom(g);
-        if (!(slot = om_vec_push(&op->loc_vec, &res->mem)))
+        if (!(slot = om_vec_push(&w->locs, &res->mem)))
             return om_scan_oom(g);
         if (n->src_file &&
             !(*slot = om_arena_printf(&res->arena, "%s:%u", n->src_file, (unsigned)n->src_line)))
             return om_scan_oom(g);
     }
-    om_scan_evaluate(g, op, v, inst, &placed, &rc);
+    om_scan_evaluate(g, w, v, inst, &placed, &rc);
     if (rc)
         return rc;
     for (j = 0; g->advice && j < g->table->n_advice; j++)
-        if (om_advice_applies(g->table->advice[j].detector, res->format == OPMAP_FORMAT_ONNX))
+        if (om_advice_applies(g->table->advice[j].detector, g->atc))
             om_advice_visit(g->table->advice[j].detector, &g->advice[j], v);
     if ((rc = om_risks_instance(res, op, v)))
         return rc == OPMAP_ENOMEM ? om_scan_oom(g) : rc;
     if ((rc = om_scan_patterns_visit(g, v)))
         return rc;
-    if ((rc = om_scan_verify_instance(g, op, v)))
+    if ((rc = om_scan_verify_instance(g, w, v)))
         return rc;
     return segment(g, op, v, placed);
 }
@@ -129,7 +131,7 @@ static int finish_advice(group *g)
         const om_advice_rule *rule = &g->table->advice[i];
         om_advice_state *st = &g->advice[i];
         om_advice *a;
-        if (!om_advice_applies(rule->detector, res->format == OPMAP_FORMAT_ONNX))
+        if (!om_advice_applies(rule->detector, g->atc))
             continue;
         if (!om_advice_finish(rule->detector, st, res->inputs, res->n_inputs, res->outputs,
                               res->n_outputs))
@@ -171,22 +173,23 @@ static int op_cmp(const void *a, const void *b)
  * when all took it ("Conv2D"), each case with its count when they differ ("Conv2D (53),
  * Conv3D (2)"); the row's union, saying so, for the instances no case decided.
  */
-static int becomes_of_cases(group *g, opmap_op *op)
+static int becomes_of_cases(group *g, const om_op_work *w)
 {
+    opmap_op *op = w->op;
     char text[600];
     size_t used = 0, i;
-    if (op->n_cases_seen == 1 && !op->cases_undecided) {
-        op->becomes = om_arena_strdup(&g->res->arena, op->case_seen[0]);
+    if (w->n_cases_seen == 1 && !w->cases_undecided) {
+        op->becomes = om_arena_strdup(&g->res->arena, w->case_seen[0]);
         return op->becomes ? OPMAP_OK : om_scan_oom(g);
     }
     text[0] = 0;
-    for (i = 0; i < op->n_cases_seen; i++)
-        om_appendf(text, sizeof(text), &used, "%s%s (%llu)", i ? ", " : "", op->case_seen[i],
-                   (unsigned long long)op->case_count[i]);
-    if (op->cases_undecided)
+    for (i = 0; i < w->n_cases_seen; i++)
+        om_appendf(text, sizeof(text), &used, "%s%s (%llu)", i ? ", " : "", w->case_seen[i],
+                   (unsigned long long)w->case_count[i]);
+    if (w->cases_undecided)
         om_appendf(text, sizeof(text), &used, "%s%s (%llu instance%s: which one is not decided "
                    "from the model)", used ? "; " : "", op->becomes,
-                   (unsigned long long)op->cases_undecided, op->cases_undecided == 1 ? "" : "s");
+                   (unsigned long long)w->cases_undecided, w->cases_undecided == 1 ? "" : "s");
     op->becomes = om_arena_strdup(&g->res->arena, text);
     return op->becomes ? OPMAP_OK : om_scan_oom(g);
 }
@@ -198,14 +201,15 @@ static int finish_ops(group *g)
     size_t i, c;
     int rc;
     for (i = 0; i < g->ops.len; i++) {
-        opmap_op *op = OM_VEC_AT(&g->ops, opmap_op *, i);
+        om_op_work *w = OM_VEC_AT(&g->ops, om_op_work *, i);
+        opmap_op *op = w->op;
         /* chips whose answer is unpublished count apart; with no other chip, the row's
          * general answer is all there is */
         op->status = OPMAP_OP_STRUCTURAL;
         for (c = 0; c < res->n_chips; c++)
             if (op->chip_status[c] > op->status && (!op->chip_unknown[c] || op->all_unknown))
                 op->status = op->chip_status[c];
-        if ((rc = om_scan_verify_finish(g, op)) != OPMAP_OK)
+        if ((rc = om_scan_verify_finish(g, w)) != OPMAP_OK)
             return rc;
         /* verified on every chip, the unpublished answer is known: nothing left to verify */
         if (op->unpublished && op->status != OPMAP_OP_STRUCTURAL &&
@@ -215,7 +219,7 @@ static int finish_ops(group *g)
             res->unpublished_effort.expected += g->table->unpublished.expected;
             res->unpublished_effort.max += g->table->unpublished.max;
         }
-        if (op->has_cases && (rc = becomes_of_cases(g, op)) != OPMAP_OK)
+        if (w->has_cases && (rc = becomes_of_cases(g, w)) != OPMAP_OK)
             return rc;
         op->effort = g->weights && (g->weights->set & (1u << op->status)) &&
                              op->status != OPMAP_OP_STRUCTURAL
@@ -224,26 +228,14 @@ static int finish_ops(group *g)
         op->effort_unverified = op->effort;
         if (op->verify_state == OPMAP_VERIFY_PASS) /* what the range held for the unknown */
             op->effort.expected = op->effort.max = op->effort.min;
-        if (op->path_vec.len) {
-            if (!(op->paths = om_arena_array(&res->arena, op->path_vec.len, sizeof(char *))))
+        if ((rc = om_scan_work_finish(g, w)) != OPMAP_OK)
+            return rc;
+        if (w->reasons.len) {
+            if (!(op->reasons = om_arena_array(&res->arena, w->reasons.len, sizeof(om_reason))))
                 return om_scan_oom(g);
-            memcpy(op->paths, op->path_vec.data, op->path_vec.len * sizeof(char *));
-            op->n_paths = op->path_vec.len;
+            memcpy(op->reasons, w->reasons.data, w->reasons.len * sizeof(om_reason));
+            op->n_reasons = w->reasons.len;
         }
-        if (op->reason_vec.len) {
-            if (!(op->reasons = om_arena_array(&res->arena, op->reason_vec.len, sizeof(om_reason))))
-                return om_scan_oom(g);
-            memcpy(op->reasons, op->reason_vec.data, op->reason_vec.len * sizeof(om_reason));
-            op->n_reasons = op->reason_vec.len;
-        }
-        if (op->loc_vec.len) {
-            if (!(op->locations = om_arena_array(&res->arena, op->n_paths, sizeof(char *))))
-                return om_scan_oom(g);
-            memcpy(op->locations, op->loc_vec.data, op->loc_vec.len * sizeof(char *));
-        }
-        om_vec_free(&op->path_vec, &res->mem);
-        om_vec_free(&op->loc_vec, &res->mem);
-        om_vec_free(&op->reason_vec, &res->mem);
     }
     return OPMAP_OK;
 }
@@ -391,10 +383,12 @@ int om_scan_begin(group *g, opmap_result **resp, opmap_ctx *ctx, const char *nam
 int om_scan_list_ops(group *g)
 {
     opmap_result *res = g->res;
+    size_t i;
     if (g->ops.len) {
         if (!(res->ops = om_arena_array(&res->arena, g->ops.len, sizeof(opmap_op *))))
             return om_scan_oom(g);
-        memcpy(res->ops, g->ops.data, g->ops.len * sizeof(opmap_op *));
+        for (i = 0; i < g->ops.len; i++)
+            res->ops[i] = OM_VEC_AT(&g->ops, om_op_work *, i)->op;
         res->n_ops = g->ops.len;
         qsort(res->ops, res->n_ops, sizeof(*res->ops), op_cmp);
     }
@@ -409,11 +403,13 @@ void om_scan_end(group *g)
         return;
     om_scan_patterns_end(g);
     for (i = 0; i < g->ops.len; i++) {
-        opmap_op *op = OM_VEC_AT(&g->ops, opmap_op *, i);
-        om_vec_free(&op->path_vec, &res->mem);
-        om_vec_free(&op->loc_vec, &res->mem);
-        om_vec_free(&op->reason_vec, &res->mem);
-        om_vec_free(&op->verified_vec, &res->mem);
+        om_op_work *w = OM_VEC_AT(&g->ops, om_op_work *, i);
+        om_vec_free(&w->paths, &res->mem);
+        om_vec_free(&w->locs, &res->mem);
+        om_vec_free(&w->reasons, &res->mem);
+        om_vec_free(&w->verified, &res->mem);
+        om_vec_free(&w->verified_entry, &res->mem);
+        om_dealloc(&res->mem, w, sizeof(*w));
     }
     om_scan_verify_end(g);
     om_vec_free(&g->ops, &res->mem);
@@ -440,7 +436,8 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
     if ((rc = om_scan_begin(&g, &res, ctx, model->ir.name, table, opts, err)))
         goto done;
     if (om_scan_copy_model(res, &model->ir) == OPMAP_OK &&
-        res->workload == OPMAP_WORKLOAD_TRAINING && res->format == OPMAP_FORMAT_ONNX) {
+        res->workload == OPMAP_WORKLOAD_TRAINING &&
+        om_format_has(res->format, OPMAP_FORMAT_TRAIT_ATC)) {
         /* an ONNX model is an inference graph: ATC builds no backward (risks.c says so) */
         res->workload = OPMAP_WORKLOAD_INFERENCE;
         res->workload_narrowed = 1;
@@ -450,6 +447,7 @@ int opmap_scan(opmap_result **out, opmap_ctx *ctx, const opmap_model *model,
         rc = om_fail_mem(err, &res->mem, model->ir.name);
         goto done;
     }
+    g.atc = om_format_has(res->format, OPMAP_FORMAT_TRAIT_ATC);
     if (table->n_advice &&
         !(g.advice = om_calloc(&res->mem, table->n_advice, sizeof(*g.advice)))) {
         rc = om_fail_mem(err, &res->mem, model->ir.name);

@@ -5,6 +5,7 @@
 #define OM_SCAN_INTERNAL_H
 
 #include "ir/ir.h"
+#include "readers/formats.h"
 #include "rules/advice.h"
 #include "rules/pattern_match.h"
 #include "table/npu_version.h"
@@ -12,17 +13,46 @@
 #include "walker/walker.h"
 #include "result_internal.h"
 
+#define OM_MAX_CASES 4
+
+/*
+ * What the scan keeps of one distinct operator while it walks: the lists it grows, the
+ * counts `becomes` and the verify state are drawn from, and its key. Never in the result:
+ * finish_ops() (and source_scan.c's finish) copy what was found into the operator, and
+ * om_scan_end frees the rest.
+ */
+typedef struct om_op_work {
+    opmap_op *op;             /* in the result's arena */
+    const void *key_domain, *key_op;  /* the model's interned pointers (the index's key) */
+    om_vec paths;             /* const char* */
+    om_vec locs;              /* const char*, parallel to paths once a location is known */
+    om_vec reasons;           /* om_reason */
+    om_vec verified;          /* om_verified */
+    om_vec verified_entry;    /* size_t, parallel: each one's index in the results set */
+    /* the row's `becomes` cases the instances took (a few kept, counted) and the instances
+     * none decided; finish_ops() makes the operator's `becomes` from them */
+    const char *case_seen[OM_MAX_CASES];
+    uint64_t case_count[OM_MAX_CASES];
+    uint8_t n_cases_seen, has_cases;
+    uint64_t cases_undecided;
+    uint8_t verify_failed;    /* a matching device result failed */
+    /* a source finding (source_scan.c): its places that are imports under try/except
+     * ImportError, and its places that are imports at all */
+    uint64_t guarded_places, import_places;
+} om_op_work;
+
 /* One scan in progress: the result it fills and the distinct operators so far. */
 typedef struct group {
     opmap_result *res;
     const opmap_table *table;
     const opmap_weights *weights; /* the user's, replacing the table's, or NULL */
     uint32_t chip_soc[64];    /* result chip i -> table SoC index */
-    om_vec ops;               /* opmap_op* */
-    opmap_op **index;         /* open addressing over (domain, op, opset) */
+    om_vec ops;               /* om_op_work*, in the order they were met */
+    om_op_work **index;       /* open addressing over (domain, op, opset) */
     size_t index_cap;
     ir_interner names;        /* names of ATen fallback operators, for the index */
-    om_advice_state *advice;  /* per table advice entry (ONNX models only), or NULL */
+    om_advice_state *advice;  /* per table advice entry, or NULL */
+    int atc;                  /* the model's operators are answered as ATC converts them */
     om_pattern_run patterns;  /* the table's patterns over the instances (patterns.c) */
     struct om_pat_found *found; /* per pattern, or NULL */
     const struct opmap_results *results; /* device results to match, or NULL */
@@ -50,8 +80,13 @@ void om_scan_end(group *g);
 
 /* operators.c: the distinct operator node n (at opset) belongs to, created on first sight
  * (NULL when memory ran out); the chip's answer in a row (NULL: the row's applies); items
- * joined by sep into one arena string ("" for none, NULL when memory ran out). */
-opmap_op *om_scan_operator(group *g, const ir_node *n, int64_t opset);
+ * joined by sep into one arena string ("" for none, NULL when memory ran out); a new
+ * operator's work, on g's list (NULL when memory ran out). */
+om_op_work *om_scan_operator(group *g, const ir_node *n, int64_t opset);
+om_op_work *om_scan_work_new(group *g, opmap_op *op);
+/* operators.c: the places a work gathered (node paths, and source locations where known)
+ * copied into its operator (ENOMEM). */
+int om_scan_work_finish(group *g, om_op_work *w);
 /* What node n is answered as: its own domain and name, or 1 with "aten" and the operator an
  * ATen fallback node names (its opset is then 0); borrowed from the node. */
 int om_scan_answered_as(const ir_node *n, const char **domain, const char **name);
@@ -62,7 +97,7 @@ const char *om_scan_join(om_arena *A, const char *const *items, size_t n, const 
  * the instance's worst status and sets *placed to the worst its placement follows, the
  * eager answer (*rc: OPMAP_OK or the error); the source ids of a fact, joined for a
  * result. */
-int om_scan_evaluate(group *g, opmap_op *op, const om_visit *v, int *inst, int *placed,
+int om_scan_evaluate(group *g, om_op_work *w, const om_visit *v, int *inst, int *placed,
                      int *rc);
 const char *om_scan_sources(om_arena *A, const om_evidence *ev);
 
@@ -91,8 +126,8 @@ int om_scan_atc_graph(group *g, const ir_model *m);
  * gives op its results and state (finish_ops then gives a pass its effort's minimum, and
  * no unpublished answer left to verify). ENOMEM on failure. */
 int om_scan_verify_begin(group *g, const struct opmap_results *results);
-int om_scan_verify_instance(group *g, opmap_op *op, const om_visit *v);
-int om_scan_verify_finish(group *g, opmap_op *op);
+int om_scan_verify_instance(group *g, om_op_work *w, const om_visit *v);
+int om_scan_verify_finish(group *g, om_op_work *w);
 void om_scan_verify_end(group *g);
 
 /* graph_mode.c: graph mode (opmap_scan_options.mode). om_graph_applies: the result is in

@@ -22,7 +22,7 @@ typedef struct project {
     group g;
     const om_source_rules *rules;
     om_sr_index ix;
-    opmap_op **by_rule;          /* per rule of the table, once found */
+    om_op_work **by_rule;        /* per rule of the table, once found */
     om_vec sites;                /* py_site, one file's */
 } project;
 
@@ -58,9 +58,6 @@ static opmap_op *new_finding(project *p, const om_source_rule *rule)
     op->status = om_sr_op_status(rule->status);
     op->effort = rule->weight;
     op->n_chips = res->n_chips;
-    om_vec_init(&op->path_vec, sizeof(const char *));
-    om_vec_init(&op->loc_vec, sizeof(const char *));
-    om_vec_init(&op->reason_vec, sizeof(om_reason));
     if (!(op->domain = om_arena_strdup(A, "py")) || !(op->name = om_arena_strdup(A, rule->id)) ||
         !(op->exported_as = om_arena_strdup(A, "")) ||
         !(op->chip_status = om_arena_array(A, res->n_chips, sizeof(int))) ||
@@ -96,19 +93,17 @@ static int add_instance(project *p, const om_source_rule *rule, const char *file
 {
     opmap_result *res = p->g.res;
     size_t idx = (size_t)(rule - p->rules->rules);
-    opmap_op *op = p->by_rule[idx];
+    om_op_work *w = p->by_rule[idx];
+    opmap_op *op;
     const char **path, **loc;
-    if (!op) {
-        opmap_op **slot;
-        if (!(op = new_finding(p, rule)) || !(slot = om_vec_push(&p->g.ops, &res->mem)))
-            return om_scan_oom(&p->g);
-        *slot = p->by_rule[idx] = op;
-    }
-    op->instances++;
-    op->guarded_places += guarded == 1;
-    op->import_places += guarded >= 0;
-    if (!(path = om_vec_push(&op->path_vec, &res->mem)) ||
-        !(loc = om_vec_push(&op->loc_vec, &res->mem)))
+    if (!w && (!(op = new_finding(p, rule)) || !(w = om_scan_work_new(&p->g, op))))
+        return om_scan_oom(&p->g);
+    p->by_rule[idx] = w;
+    w->op->instances++;
+    w->guarded_places += guarded == 1;
+    w->import_places += guarded >= 0;
+    if (!(path = om_vec_push(&w->paths, &res->mem)) ||
+        !(loc = om_vec_push(&w->locs, &res->mem)))
         return om_scan_oom(&p->g);
     *path = line ? om_arena_printf(&res->arena, "%s:%u:%u %s", file, (unsigned)line,
                                    (unsigned)col, text)
@@ -194,11 +189,12 @@ static int scan_file(project *p, const char *name, const unsigned char *text, si
 /* A finding whose every import is under try/except ImportError: the code runs
  * its fallback where the package is missing, as on Ascend; it costs what the fallback does
  * (its own code, scanned), so the finding is a note at no charge. */
-static int guard(project *p, opmap_op *op)
+static int guard(project *p, const om_op_work *w)
 {
     opmap_result *res = p->g.res;
+    opmap_op *op = w->op;
     size_t c;
-    if (!op->import_places || op->guarded_places != op->import_places ||
+    if (!w->import_places || w->guarded_places != w->import_places ||
         op->sr_status == OM_SR_UNCHANGED)
         return OPMAP_OK;
     op->guarded = 1;
@@ -222,12 +218,12 @@ static int charge_groups(project *p)
     size_t i, j;
     for (i = 0; i < p->rules->n_rules; i++) {
         const om_source_rule *ri = &p->rules->rules[i];
-        opmap_op *first = p->by_rule[i];
+        opmap_op *first = p->by_rule[i] ? p->by_rule[i]->op : NULL;
         if (!ri->group || !first || first->charged_with)
             continue;
         for (j = i + 1; j < p->rules->n_rules; j++) {
             const om_source_rule *rj = &p->rules->rules[j];
-            opmap_op *op = p->by_rule[j];
+            opmap_op *op = p->by_rule[j] ? p->by_rule[j]->op : NULL;
             if (!op || !rj->group || strcmp(rj->group, ri->group) != 0 || op->charged_with)
                 continue;
             memset(&op->effort, 0, sizeof(op->effort));
@@ -249,21 +245,13 @@ static int finish(project *p)
     size_t i;
     int rc;
     for (i = 0; i < p->g.ops.len; i++)
-        if ((rc = guard(p, OM_VEC_AT(&p->g.ops, opmap_op *, i))))
+        if ((rc = guard(p, OM_VEC_AT(&p->g.ops, om_op_work *, i))))
             return rc;
     if ((rc = charge_groups(p)))
         return rc;
-    for (i = 0; i < p->g.ops.len; i++) {
-        opmap_op *op = OM_VEC_AT(&p->g.ops, opmap_op *, i);
-        if (!(op->paths = om_arena_array(&res->arena, op->path_vec.len, sizeof(char *))) ||
-            !(op->locations = om_arena_array(&res->arena, op->loc_vec.len, sizeof(char *))))
-            return om_scan_oom(&p->g);
-        memcpy(op->paths, op->path_vec.data, op->path_vec.len * sizeof(char *));
-        memcpy(op->locations, op->loc_vec.data, op->loc_vec.len * sizeof(char *));
-        op->n_paths = op->path_vec.len;
-        om_vec_free(&op->path_vec, &res->mem);
-        om_vec_free(&op->loc_vec, &res->mem);
-    }
+    for (i = 0; i < p->g.ops.len; i++)
+        if ((rc = om_scan_work_finish(&p->g, OM_VEC_AT(&p->g.ops, om_op_work *, i))))
+            return rc;
     if ((rc = om_scan_list_ops(&p->g)) != OPMAP_OK)
         return rc;
     if (om_scan_torch_npu_needed(res) != OPMAP_OK)

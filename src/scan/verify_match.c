@@ -62,31 +62,35 @@ static int copy_result(group *g, om_verified *x, const om_vres *e, size_t c, con
     return OPMAP_OK;
 }
 
-/* Result k of the set matched one more instance of op (at path), on the result's chip c. */
-static int note_result(group *g, opmap_op *op, size_t k, size_t c, const char *path)
+/* Result k of the set matched one more instance of the operator (at path), on the
+ * result's chip c. */
+static int note_result(group *g, om_op_work *w, size_t k, size_t c, const char *path)
 {
     om_verified *x;
-    size_t i;
-    for (i = 0; i < op->verified_vec.len; i++) {
-        x = &OM_VEC_AT(&op->verified_vec, om_verified, i);
-        if (x->entry == k) {
-            x->instances++;
+    size_t i, *entry;
+    for (i = 0; i < w->verified.len; i++)
+        if (OM_VEC_AT(&w->verified_entry, size_t, i) == k) {
+            OM_VEC_AT(&w->verified, om_verified, i).instances++;
             return OPMAP_OK;
         }
-    }
-    if (op->verified_vec.len >= OM_MAX_VERIFIED) {
-        op->verified_dropped++;
+    if (w->verified.len >= OM_MAX_VERIFIED) {
+        w->op->verified_dropped++;
         return OPMAP_OK;
     }
-    if (!(x = om_vec_push(&op->verified_vec, &g->res->mem)))
+    if (!(entry = om_vec_push(&w->verified_entry, &g->res->mem)))
         return om_scan_oom(g);
-    x->entry = k;
+    *entry = k;
+    if (!(x = om_vec_push(&w->verified, &g->res->mem))) {
+        w->verified_entry.len--;
+        return om_scan_oom(g);
+    }
     x->instances = 1;
     return copy_result(g, x, OM_RESULTS_AT(g->results, k), c, path);
 }
 
-int om_scan_verify_instance(group *g, opmap_op *op, const om_visit *v)
+int om_scan_verify_instance(group *g, om_op_work *w, const om_visit *v)
 {
+    const opmap_op *op = w->op;
     om_sig sig;
     char text[OM_SIG_TEXT_MAX];
     uint64_t passed = 0, all = g->res->n_chips >= 64 ? ~0ull : (1ull << g->res->n_chips) - 1;
@@ -101,31 +105,30 @@ int om_scan_verify_instance(group *g, opmap_op *op, const om_visit *v)
         const om_vres *e = OM_RESULTS_AT(g->results, k);
         if (g->vchip[k] < 0)
             continue; /* a chip this scan does not answer for */
-        if ((rc = note_result(g, op, k, (size_t)g->vchip[k], v->path)))
+        if ((rc = note_result(g, w, k, (size_t)g->vchip[k], v->path)))
             return rc;
         if (e->passed)
             passed |= 1ull << g->vchip[k];
         else
             failed = 1;
     }
-    op->verify_failed |= (uint8_t)failed;
+    w->verify_failed |= (uint8_t)failed;
     if (!failed && passed == all)
-        op->verified_instances++;
+        w->op->verified_instances++;
     return OPMAP_OK;
 }
 
-int om_scan_verify_finish(group *g, opmap_op *op)
+int om_scan_verify_finish(group *g, om_op_work *w)
 {
     opmap_result *res = g->res;
-    if (op->verified_vec.len) {
-        if (!(op->verified = om_arena_array(&res->arena, op->verified_vec.len,
-                                            sizeof(om_verified))))
+    opmap_op *op = w->op;
+    if (w->verified.len) {
+        if (!(op->verified = om_arena_array(&res->arena, w->verified.len, sizeof(om_verified))))
             return om_scan_oom(g);
-        memcpy(op->verified, op->verified_vec.data, op->verified_vec.len * sizeof(om_verified));
-        op->n_verified = op->verified_vec.len;
+        memcpy(op->verified, w->verified.data, w->verified.len * sizeof(om_verified));
+        op->n_verified = w->verified.len;
     }
-    om_vec_free(&op->verified_vec, &res->mem);
-    op->verify_state = op->verify_failed                                    ? OPMAP_VERIFY_FAIL
+    op->verify_state = w->verify_failed                                     ? OPMAP_VERIFY_FAIL
                        : op->instances && op->verified_instances == op->instances ? OPMAP_VERIFY_PASS
                        : op->n_verified || op->verified_dropped             ? OPMAP_VERIFY_PARTLY
                                                                             : OPMAP_VERIFY_NONE;

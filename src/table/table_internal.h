@@ -98,12 +98,13 @@ typedef struct om_soc_answer {
  * Advice (docs/table-format.md, "Advice"): what Ascend's engineers changed beyond operators
  * (ATC flags, graph edits), given when its detector (rules/advice.c) finds the pattern.
  */
-enum { OM_DET_DYNAMIC_BATCH = 1, OM_DET_SHAPE_ARITHMETIC, OM_DET_SMALL_CHANNEL, OM_DET_IMAGE_INPUT,
-       OM_DET_GELU, OM_DET_VARIANCE, OM_DET_TOKEN_PADDING, OM_DET_ATEN_GELU, OM_DET_CONV_1D,
-       OM_DET_SIGMOID_GATE, OM_DET_DYNAMIC_DIMS, OM_DET_NMS, OM_DET_ROI_ALIGN,
-       OM_DET_PIXEL_SHUFFLE, OM_DET_SELF_SUB, OM_DET_SLICE_CHAIN, OM_DET_SPLIT_ONE,
-       OM_DET_FLOAT_OUTPUT, OM_DET_LN_SQUARE_MUL, OM_DET_GATHER_COLUMN,
-       OM_DET_TRANSPOSE_ROUNDTRIP, OM_DET_INPUT_5D, OM_DET_COUNT };
+enum {
+    OM_DET_NONE = 0,
+#define OM_DETECTOR(id, name, graphs, matches) OM_DET_##id,
+#include "detectors.def"
+#undef OM_DETECTOR
+    OM_DET_COUNT
+};
 
 /* The detector for a name ("dynamic_batch", ...), or 0. */
 int om_detector_from_name(const char *name);

@@ -267,11 +267,10 @@ static int parse_row_evidence(ld *l, const yt_node *map, opmap_row *row)
 /* ---- advice ---- */
 
 static const char *const detector_names[OM_DET_COUNT] = {
-    "", "dynamic_batch", "shape_arithmetic", "small_channel_input", "image_input", "gelu",
-    "variance_in_fp16", "token_count_not_16", "aten_gelu", "conv_1d", "sigmoid_gate",
-    "dynamic_dims", "nms", "roi_align", "pixel_shuffle_6d", "self_subtract", "slice_chain",
-    "single_output_split", "float_output", "layernorm_square_as_mul", "gather_column",
-    "transpose_roundtrip", "input_5d"
+    "",
+#define OM_DETECTOR(id, name, graphs, matches) name,
+#include "detectors.def"
+#undef OM_DETECTOR
 };
 
 int om_detector_from_name(const char *name)

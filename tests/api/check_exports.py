@@ -7,7 +7,10 @@ Usage: check_exports.py LIBOPMAP_SO LIBOPMAP_A EXPORTS_TXT INCLUDE_DIR ABI [API_
   internal leaks (hidden visibility + the version script), nothing public disappears;
 - every exported symbol is a function named opmap_* in the version node OPMAP_<ABI>;
 - the functions the public headers declare (OPMAP_API) are exactly that list too;
-- the SONAME is libopmap.so.<ABI> (ABI = OPMAP_ABI_VERSION), and libopmap.a defines every exported function;
+- the SONAME is libopmap.so.<ABI> (ABI = OPMAP_ABI_VERSION), and libopmap.a defines every
+  exported function and no other global symbol: internal functions and tables and the
+  generated onnx__* protobuf-c code are local there too, so a program linking libopmap.a
+  beside its own protobuf-c code or names like ours meets no clash;
 - docs/api.md (API_MD) names every exported function.
 
 Adding a function to the API: declare it with OPMAP_API, then add its name to
@@ -80,13 +83,20 @@ def main():
     if not m or m.group(1) != want:
         problems.append("SONAME is %s, expected %s" % (m.group(1) if m else "missing", want))
 
-    defined = set()
+    defined, others = set(), set()
     for line in nm("-g", "--defined-only", static):
         parts = line.split()
-        if len(parts) == 3 and parts[1] == "T":
+        if len(parts) == 3 and parts[1] == "T" and parts[2].startswith("opmap_"):
             defined.add(parts[2])
+        elif len(parts) == 3:
+            others.add("%s (nm type %s)" % (parts[2], parts[1]))
     for name in sorted(expected - defined):
         problems.append("libopmap.a does not define %s" % name)
+    for name in sorted(defined - expected):
+        problems.append("libopmap.a defines %s, which is not in exports.txt" % name)
+    if others:
+        problems.append("libopmap.a defines %d global symbols that are not opmap_* functions, "
+                        "e.g. %s" % (len(others), ", ".join(sorted(others)[:5])))
 
     if len(sys.argv) > 6:
         with open(sys.argv[6]) as f:
@@ -98,7 +108,8 @@ def main():
         print("\n".join("FAIL: " + p for p in problems))
         return 1
     print("ok: %d functions exported, all opmap_* in OPMAP_%s, matching exports.txt and the "
-          "headers; SONAME %s" % (len(exported), major, want))
+          "headers; SONAME %s; libopmap.a defines those %d and nothing else global"
+          % (len(exported), major, want, len(defined)))
     return 0
 
 

@@ -10,6 +10,7 @@ Usage: test_export.py OPMAP_BINARY   (run by ctest)
 import collections
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -50,10 +51,26 @@ def module_path(meta):
     return stack.split(";")[-1].split(",")[1]
 
 
+def installed(path):
+    """Not the user's own code: an installed package, Python's library, generated code."""
+    return ("/site-packages/" in path or "/dist-packages/" in path or path == "<string>" or
+            path.startswith("<frozen ") or re.search(r"/lib/python[0-9][0-9.]*/", path))
+
+
 def last_frame(trace):
-    """file:line of the last 'File "f", line N' of a traceback."""
+    """file:line of a traceback's innermost frame of the user's own code (outside installed
+    packages, inside the exporter's call), else of its last 'File "f", line N'."""
     if not trace or 'File "' not in trace:
         return None
+    frames = []
+    for m in re.finditer(r'File "([^"\n]*)", line ([0-9]+)', trace):
+        frames.append((m.group(1), m.group(2)))
+    tracer = [i for i, f in enumerate(frames)
+              if re.search(r"/torch/(jit/_trace\.py|export/|_export/|_dynamo/|fx/)", f[0])]
+    inner = frames[tracer[-1] + 1:] if tracer else frames  # the frames that call it are not
+    user = [f for f in inner if not installed(f[0])]
+    if user:
+        return "%s:%s" % user[-1]
     tail = trace[trace.rindex('File "') + 6:]
     f, _, rest = tail.partition('", line ')
     return "%s:%s" % (f, rest.split(",")[0].split("\n")[0])

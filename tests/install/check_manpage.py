@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """The man page (docs/opmap.1) keeps up with the command: every command `opmap --help`
 lists, every option of each command's --help, and every exit code are documented there;
-its header names the current version; groff renders it without a warning.
+the lists --help takes from the library (the report formats, the --fail-on kinds, the
+headline's --blocked-on and --needs-work-on defaults) are the man page's lists; its header
+names the current version; groff renders it without a warning.
 
 Usage: check_manpage.py OPMAP_BINARY MAN_PAGE VERSION
 """
@@ -14,6 +16,54 @@ import sys
 def help_of(opmap, *args):
     proc = subprocess.run([opmap] + list(args) + ["--help"], capture_output=True, text=True)
     return proc.stdout + proc.stderr
+
+
+def option_help(usage, option):
+    """The help text of one option in --help, on one line."""
+    m = re.search(r"^  (?:-\w, )?%s\b(.*?)(?=^  -|^[a-z]|\Z)" % re.escape(option), usage,
+                  re.M | re.S)
+    return " ".join(m.group(1).split()) if m else ""
+
+
+def man_entry(src, option):
+    """The words of the man page's .TP entry of an option, fonts and escapes gone."""
+    m = re.search(r"^\.BI? %s\b(.*?)(?=^\.TP|^\.SH|^\.SS)" % re.escape(option.replace("-", "\\-")),
+                  src, re.M | re.S)
+    body = m.group(1) if m else ""
+    body = re.sub(r"^\.[A-Z]+ ?", "", body, flags=re.M)
+    return body.replace("\\-", "-").replace('"', "")
+
+
+def words(text):
+    return set(re.findall(r"[a-z][a-z0-9-]*", text))
+
+
+def lists_agree(usage, src, text):
+    """The lists --help gives from the library are the man page's."""
+    problems = []
+    kinds = option_help(usage, "--fail-on").split("comma-separated:", 1)[-1].split(";")[0]
+    kinds = [k.strip() for k in kinds.split(",") if k.strip()]
+    entry = words(man_entry(src, "--fail-on"))
+    for k in kinds:
+        if k not in entry:
+            problems.append("--fail-on kind %s (opmap scan --help) is not in the man page's "
+                            "--fail-on" % k)
+    for option in ("--blocked-on", "--needs-work-on"):
+        m = re.search(r"\(default: ([^)]*?)\)", option_help(usage, option))
+        want = set(k.strip() for k in m.group(1).split(",")) if m else set()
+        man = man_entry(src, option)
+        man_default = man.split("default:", 1)[-1].split(")", 1)[0]
+        got = words(man_default) & set(kinds)
+        if not want or got != want:
+            problems.append("%s defaults: opmap scan --help says %s, the man page %s"
+                            % (option, sorted(want), sorted(got)))
+    fmts = option_help(usage, "--format").split("(every format", 1)[0]
+    entry = words(man_entry(src, "--format"))
+    for f in re.findall(r"[a-z][a-z-]*", fmts.replace("(default)", "")):
+        if f not in ("or",) and f not in entry:
+            problems.append("report format %s (opmap scan --help) is not in the man page's "
+                            "--format" % f)
+    return problems
 
 
 def main():
@@ -47,6 +97,8 @@ def main():
             if not re.search(r"(?<![\w-])" + re.escape(opt) + r"(?![\w-])", text):
                 problems.append("option %s of 'opmap %s --help' is not in the man page"
                                 % (opt, cmd))
+
+    problems += lists_agree(help_of(opmap, "scan"), src, text)
 
     codes = re.findall(r"(?:^|[ ,])(\d+) [a-z]", top.split("exit codes:", 1)[-1])
     section = text.split(".SH EXIT STATUS", 1)[-1].split(".SH ", 1)[0]

@@ -1421,11 +1421,15 @@ def read_kinds(paths):
     return kinds
 
 
-DETECTORS = ["dynamic_batch", "shape_arithmetic", "small_channel_input", "image_input", "gelu",
-             "variance_in_fp16", "token_count_not_16", "aten_gelu", "conv_1d", "sigmoid_gate",
-             "dynamic_dims", "nms", "roi_align", "pixel_shuffle_6d", "self_subtract", "slice_chain",
-             "single_output_split", "float_output", "layernorm_square_as_mul",
-             "gather_column", "transpose_roundtrip", "input_5d"]   # src/rules/advice.c
+def load_detectors():
+    """The advice detectors' names, from their one list: src/table/detectors.def."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "table",
+                        "detectors.def")
+    with open(path, encoding="utf-8") as f:
+        return re.findall(r'^OM_DETECTOR\(\w+, "(\w+)"', f.read(), flags=re.M)
+
+
+DETECTORS = load_detectors()   # src/rules/advice.c
 
 
 def load_advice(directory, cfg, facts):

@@ -3,6 +3,7 @@
  * path (nn_module_stack), the source line (stack_trace), dtypes and sizes (TensorMeta),
  * symbolic dimensions with their ranges.
  */
+#include "core/text.h"
 #include "readers/export/export_internal.h"
 
 #include <inttypes.h>
@@ -147,26 +148,51 @@ void ex_module_path(const char *stack, char *out, size_t cap)
         snprintf(out, cap, "%.*s", (int)(plen < cap ? plen : cap - 1), path);
 }
 
-/* The innermost frame of a Python traceback (the last `File "f", line N`), as torch.fx
- * prints a node's source. */
+/* The frame at `at` (a `File "` of a traceback): its file [*file, +*len) and line, 0 when
+ * it does not read as one. */
+static uint32_t frame_at(const char *at, const char **file, size_t *len)
+{
+    const char *q = strstr(at + 6, "\", line "), *p;
+    long line = 0;
+    if (!q || memchr(at + 6, '\n', (size_t)(q - at - 6)))
+        return 0;
+    for (p = q + 8; *p >= '0' && *p <= '9' && line < 100000000; p++)
+        line = line * 10 + (*p - '0');
+    *file = at + 6;
+    *len = (size_t)(q - at - 6);
+    return (uint32_t)line;
+}
+
+/* A node's source line from its Python traceback (outermost frame first, as torch.fx
+ * prints it): the innermost frame of the user's own code, outside installed packages
+ * (core/text.h, om_installed_path) and inside the exporter's call (om_tracer_path), else
+ * the innermost frame. */
 void ex_source_line(ex_ctx *x, const char *trace, ir_node *n)
 {
-    const char *p = trace, *last = NULL, *q;
-    long line = 0;
+    const char *p = trace, *last = NULL, *q, *file = NULL, *user = NULL;
+    size_t len = 0, user_len = 0;
+    uint32_t line = 0, user_line = 0;
     if (!trace)
         return;
     while ((q = strstr(p, "File \""))) {
+        uint32_t l = frame_at(q, &file, &len);
+        if (l && om_tracer_path(file, len)) {
+            user = NULL; /* the frames so far called the exporter: not the model's */
+        } else if (l && !om_installed_path(file, len)) {
+            user = file;
+            user_len = len;
+            user_line = l;
+        }
         last = q;
         p = q + 6;
     }
-    if (!last || !(q = strstr(last + 6, "\", line ")))
+    if (user) {
+        file = user;
+        len = user_len;
+        line = user_line;
+    } else if (!last || !(line = frame_at(last, &file, &len))) {
         return;
-    if (memchr(last + 6, '\n', (size_t)(q - last - 6)))
-        return;
-    for (p = q + 8; *p >= '0' && *p <= '9' && line < 100000000; p++)
-        line = line * 10 + (*p - '0');
-    if (!line)
-        return;
-    n->src_file = ir_intern(x->in, last + 6, (size_t)(q - last - 6));
-    n->src_line = (uint32_t)line;
+    }
+    n->src_file = ir_intern(x->in, file, len);
+    n->src_line = line;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pickle.h"
+#include "core/text.h"
 
 
 static const tsc_pickle_value *item(const tsc_pickle_value *o, size_t i, int t)
@@ -69,6 +70,65 @@ static int lines_before(tsc_pickle *p, tsc_pickle_value *list, const tsc_pickle_
         const tsc_pickle_value *s = item(table, (size_t)list->items[lo]->i, TSC_PICKLE_STR);
         uint64_t in = start - list->pre_len[lo];
         *nl = list->pre_nl[lo] + count_nl(s->s, in < s->slen ? (size_t)in : s->slen);
+    }
+    return OPMAP_OK;
+}
+
+/* A frame of the stack trace a traced module keeps as its source text ("path(12): forward\n",
+ * innermost first): its path [s, +*len) and line, 0 when the piece is not one. */
+static uint32_t frame_of(const tsc_pickle_value *piece, size_t *len)
+{
+    const char *s = piece->s, *e = piece->s + piece->slen, *close, *digits;
+    uint32_t line = 0;
+    for (close = s; close + 2 < e && memcmp(close, "): ", 3) != 0; close++)
+        if (*close == '\n')
+            return 0;
+    if (close + 2 >= e)
+        return 0;
+    for (digits = close; digits > s && digits[-1] >= '0' && digits[-1] <= '9'; digits--)
+        continue;
+    if (digits == close || close - digits > 8 || digits - s < 2 || digits[-1] != '(')
+        return 0;
+    *len = (size_t)(digits - 1 - s);
+    for (; digits < close; digits++)
+        line = line * 10 + (uint32_t)(*digits - '0');
+    return line;
+}
+
+/*
+ * A traced module's source text is the Python stack the tracer saw, one frame a piece,
+ * innermost first, the source's file and line being the innermost frame's. When the text
+ * reads so, *file and *line become the innermost frame of the user's own code, outside
+ * installed packages (om_installed_path: torch's nn.Linear is not where the model was
+ * written) and before the tracer's own frames (om_tracer_path: what comes after is the
+ * script that called torch.jit.trace, not the model); else they are left as they are.
+ */
+static int user_frame(tsc_pickle *p, const tsc_pickle_value *text, const tsc_pickle_value *table,
+                      const tsc_pickle_value *fname, int64_t lineno, const char **file,
+                      uint32_t *line)
+{
+    size_t k, len;
+    for (k = 0; k < text->n && k < 256; k++) {
+        const tsc_pickle_value *ix = text->items[k], *s;
+        uint32_t l;
+        if (ix->t != TSC_PICKLE_INT || ix->i < 0 || !(s = item(table, (size_t)ix->i, TSC_PICKLE_STR)))
+            return OPMAP_OK;
+        if (!(l = frame_of(s, &len)))
+            return OPMAP_OK;
+        if (k == 0 && (len != fname->slen || memcmp(s->s, fname->s, len) != 0 || l != lineno))
+            return OPMAP_OK; /* source code, not a stack */
+        if (om_tracer_path(s->s, len))
+            return OPMAP_OK; /* the frames beyond call the tracer: not the model's */
+        if (!om_installed_path(s->s, len)) {
+            char *tmp;
+            if (k == 0)
+                return OPMAP_OK;
+            if (!(tmp = om_arena_strndup(&p->arena, s->s, len)) ||
+                !(*file = ts_intern_model(p->c, tmp)))
+                return ts_oom(p->c);
+            *line = l;
+            return OPMAP_OK;
+        }
     }
     return OPMAP_OK;
 }
@@ -136,6 +196,9 @@ static int extract(tsc_pickle *p, tsc_pickle_value *top, tsc_debug_map *out)
                 return ts_oom(p->c);
             d->line = (uint32_t)((uint64_t)lineno->i + nl > UINT32_MAX ? UINT32_MAX
                                                                        : lineno->i + nl);
+            if (table && !nl &&
+                (rc = user_frame(p, source->items[0], table, fname, lineno->i, &d->file, &d->line)))
+                return rc;
         }
         if (out->n && d->off < out->recs[out->n - 1].off)
             sorted = 0;

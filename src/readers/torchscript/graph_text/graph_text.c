@@ -21,6 +21,7 @@
 
 #include "core/err.h"
 #include "core/hash.h"
+#include "core/text.h"
 #include "readers/torchscript/common/context.h"
 #include "readers/torchscript/graph_text/scope.h"
 #include "readers/torchscript/lower/lower.h"
@@ -500,16 +501,6 @@ static int parse_comment(gp *p, const char *s, size_t n, ir_node *node)
         node->src_line = (uint32_t)line;
     }
     return OPMAP_OK;
-}
-
-/* The first occurrence of the NUL-terminated `needle` in s[0, n), or NULL. */
-static const char *strstr_n(const char *s, size_t n, const char *needle)
-{
-    size_t k = strlen(needle), i;
-    for (i = 0; i + k <= n; i++)
-        if (memcmp(s + i, needle, k) == 0)
-            return s + i;
-    return NULL;
 }
 
 /* ---- constant values, for the call arguments ---- */
@@ -1716,7 +1707,7 @@ int om_ts_graph_read(ir_model *m, const unsigned char *data, uint64_t size,
         /* " = graph(" is looked for after "with ": found inside it ("with = graph(") the
          * kind's length would be negative */
         if (n - k < 5 || memcmp(s + k, "with ", 5) != 0 ||
-            !(eq = strstr_n(s + k + 5, n - k - 5, " = graph("))) {
+            !(eq = om_find_in(s + k + 5, n - k - 5, " = graph("))) {
             rc = gfail(&p, k, "text after the graph's return");
             break;
         }
