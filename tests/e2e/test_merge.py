@@ -2,18 +2,23 @@
 """`opmap merge`: JSON reports of shards of a real tree give, in every format, the bytes one
 scan over the whole tree gives (stdout, stderr and exit code too); the gate's options apply
 to the merge as to the scan; reports of another schema, opmap version, table, chip list or
-mode, overlapping shards, edited totals and malformed JSON are refused with exit 3; the xargs -P
-recipe of docs/scale.md is run as written there.
+mode, overlapping shards, edited totals and malformed JSON are refused with exit 3; the recipes of
+docs/scale.md are run as written there (xargs -P, the indexed Job's pod, the RDD.pipe
+partition script, and Dask on a real cluster: a scheduler and two workers on 127.0.0.1).
 
 Usage: test_merge.py OPMAP_BINARY   (run by ctest)
 """
+import importlib.util
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
+import warnings
 
 OPMAP = None
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -22,6 +27,7 @@ TESTDATA = os.environ.get("OPMAP_TESTDATA", "/usr/share/libonnx-testdata/data")
 FIX = os.path.join(ROOT, "tests", "fixtures")
 FORMATS = ["json", "text", "html", "markdown", "csv", "sarif", "junit", "atc-precheck"]
 ENV = dict(os.environ, OPMAP_TODAY="2026-12-01")
+HANG = 300  # seconds: a Dask cluster that has not started or stopped by then hangs
 
 # a real tree in four shards, one directory argument or more each: libonnx-testdata and the
 # TorchScript and torch.export fixtures (hostile archives among them: files not read)
@@ -317,10 +323,12 @@ class FilesFrom(unittest.TestCase):
                     self.assertEqual(proc.stdout, "")  # nothing scanned, no report
 
 
-def recipe(name):
-    """The shell block of docs/scale.md after <!-- recipe: NAME -->."""
-    doc = open(os.path.join(ROOT, "docs", "scale.md")).read()
-    at = doc.index("```sh", doc.index("<!-- recipe: %s -->" % name)) + len("```sh")
+def recipe(name, lang="sh"):
+    """The ```LANG block of docs/scale.md right after <!-- recipe: NAME -->."""
+    with open(os.path.join(ROOT, "docs", "scale.md")) as f:
+        doc = f.read()
+    fence = "<!-- recipe: %s -->\n```%s\n" % (name, lang)
+    at = doc.index(fence) + len(fence)
     return doc[at:doc.index("```", at)]
 
 
@@ -337,9 +345,7 @@ class Recipes(unittest.TestCase):
         os.symlink(OPMAP, os.path.join(shim, "opmap"))
         self.env = dict(ENV, PATH=shim + os.pathsep + os.environ["PATH"], TREE=self.TREE,
                         SHARDS="3", WORK=self.tmp)
-
-    def tearDown(self):
-        shutil.rmtree(self.tmp)
+        self.addCleanup(shutil.rmtree, self.tmp)  # after the cleanups added later: a cluster's stop
 
     def sh(self, script, stdin=None, **env):
         proc = subprocess.run(["sh", "-u", "-c", script], cwd=self.tmp, input=stdin,
@@ -390,6 +396,81 @@ class Recipes(unittest.TestCase):
             part = numbered[k * per:(k + 1) * per]
             self.sh(recipe("spark-pipe"), stdin="".join(line + "\n" for line in part))
         self.assert_merges_to_one_scan(self.reports(), files)
+
+    def test_dask(self):
+        """The cluster block started as written (one scheduler, two workers, all on 127.0.0.1
+        with ports 0), the client script run as written against it."""
+        if importlib.util.find_spec("distributed") is None or not shutil.which("dask"):
+            self.skipTest("python3-distributed is not installed (tools/install-deps --test "
+                          "installs it)")
+        from distributed import Client
+        files = self.models()
+        scheduler_file = os.path.join(self.tmp, "scheduler.json")
+        cluster = dict(self.env, HOST="127.0.0.1", PORT="0", HTTP_PORT="0", TMPDIR=self.tmp)
+        scheduler, worker = [c.strip() for c in recipe("dask-cluster").replace("\\\n", "")
+                             .split("\n") if c.strip()]
+        self.start(scheduler, cluster, "scheduler.log")
+        deadline = time.monotonic() + HANG  # a hang detector, not a measure
+        while not self.address(scheduler_file):
+            if time.monotonic() > deadline:
+                self.fail("the Dask scheduler did not start" + self.logs())
+            time.sleep(0.2)
+        self.start(worker, cluster, "worker-1.log")
+        self.start(worker, cluster, "worker-2.log")
+        with warnings.catch_warnings():  # tornado's DeprecationWarning in Dask 2022.12
+            warnings.simplefilter("ignore", DeprecationWarning)
+            with Client(scheduler_file=scheduler_file, timeout=HANG) as client:
+                client.wait_for_workers(2, timeout=HANG)
+                workers = set(client.scheduler_info()["workers"])
+
+        with open(os.path.join(self.tmp, "scan-shards.py"), "w") as f:
+            f.write(recipe("dask", "python"))
+        proc = subprocess.run([sys.executable, "scan-shards.py"], cwd=self.tmp, env=self.env,
+                              capture_output=True, text=True, timeout=1800)
+        one = run("scan", "-q", "--format", "json", *files, cwd=self.tmp)
+        self.assertEqual(proc.returncode, one.returncode, proc.stderr + self.logs())
+        self.assertEqual(read(os.path.join(self.tmp, "merged", "opmap-report.json")).decode(),
+                         one.stdout)
+        self.assertGreaterEqual(json.loads(one.stdout)["totals"]["models"], 15)
+        ran = dict(line.split(" ") for line in proc.stdout.splitlines())
+        self.assertEqual(sorted(ran), [os.path.join(self.tmp, "shard-%03d" % i) for i in range(3)])
+        self.assertEqual(set(ran.values()), workers)  # both workers scanned
+
+    def start(self, command, env, log):
+        """Runs a command of the cluster recipe in its own process group, stopped at cleanup
+        (the group: a worker's nanny forks the worker)."""
+        with open(os.path.join(self.tmp, log), "wb") as out:
+            proc = subprocess.Popen(["sh", "-u", "-c", "exec " + command], cwd=self.tmp,
+                                    env=env, stdout=out, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+        self.addCleanup(stop, proc)
+
+    @staticmethod
+    def address(scheduler_file):
+        """The scheduler's address once it has written the whole file, else None."""
+        try:
+            with open(scheduler_file) as f:
+                return json.load(f)["address"]
+        except (OSError, ValueError, KeyError):
+            return None
+
+    def logs(self):
+        return "".join("\n--- %s\n%s" % (name, read(os.path.join(self.tmp, name))[-3000:]
+                                          .decode(errors="replace"))
+                       for name in sorted(os.listdir(self.tmp)) if name.endswith(".log"))
+
+
+def stop(proc):
+    """SIGTERM to the process group, SIGKILL to what is left of it."""
+    for sig, wait in ((signal.SIGTERM, HANG), (signal.SIGKILL, None)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            proc.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            pass
 
 
 if __name__ == "__main__":
