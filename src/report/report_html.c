@@ -756,7 +756,12 @@ static void model_section(om_out *o, const om_report_in *in, const om_vmodel *m)
                          "these patterns; not in the effort</summary><ul>", m->n_advice);
         for (i = 0; i < m->n_advice; i++) {
             const om_advice *a = m->advice[i].a;
-            om_out_str(o, a->fused ? "<li>fused kernel <b>" : "<li><b>");
+            om_out_str(o, "<li>");
+            if (om_view_advice_kind(a)) {
+                om_out_str(o, om_view_advice_kind(a));
+                om_out_str(o, " ");
+            }
+            om_out_str(o, "<b>");
             om_out_html(o, a->id);
             om_out_str(o, "</b>: ");
             om_out_html(o, a->message);

@@ -337,7 +337,11 @@ int om_report_markdown(const om_report_in *in, om_out *o)
                 if (!shown++)
                     om_out_str(o, "\n### Advice (not in the effort)\n\n"
                                   "| Advice | Model | Where | Do |\n|---|---|---|---|\n");
-                om_out_str(o, a->fused ? "| fused kernel: " : "| ");
+                om_out_str(o, "| ");
+                if (om_view_advice_kind(a)) {
+                    om_out_str(o, om_view_advice_kind(a));
+                    om_out_str(o, ": ");
+                }
                 om_out_md(o, a->message);
                 om_out_str(o, " | ");
                 om_out_md(o, r->model_name);

@@ -89,6 +89,12 @@ static int advice_lines(om_view *v, om_vadvice *x)
     return OPMAP_OK;
 }
 
+const char *om_view_advice_kind(const om_advice *a)
+{
+    return a->fused ? "fused kernel" : a->custom_op ? "custom operator"
+                                     : a->optional  ? "optional" : NULL;
+}
+
 int om_view_line_shown(const om_vadvice *x, size_t k, size_t shown)
 {
     size_t i;

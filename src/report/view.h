@@ -97,6 +97,10 @@ typedef struct om_view {
  * writer that shows those places with their lines lists only the other lines apart. */
 int om_view_line_shown(const om_vadvice *x, size_t k, size_t shown);
 
+/* What kind of advice it is, as every format words it: "fused kernel", "custom operator",
+ * "optional", or NULL for required advice (said without a word). */
+const char *om_view_advice_kind(const om_advice *a);
+
 struct om_report_in;
 
 /* Builds the view of `in` (its results, portfolio and headlines set) into `v`, on `mem`;
