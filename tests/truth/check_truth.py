@@ -37,10 +37,14 @@ MIN_CAUGHT_SHARE = 0.9
 # families short of 90 % today, each with what it misses: the check holds them at what they
 # catch (no regression) and docs/accuracy.md says they are short and why
 SHORT_FAMILIES = {
-    "video": (0.8, "5 needed changes in 2 recipes, so one miss is 20 %: X3D's "
+    "video": (0.75, "three misses: SlowFast's 5-D nearest Resize (the rule that makes it a rewrite "
+                   "needs the input's rank, which a Reshape to run-time sizes hides from opmap), and two "
+                   "changes nothing in the graph calls for: X3D's "
                    "--precision_mode=allow_mix_precision, an accuracy choice the recipe does not "
-                   "explain and nothing in the graph singles out (5 of the snapshot's ACL_PyTorch "
-                   "recipes use it, across detection, NLP and video)"),
+                   "explain (5 of the snapshot's ACL_PyTorch recipes use it, across detection, NLP "
+                   "and video), and TSM-sthv2's consensus Reshape retargeted from the head's 8 "
+                   "segments to the 48 test views, a change of what the model computes that the "
+                   "test pipeline decides"),
 }
 # what opmap caught before issue 31, per family, on the same exports and labels
 BEFORE = os.path.join(HERE, "before.json")
