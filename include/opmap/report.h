@@ -238,6 +238,26 @@ OPMAP_API const opmap_result *const *opmap_report_set_results(const opmap_report
 OPMAP_API const opmap_file_problem *opmap_report_set_problems(const opmap_report_set *set,
                                                               size_t *count);
 
+/**
+ * Receives a result read back by opmap_report_set_stream_file(); it is the callee's from
+ * then on. Return OPMAP_OK to go on, or an error (set in err) to stop the reading.
+ */
+typedef int (*opmap_result_fn)(void *payload, opmap_result *result, opmap_error *err);
+
+/**
+ * Reads the JSON report in the file `path` one model at a time (docs/scale.md, "Memory"):
+ * each model is checked as opmap_report_set_add() checks it and handed to `fn` at once,
+ * never kept in the set, so memory does not follow the report's size; the file is read in
+ * chunks, never whole. Its files not read are kept (opmap_report_set_problems), and a file
+ * an earlier report of the set has is refused (the set keeps two 64-bit hashes of each
+ * file's name). A set either streams its reports or adds them whole.
+ * @return as opmap_report_set_add(), and what `fn` returned. On failure the models already
+ *         handed on stay handed on: the caller discards what it built from them.
+ */
+OPMAP_API int opmap_report_set_stream_file(opmap_report_set *set, const char *path,
+                                           opmap_result_fn fn, void *payload,
+                                           opmap_error *err);
+
 /** Frees the set and its results (NULL is accepted). */
 OPMAP_API void opmap_report_set_free(opmap_report_set *set);
 
