@@ -82,18 +82,6 @@ static int fill(oj_stream *s, int *got)
     return OPMAP_OK;
 }
 
-/* The next byte, consumed: *c, or -1 at the end. */
-static int next(oj_stream *s, int *c)
-{
-    int got, rc;
-    if (s->pos == s->len && ((rc = fill(s, &got)) || !got)) {
-        *c = -1;
-        return rc;
-    }
-    *c = (unsigned char)s->buf[s->pos++];
-    return OPMAP_OK;
-}
-
 int ojs_peek(oj_stream *s, int *c)
 {
     int rc;
@@ -122,79 +110,118 @@ int ojs_expect(oj_stream *s, char c, const char *what)
     return OPMAP_OK;
 }
 
-/* One byte of the value into val (when kept), within max_value. */
-static int keep_byte(oj_stream *s, int c)
+/* Bytes of the value into val (when kept), within max_value (and room for a NUL). */
+static int keep_bytes(oj_stream *s, const char *p, size_t n)
 {
-    if (s->val_len + 2 > s->val_cap) {
-        size_t cap = s->val_cap ? s->val_cap * 2 : 4096;
+    if (s->val_len + n + 1 > s->val_cap) {
+        size_t cap = s->val_cap ? s->val_cap : 4096;
         char *nv;
-        if (s->val_len + 1 >= s->max_value)
-            return ojs_fail(s, OPMAP_ELIMIT, s->val_offset, "a JSON value of over %" PRIu64
-                            " bytes, over max_file_bytes", s->max_value);
+        while (cap < s->val_len + n + 1)
+            cap *= 2;
         if (!(nv = om_realloc(s->mem, s->val, s->val_cap, cap)))
             return om_fail_mem(s->err, s->mem, s->source);
         s->val = nv;
         s->val_cap = cap;
     }
-    s->val[s->val_len++] = (char)c;
+    memcpy(s->val + s->val_len, p, n);
+    s->val_len += n;
+    s->val[s->val_len] = '\0';
+    return OPMAP_OK;
+}
+
+/* The value's state between chunks. */
+typedef struct cut {
+    uint32_t depth;
+    uint64_t size, objects;   /* bytes so far; bit k: level k + 1 is an object */
+    int in_string, escaped, done;
+} cut;
+
+/* Steps over the buffered bytes of the value; done when it ends. */
+static int scan_chunk(oj_stream *s, cut *x)
+{
+    const char *b = s->buf;
+    while (s->pos < s->len) {
+        int c = (unsigned char)b[s->pos];
+        if (x->in_string) {
+            if (!x->escaped && c != '"' && c != '\\') { /* the run of plain bytes at once */
+                size_t q = s->pos + 1;
+                while (q < s->len && b[q] != '"' && b[q] != '\\')
+                    q++;
+                x->size += q - s->pos;
+                s->pos = q;
+                continue;
+            }
+            s->pos++;
+            x->size++;
+            if (x->escaped)
+                x->escaped = 0;
+            else if (c == '\\')
+                x->escaped = 1;
+            else if (c == '"' && (x->in_string = 0, !x->depth))
+                return x->done = 1, OPMAP_OK;
+            continue;
+        }
+        if (!x->depth && x->size && (c == ',' || c == ']' || c == '}' || c == ' ' ||
+                                     c == '\n' || c == '\r' || c == '\t'))
+            return x->done = 1, OPMAP_OK; /* a number or literal ends before it */
+        s->pos++;
+        x->size++;
+        if (c == '"') {
+            x->in_string = 1;
+        } else if (c == '{' || c == '[') {
+            if (++x->depth > s->max_depth || x->depth > 64)
+                return ojs_fail(s, OPMAP_ELIMIT, s->offset + s->pos - 1,
+                                "JSON nested deeper than %" PRIu32 " levels",
+                                s->max_depth < 64 ? s->max_depth : 64);
+            if (c == '{')
+                x->objects |= 1ull << (x->depth - 1);
+            else
+                x->objects &= ~(1ull << (x->depth - 1));
+        } else if (c == '}' || c == ']') {
+            if (!x->depth || ((x->objects >> (x->depth - 1)) & 1) != (c == '}'))
+                return ojs_fail(s, OPMAP_EFORMAT, s->offset + s->pos - 1,
+                                "JSON: '%c' closes nothing open", c);
+            if (!--x->depth)
+                return x->done = 1, OPMAP_OK;
+        }
+    }
     return OPMAP_OK;
 }
 
 int ojs_value(oj_stream *s, int keep)
 {
-    uint32_t depth = 0;
-    uint64_t size = 0, objects = 0;   /* bit k: level k + 1 is an object */
-    int c, rc, in_string = 0, escaped = 0;
+    cut x;
+    uint64_t taken = 0;
+    int c, rc;
     if ((rc = ojs_peek(s, &c)))
         return rc;
     s->val_len = 0;
     s->val_offset = s->offset + s->pos;
     if (c < 0)
         return ojs_fail(s, OPMAP_EFORMAT, s->val_offset, "JSON: a value expected, at the end");
+    memset(&x, 0, sizeof(x));
     for (;;) {
-        if ((rc = next(s, &c)))
+        size_t start = s->pos;
+        int got;
+        if ((rc = scan_chunk(s, &x)))
             return rc;
-        if (c < 0)
-            return ojs_fail(s, OPMAP_EFORMAT, s->val_offset, "JSON: a value that never ends");
-        if (!in_string && !depth && size && (c == ',' || c == ']' || c == '}' || c == ' ' ||
-                                             c == '\n' || c == '\r' || c == '\t')) {
-            s->pos--; /* a number or literal ends before it */
-            break;
-        }
-        if (++size > s->max_value)
+        taken += s->pos - start;
+        if (taken > s->max_value)
             return ojs_fail(s, OPMAP_ELIMIT, s->val_offset, "a JSON value of over %" PRIu64
                             " bytes, over max_file_bytes", s->max_value);
-        if (keep && (rc = keep_byte(s, c)))
+        if (keep && (rc = keep_bytes(s, s->buf + start, s->pos - start)))
             return rc;
-        if (in_string) {
-            if (escaped)
-                escaped = 0;
-            else if (c == '\\')
-                escaped = 1;
-            else if (c == '"' && (in_string = 0, !depth))
+        if (x.done)
+            break;
+        if ((rc = fill(s, &got)))
+            return rc;
+        if (!got) {
+            if (!x.depth && !x.in_string && x.size) /* a number at the end of the file */
                 break;
-        } else if (c == '"') {
-            in_string = 1;
-        } else if (c == '{' || c == '[') {
-            if (++depth > s->max_depth || depth > 64)
-                return ojs_fail(s, OPMAP_ELIMIT, s->offset + s->pos - 1,
-                                "JSON nested deeper than %" PRIu32 " levels",
-                                s->max_depth < 64 ? s->max_depth : 64);
-            if (c == '{')
-                objects |= 1ull << (depth - 1);
-            else
-                objects &= ~(1ull << (depth - 1));
-        } else if (c == '}' || c == ']') {
-            if (!depth || ((objects >> (depth - 1)) & 1) != (c == '}'))
-                return ojs_fail(s, OPMAP_EFORMAT, s->offset + s->pos - 1,
-                                "JSON: '%c' closes nothing open", c);
-            if (!--depth)
-                break;
+            return ojs_fail(s, OPMAP_EFORMAT, s->val_offset, "JSON: a value that never ends");
         }
     }
-    if (keep && s->val)
-        s->val[s->val_len] = '\0';
-    else if (keep && (rc = keep_byte(s, 0)) == OPMAP_OK)
-        s->val_len--; /* an empty buffer made: "" */
-    return rc;
+    if (keep && !s->val && (rc = keep_bytes(s, "", 0)))
+        return rc;
+    return OPMAP_OK;
 }
