@@ -332,10 +332,16 @@ OPMAP_API int opmap_report_stream_write(opmap_report_stream *s, opmap_write_fn w
 /** @return the number of results taken. */
 OPMAP_API size_t opmap_report_stream_count(const opmap_report_stream *s);
 
-/** @return the gate's verdict over the stream (as opmap_policy_check() over the same
- *  results and files not read would give it), borrowed until the stream is freed; NULL
- *  before opmap_report_stream_finish(). */
+/** @return the gate's verdict over the stream, borrowed until the stream is freed; NULL
+ *  before opmap_report_stream_finish(). Its passed and incomplete are opmap_policy_check()'s
+ *  over the same results and files not read; its findings are only those of the files not
+ *  read and of the budget: the models' findings were written out with the models (the
+ *  report lists them all; opmap_report_stream_findings() counts them). */
 OPMAP_API const struct opmap_verdict *opmap_report_stream_verdict(const opmap_report_stream *s);
+
+/** @return the gate's findings over the stream, the models' included (after
+ *  opmap_report_stream_finish; 0 before); *failing (may be NULL) receives how many fail. */
+OPMAP_API size_t opmap_report_stream_findings(const opmap_report_stream *s, size_t *failing);
 
 /** Frees the stream, the results it holds and its spool (NULL is accepted). */
 OPMAP_API void opmap_report_stream_free(opmap_report_stream *s);

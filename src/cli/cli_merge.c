@@ -121,6 +121,8 @@ int cli_merge(int argc, char **argv)
     opmap_report_stream_free(run.stream);
     for (size_t i = 0; i < run.n_unscanned; i++)
         free(run.unscanned[i]);
+    for (size_t i = 0; i < run.n_gate_lines; i++)
+        free(run.gate_lines[i]);
     free(run.unscanned);
     opmap_report_set_free(set);
     opmap_waivers_free(run.waivers);

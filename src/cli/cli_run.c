@@ -373,6 +373,8 @@ void cli_run_free(scan_run *run)
     free(run->finished);
     for (i = 0; i < run->n_unscanned; i++)
         free(run->unscanned[i]);
+    for (i = 0; i < run->n_gate_lines; i++)
+        free(run->gate_lines[i]);
     free(run->unscanned);
     free(run->slots);
     free(run->problems);

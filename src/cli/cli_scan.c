@@ -72,10 +72,79 @@ int cli_stream_start(const scan_opts *o, scan_run *run)
     const char *tmp = getenv("TMPDIR");
     cli_report_options(o, run, &policy, &ropts);
     so.spool_dir = tmp && tmp[0] ? tmp : "/tmp";
+    run->model_policy = policy;
+    run->model_policy.problems = NULL;
+    run->model_policy.problem_count = 0;
+    run->model_policy.max_effort = 0;
     if (opmap_report_stream_new(&run->stream, run->ctx, OPMAP_REPORT_JSON, &ropts, &so, &err)) {
         cli_error(&err);
         return cli_exit_for(err.code);
     }
+    return 0;
+}
+
+/* A failing finding as the gate prints it. */
+static void failure_line(const opmap_finding *f, char *buf, size_t size)
+{
+    snprintf(buf, size, "gate: %s: %s%s%s%s", opmap_fail_kind_name((unsigned)__builtin_ctz(f->kind)),
+             f->message, f->model[0] ? " in " : "", f->model,
+             f->waiver_expired ? " (its waiver has expired)" : "");
+}
+
+/* The gate's failing findings, on standard error: `lines` printed already (the models' of
+ * a stream), then the verdict's, 20 in all; `failing` of them in all. */
+static void print_failures(const opmap_verdict *v, char *const *lines, size_t n_lines,
+                           size_t failing)
+{
+    size_t i, n = opmap_verdict_finding_count(v), shown = 0;
+    char line[4600];
+    for (i = 0; i < n_lines; i++, shown++)
+        cli_fail("%s", lines[i]);
+    for (i = 0; i < n; i++) {
+        opmap_finding f = { .size = sizeof(f) };
+        opmap_verdict_finding(v, i, &f);
+        if (!f.fails)
+            continue;
+        if (!lines)
+            failing++;
+        if (shown < 20) {
+            shown++;
+            failure_line(&f, line, sizeof(line));
+            cli_fail("%s", line);
+        }
+    }
+    if (failing > shown)
+        fprintf(stderr, "opmap: gate: ... and %zu more\n", failing - shown);
+    fprintf(stderr, "opmap: the gate fails: %zu finding%s\n", failing, failing == 1 ? "" : "s");
+}
+
+/* A model's first failing findings, kept while fewer than 20 are: the stream writes the
+ * models' findings out and keeps only their count. */
+static int keep_failures(scan_run *run, const opmap_result *r)
+{
+    opmap_verdict *v;
+    opmap_error err;
+    size_t i;
+    if (run->n_gate_lines >= 20)
+        return 0;
+    if (opmap_policy_check(&v, run->ctx, &r, 1, &run->model_policy, &err) != OPMAP_OK) {
+        cli_error(&err);
+        return -1;
+    }
+    for (i = 0; i < opmap_verdict_finding_count(v) && run->n_gate_lines < 20; i++) {
+        opmap_finding f = { .size = sizeof(f) };
+        char line[4600];
+        opmap_verdict_finding(v, i, &f);
+        if (!f.fails)
+            continue;
+        failure_line(&f, line, sizeof(line));
+        if (!(run->gate_lines[run->n_gate_lines] = strdup(line))) {
+            opmap_verdict_free(v);
+            return -1;
+        }
+        run->n_gate_lines++;
+    }
+    opmap_verdict_free(v);
     return 0;
 }
 
@@ -108,7 +177,7 @@ static int keep_unscanned(scan_run *run, const opmap_result *r)
 int cli_stream_take(scan_run *run, opmap_result *res)
 {
     opmap_error err;
-    if (keep_unscanned(run, res)) {
+    if (keep_unscanned(run, res) || keep_failures(run, res)) {
         opmap_result_free(res);
         run->internal = 1;
         return -1;
@@ -173,26 +242,6 @@ static int write_reports(const scan_opts *o, scan_run *run, const opmap_report_o
     return 0;
 }
 
-/* The gate's failing findings, on standard error. */
-static void print_failures(const opmap_verdict *v)
-{
-    size_t i, n = opmap_verdict_finding_count(v), shown = 0, failing = 0;
-    for (i = 0; i < n; i++) {
-        opmap_finding f = { .size = sizeof(f) };
-        opmap_verdict_finding(v, i, &f);
-        if (!f.fails)
-            continue;
-        failing++;
-        if (shown++ < 20)
-            cli_fail("gate: %s: %s%s%s%s", opmap_fail_kind_name((unsigned)__builtin_ctz(f.kind)),
-                     f.message, f.model[0] ? " in " : "", f.model,
-                     f.waiver_expired ? " (its waiver has expired)" : "");
-    }
-    if (failing > shown)
-        fprintf(stderr, "opmap: gate: ... and %zu more\n", failing - shown);
-    fprintf(stderr, "opmap: the gate fails: %zu finding%s\n", failing, failing == 1 ? "" : "s");
-}
-
 /* Python files the scan was given and did not scan, on standard error, -q or not: the
  * source gate fails on them, and a report written to a file would be the only other place
  * that says so. */
@@ -240,7 +289,9 @@ int cli_finish(const scan_opts *o, scan_run *run)
         /* unreadable files or no model: exit 3 outranks the gate */
     } else if (streamed) {
         if (!opmap_verdict_passed(streamed)) {
-            print_failures(streamed);
+            size_t failing;
+            opmap_report_stream_findings(run->stream, &failing);
+            print_failures(streamed, run->gate_lines, run->n_gate_lines, failing);
             code = EXIT_FINDINGS;
         }
     } else if (opmap_policy_check(&verdict, run->ctx, (const opmap_result *const *)run->slots,
@@ -248,7 +299,7 @@ int cli_finish(const scan_opts *o, scan_run *run)
         cli_error(&err);
         code = EXIT_INTERNAL;
     } else if (!opmap_verdict_passed(verdict)) {
-        print_failures(verdict);
+        print_failures(verdict, NULL, 0, 0);
         code = EXIT_FINDINGS;
     }
     opmap_verdict_free(verdict);

@@ -96,6 +96,10 @@ typedef struct builder {
     om_arena tmp;            /* the index's strings */
     om_vec keys;             /* const char *: each finding's model key (model_path.c) */
     const char *key_of, *key;   /* the last model given a key, and that key */
+    om_arena *strings;       /* the findings' strings: the verdict's arena, or `scratch` */
+    om_arena scratch;        /* spooled findings' (om_gate_spool), freed at each take */
+    int spooling;
+    size_t spooled, spooled_failing;
 } builder;
 
 static int index_waivers(builder *b)
@@ -181,7 +185,7 @@ static int find_waiver(builder *b, const opmap_finding *f, const char *key, cons
 static int add(builder *b, unsigned kind, const char *model, const opmap_op *op,
                const char *node, const char *message, uint64_t instances)
 {
-    om_arena *A = &b->v->arena;
+    om_arena *A = b->strings;
     opmap_finding *f = om_vec_push(&b->list, &b->v->mem);
     const om_waiver *w;
     const char **key;
@@ -346,6 +350,8 @@ int om_gate_begin(om_gate **out, opmap_ctx *ctx, const opmap_policy *policy, opm
     om_today(policy ? policy->today : NULL, v->today);
     b = &g->b;
     b->v = v;
+    b->strings = &v->arena;
+    om_arena_init(&b->scratch, &v->mem, 0);
     b->policy = policy ? &g->copy : NULL;
     b->fail_on = policy && policy->fail_on ? policy->fail_on : OPMAP_FAIL_UNMAPPED;
     b->ws = policy ? policy->waivers : NULL;
@@ -367,6 +373,39 @@ int om_gate_model(om_gate *g, const opmap_result *r, opmap_error *err)
     if (model_findings(&g->b, r) != OPMAP_OK)
         return om_fail_mem(err, &g->b.v->mem, NULL);
     return OPMAP_OK;
+}
+
+void om_gate_spool(om_gate *g)
+{
+    g->b.spooling = 1;
+    g->b.strings = &g->b.scratch;
+}
+
+int om_gate_take(om_gate *g, om_gate_finding_fn fn, void *payload)
+{
+    builder *b = &g->b;
+    size_t i;
+    int rc = OPMAP_OK;
+    for (i = 0; i < b->list.len && rc == OPMAP_OK; i++) {
+        const opmap_finding *f = &OM_VEC_AT(&b->list, opmap_finding, i);
+        b->spooled++;
+        b->spooled_failing += f->fails != 0;
+        rc = fn(payload, f);
+    }
+    b->list.len = 0;
+    b->keys.len = 0;
+    b->key_of = b->key = NULL;
+    b->matched_for = NULL; /* its key was in the scratch too: match the globs again */
+    om_arena_free(&b->scratch);
+    om_arena_init(&b->scratch, &b->v->mem, 0);
+    return rc;
+}
+
+size_t om_gate_spooled(const om_gate *g, size_t *failing)
+{
+    if (failing)
+        *failing = g->b.spooled_failing;
+    return g->b.spooled;
 }
 
 int om_gate_wants_effort(const om_gate *g)
@@ -401,6 +440,7 @@ int om_gate_end(om_gate *g, size_t count, const char *only_model, uint64_t unver
     size_t i;
     int rc = OPMAP_OK;
     *out = NULL;
+    b->strings = &v->arena; /* what is left is the verdict's */
     if (g->has_policy)
         rc = problem_findings(b, problems, n_problems);
     if (g->has_policy && n_problems && !count)
@@ -425,10 +465,11 @@ int om_gate_end(om_gate *g, size_t count, const char *only_model, uint64_t unver
         om_gate_free(g);
         return rc;
     }
-    v->passed = 1;
+    v->passed = !b->spooled_failing;
     for (i = 0; i < v->n; i++)
         if (v->findings[i].fails)
             v->passed = 0;
+    om_arena_free(&b->scratch);
     om_vec_free(&b->list, &v->mem);
     om_vec_free(&b->keys, &v->mem);
     free_index(b);
@@ -445,6 +486,7 @@ void om_gate_free(om_gate *g)
         return;
     b = &g->b;
     if (b->v) {
+        om_arena_free(&b->scratch);
         om_vec_free(&b->list, &b->v->mem);
         om_vec_free(&b->keys, &b->v->mem);
         free_index(b);

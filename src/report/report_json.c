@@ -726,7 +726,13 @@ static void problems(jsonw *w, const om_report_in *in)
     }
 }
 
-static void gate(jsonw *w, const opmap_verdict *v)
+static int copy_out(void *payload, const void *data, size_t size)
+{
+    om_out_bytes(payload, data, size);
+    return ((om_out *)payload)->failed ? -1 : 0;
+}
+
+static void gate(jsonw *w, const opmap_verdict *v, const om_json_top *t)
 {
     size_t i, n = opmap_verdict_finding_count(v);
     jw_key(w, "gate");
@@ -735,9 +741,24 @@ static void gate(jsonw *w, const opmap_verdict *v)
     jw_kbool(w, "incomplete", opmap_verdict_incomplete(v));
     jw_key(w, "findings");
     jw_array(w);
+    if (t->findings && t->n_findings) { /* the models' findings, written as they came */
+        if (om_spool_replay(t->findings, copy_out, w->o) != OPMAP_OK)
+            w->o->failed = 1;
+        w->first[w->depth] = 0;
+    }
     for (i = 0; i < n; i++) {
         opmap_finding f = { .size = sizeof(f) };
         opmap_verdict_finding(v, i, &f);
+        om_json_finding(w, &f);
+    }
+    jw_end_array(w);
+    jw_end_object(w);
+}
+
+void om_json_finding(jsonw *w, const opmap_finding *fp)
+{
+    const opmap_finding f = *fp;
+    {
         jw_object(w);
         jw_kstring(w, "kind", opmap_fail_kind_name((unsigned)__builtin_ctz(f.kind)));
         jw_kstring(w, "model", f.model);
@@ -758,8 +779,6 @@ static void gate(jsonw *w, const opmap_verdict *v)
         }
         jw_end_object(w);
     }
-    jw_end_array(w);
-    jw_end_object(w);
 }
 
 static void portfolio(jsonw *w, const om_portfolio *p)
@@ -909,7 +928,7 @@ void om_json_tail(jsonw *w, const om_report_in *in, const om_json_top *t)
         jw_number(w, om_cost(in, p->summary.effort_total.max));
         jw_end_object(w);
     }
-    gate(w, in->verdict);
+    gate(w, in->verdict, t);
     jw_end_object(w);
     om_out_str(w->o, "\n");
 }
@@ -926,6 +945,8 @@ int om_report_json(const om_report_in *in, om_out *out)
     t.need_by = need ? need->tnpu_needed_by : "";
     t.need_model = need ? need->model_name : "";
     t.reexport = in->view->reexport;
+    t.findings = NULL;
+    t.n_findings = 0;
     jw_init(&w, out, (in->flags & OPMAP_REPORT_COMPACT) != 0);
     om_json_head(&w, in, &t);
     for (i = 0; i < in->count; i++)

@@ -39,6 +39,9 @@ struct opmap_report_stream {
     int has_policy;
     om_spool spool;
     om_out sout;                  /* into the spool */
+    om_spool fspool;              /* the models' findings, as elements of gate.findings */
+    om_out fout;
+    size_t n_findings, failing_spooled;
     opmap_result *first;          /* kept: the table, chips, mode; one model's own totals */
     const char *first_reexport;
     size_t count;
@@ -99,6 +102,7 @@ int opmap_report_stream_new(opmap_report_stream **out, opmap_ctx *ctx,
     s->ctx = ctx;
     s->format = format;
     s->spool.fd = -1;
+    s->fspool.fd = -1;
     om_mem_init(&s->mem, &ctx->al, ctx->limits.max_heap_bytes);
     om_arena_init(&s->arena, &s->mem, 0);
     s->ropts = init;
@@ -128,13 +132,29 @@ int opmap_report_stream_new(opmap_report_stream **out, opmap_ctx *ctx,
     om_headline_acc_init(&s->head);
     s->need = s->need_by = s->need_model = "";
     if ((rc = om_spool_open(&s->spool, &s->mem, opts ? opts->spool_dir : NULL, err)) ||
+        (rc = om_spool_open(&s->fspool, &s->mem, opts ? opts->spool_dir : NULL, err)) ||
         (rc = om_gate_begin(&s->gate, ctx, &s->policy, err))) {
         opmap_report_stream_free(s);
         return rc;
     }
+    om_gate_spool(s->gate);
     om_out_init(&s->sout, spool_write, &s->spool);
+    om_out_init(&s->fout, spool_write, &s->fspool);
     *out = s;
     return OPMAP_OK;
+}
+
+/* A finding of a model, into the findings' spool as the report's gate lists it. */
+static int spool_finding(void *payload, const opmap_finding *f)
+{
+    opmap_report_stream *s = payload;
+    jsonw w;
+    jw_init(&w, &s->fout, (s->ropts.flags & OPMAP_REPORT_COMPACT) != 0);
+    w.depth = 3; /* inside the report's object, "gate" and its "findings" */
+    w.first[3] = s->n_findings == 0;
+    om_json_finding(&w, f);
+    s->n_findings++;
+    return s->fout.failed ? -1 : 0;
 }
 
 /* The newest minimum torch_npu line so far (the first model of it, as the report says). */
@@ -225,12 +245,14 @@ int opmap_report_stream_take(opmap_report_stream *s, opmap_result *result, opmap
                        s->finished ? "finished" : "failed");
     }
     if ((rc = om_gate_model(s->gate, result, err)) == OPMAP_OK) {
-        if ((rc = spool_model(s, result)) == OPMAP_OK && (rc = add_ops(s, result)) == OPMAP_OK)
+        if (om_gate_take(s->gate, spool_finding, s) != OPMAP_OK)
+            rc = s->fspool.rc ? s->fspool.rc : OPMAP_EIO;
+        else if ((rc = spool_model(s, result)) == OPMAP_OK && (rc = add_ops(s, result)) == OPMAP_OK)
             rc = keep_need(s, result);
         if (rc == OPMAP_ENOMEM)
             rc = om_fail_mem(err, &s->mem, NULL);
         else if (rc)
-            rc = om_spool_fail(&s->spool, err);
+            rc = om_spool_fail(s->fspool.rc ? &s->fspool : &s->spool, err);
     }
     if (rc == OPMAP_OK) {
         om_headline_acc_add(&s->head, result);
@@ -261,6 +283,9 @@ int opmap_report_stream_finish(opmap_report_stream *s, const opmap_file_problem 
     s->failed = 1; /* until it is done */
     if (om_out_finish(&s->sout) != OPMAP_OK)
         return om_spool_fail(&s->spool, err);
+    if (om_out_finish(&s->fout) != OPMAP_OK)
+        return om_spool_fail(&s->fspool, err);
+    om_gate_spooled(s->gate, &s->failing_spooled);
     om_portfolio_end(&s->port);
     om_portfolio_end(&s->port_unverified);
     if (om_gate_wants_effort(s->gate))
@@ -329,6 +354,8 @@ int opmap_report_stream_write(opmap_report_stream *s, opmap_write_fn write, void
     t.need_by = s->need_by;
     t.need_model = s->need_model;
     t.reexport = s->count == 1 && s->first_reexport ? s->first_reexport : "";
+    t.findings = &s->fspool;
+    t.n_findings = s->n_findings;
     om_out_init(&out, write, payload);
     jw_init(&w, &out, (in.flags & OPMAP_REPORT_COMPACT) != 0);
     om_json_head(&w, &in, &t);
@@ -337,6 +364,8 @@ int opmap_report_stream_write(opmap_report_stream *s, opmap_write_fn write, void
         return om_spool_fail(&s->spool, err);
     w.first[w.depth] = s->count == 0;
     om_json_tail(&w, &in, &t);
+    if (s->fspool.rc)
+        return om_spool_fail(&s->fspool, err);
     if ((rc = om_out_finish(&out)) != OPMAP_OK)
         return om_fail(err, rc, NULL, "the report could not be written");
     return OPMAP_OK;
@@ -345,6 +374,23 @@ int opmap_report_stream_write(opmap_report_stream *s, opmap_write_fn write, void
 size_t opmap_report_stream_count(const opmap_report_stream *s)
 {
     return s ? s->count : 0;
+}
+
+size_t opmap_report_stream_findings(const opmap_report_stream *s, size_t *failing)
+{
+    size_t n = 0, k = 0, i;
+    if (s && s->finished) {
+        n = s->n_findings + opmap_verdict_finding_count(s->verdict);
+        for (i = 0; i < opmap_verdict_finding_count(s->verdict); i++) {
+            opmap_finding f = { .size = sizeof(f) };
+            opmap_verdict_finding(s->verdict, i, &f);
+            k += f.fails != 0;
+        }
+        k += s->failing_spooled;
+    }
+    if (failing)
+        *failing = k;
+    return n;
 }
 
 const struct opmap_verdict *opmap_report_stream_verdict(const opmap_report_stream *s)
@@ -362,6 +408,7 @@ void opmap_report_stream_free(opmap_report_stream *s)
     om_portfolio_free(&s->port, &s->mem);
     om_portfolio_free(&s->port_unverified, &s->mem);
     om_spool_close(&s->spool);
+    om_spool_close(&s->fspool);
     om_arena_free(&s->arena);
     om_ctx_release(s->ctx, s);
 }
