@@ -17,6 +17,7 @@
 OPMAP_BEGIN_DECL
 
 struct opmap_policy;
+struct opmap_verdict;
 
 /** Report formats (docs/reports.md). */
 typedef enum opmap_report_format {
@@ -237,8 +238,113 @@ OPMAP_API const opmap_result *const *opmap_report_set_results(const opmap_report
 OPMAP_API const opmap_file_problem *opmap_report_set_problems(const opmap_report_set *set,
                                                               size_t *count);
 
+/**
+ * Receives a result read back by opmap_report_set_stream_file(); it is the callee's from
+ * then on. Return OPMAP_OK to go on, or an error (set in err) to stop the reading.
+ */
+typedef int (*opmap_result_fn)(void *payload, opmap_result *result, opmap_error *err);
+
+/**
+ * Reads the JSON report in the file `path` one model at a time (docs/scale.md, "Memory"):
+ * each model is checked as opmap_report_set_add() checks it and handed to `fn` at once,
+ * never kept in the set, so memory does not follow the report's size; the file is read in
+ * chunks, never whole. Its files not read are kept (opmap_report_set_problems), and a file
+ * an earlier report of the set has is refused (the set keeps two 64-bit hashes of each
+ * file's name). A set either streams its reports or adds them whole.
+ * @return as opmap_report_set_add(), and what `fn` returned. On failure the models already
+ *         handed on stay handed on: the caller discards what it built from them.
+ */
+OPMAP_API int opmap_report_set_stream_file(opmap_report_set *set, const char *path,
+                                           opmap_result_fn fn, void *payload,
+                                           opmap_error *err);
+
 /** Frees the set and its results (NULL is accepted). */
 OPMAP_API void opmap_report_set_free(opmap_report_set *set);
+
+/**
+ * A report written one model at a time (docs/scale.md, "Memory"): each result handed to
+ * the stream is written out as its part of the report and freed, and what the report says
+ * of all of them (the portfolio's distinct operators, the totals, the gate's findings, the
+ * headline) is kept; so memory follows the distinct operators and the findings, not the
+ * number of models. The report is the one opmap_report_write() writes over the same
+ * results, in the same order, byte for byte. JSON only (OPMAP_EUNSUPPORTED for other
+ * formats). Opaque; opmap_report_stream_free().
+ */
+typedef struct opmap_report_stream opmap_report_stream;
+
+/** The current layout of opmap_report_stream_options. */
+#define OPMAP_REPORT_STREAM_OPTIONS_VERSION 1
+
+/** Options for opmap_report_stream_new(); initialise with OPMAP_REPORT_STREAM_OPTIONS_INIT. */
+typedef struct opmap_report_stream_options {
+    unsigned version;          /**< OPMAP_REPORT_STREAM_OPTIONS_VERSION */
+    unsigned reserved;         /**< zero */
+    /** A directory for the spool: the models' part of the report is kept in an unnamed
+     *  temporary file there (created and unlinked at once, so nothing is left behind).
+     *  NULL: it is kept in memory, from the context's max_heap_bytes. */
+    const char *spool_dir;
+} opmap_report_stream_options;
+
+/** Initialiser of an opmap_report_stream_options: the current version, no spool directory. */
+#define OPMAP_REPORT_STREAM_OPTIONS_INIT { OPMAP_REPORT_STREAM_OPTIONS_VERSION, 0, NULL }
+
+/**
+ * Starts a report stream in `format` with the report options `report` (as
+ * opmap_report_write() takes them, NULL for the defaults; their `problems` are given to
+ * opmap_report_stream_finish() instead; the policy's waivers are borrowed until the
+ * stream is freed).
+ * @return OPMAP_OK; OPMAP_EUNSUPPORTED (a format other than JSON); OPMAP_EIO (the spool
+ *         cannot be created); OPMAP_ENOMEM; OPMAP_EINVAL.
+ */
+OPMAP_API int opmap_report_stream_new(opmap_report_stream **out, opmap_ctx *ctx,
+                                      opmap_report_format format,
+                                      const opmap_report_options *report,
+                                      const opmap_report_stream_options *opts,
+                                      opmap_error *err);
+
+/**
+ * Hands the next result (in the report's order) to the stream, which owns it from then on,
+ * whatever this returns (it is freed once written out).
+ * @return OPMAP_OK; OPMAP_EIO (writing the spool); OPMAP_ELIMIT, OPMAP_ENOMEM; OPMAP_EINVAL
+ *         (NULL, or a stream finished or failed). After a failure the stream takes nothing
+ *         more.
+ */
+OPMAP_API int opmap_report_stream_take(opmap_report_stream *s, opmap_result *result,
+                                       opmap_error *err);
+
+/**
+ * Ends the stream: the files not read (`problems`, borrowed until the stream is freed),
+ * then the portfolio, the headline and the gate's verdict over everything taken.
+ * @return OPMAP_OK, OPMAP_EIO, OPMAP_ENOMEM, OPMAP_EINVAL (twice, or after a failure).
+ */
+OPMAP_API int opmap_report_stream_finish(opmap_report_stream *s,
+                                         const opmap_file_problem *problems, size_t count,
+                                         opmap_error *err);
+
+/**
+ * Writes the report (after opmap_report_stream_finish; as often as wanted) through
+ * `write`, as opmap_report_write() does.
+ * @return OPMAP_OK, OPMAP_EWRITE, OPMAP_EIO (reading the spool back), OPMAP_EINVAL.
+ */
+OPMAP_API int opmap_report_stream_write(opmap_report_stream *s, opmap_write_fn write,
+                                        void *payload, opmap_error *err);
+
+/** @return the number of results taken. */
+OPMAP_API size_t opmap_report_stream_count(const opmap_report_stream *s);
+
+/** @return the gate's verdict over the stream, borrowed until the stream is freed; NULL
+ *  before opmap_report_stream_finish(). Its passed and incomplete are opmap_policy_check()'s
+ *  over the same results and files not read; its findings are only those of the files not
+ *  read and of the budget: the models' findings were written out with the models (the
+ *  report lists them all; opmap_report_stream_findings() counts them). */
+OPMAP_API const struct opmap_verdict *opmap_report_stream_verdict(const opmap_report_stream *s);
+
+/** @return the gate's findings over the stream, the models' included (after
+ *  opmap_report_stream_finish; 0 before); *failing (may be NULL) receives how many fail. */
+OPMAP_API size_t opmap_report_stream_findings(const opmap_report_stream *s, size_t *failing);
+
+/** Frees the stream, the results it holds and its spool (NULL is accepted). */
+OPMAP_API void opmap_report_stream_free(opmap_report_stream *s);
 
 OPMAP_END_DECL
 

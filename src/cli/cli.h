@@ -50,6 +50,7 @@ typedef struct scan_opts {
     const char *files_from;       /* --files-from: a list of paths, one per line ("-": stdin) */
     const char *results[64];      /* --results: device results files (docs/testgen.md) */
     size_t n_results;
+    int streaming;                /* hand each result to a report stream (cli_streams) */
 } scan_opts;
 
 /* The commands that share those options. */
@@ -113,7 +114,30 @@ typedef struct scan_run {
     size_t n_failed, cap_failed;
     opmap_file_problem *problems;
     size_t n_problems;
+    /* a report stream (every format JSON): each result, in order, is handed to it as soon
+     * as those before it are, and slots keep none (docs/scale.md, "Memory") */
+    opmap_report_stream *stream;
+    unsigned char *finished;      /* per path: scanned (a result or a problem) */
+    size_t next_out;              /* the first path not handed on yet */
+    char **unscanned;             /* the warnings print_unscanned would give, in order */
+    size_t n_unscanned, cap_unscanned;
+    int stream_failed;            /* the stream refused a result: no report is written */
+    char *gate_lines[20];         /* the first failing findings of the models, as printed */
+    size_t n_gate_lines;
+    opmap_policy model_policy;    /* the gate for one model at a time: no problems, no budget */
 } scan_run;
+
+/* 1 when every format asked for is one a report stream writes (JSON), so that the run
+ * keeps no result: `opmap scan` and `opmap merge` stream then. */
+int cli_streams(const scan_opts *o);
+/* The report options and gate the options describe (policy->problems: the run's). */
+void cli_report_options(const scan_opts *o, const scan_run *run, opmap_policy *policy,
+                        opmap_report_options *ropts);
+/* Starts run->stream (after the table and waivers are loaded); 0 or an exit code. */
+int cli_stream_start(const scan_opts *o, scan_run *run);
+/* Hands one result to the stream (its unscanned-source warnings kept for later); 0, or
+ * -1 after printing the error. */
+int cli_stream_take(scan_run *run, opmap_result *res);
 
 /* Returns 0, or the exit code of a failure that stops everything (usage, internal). */
 int cli_run(const scan_opts *o, const cli_paths *paths, scan_run *run);

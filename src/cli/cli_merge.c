@@ -27,11 +27,12 @@ static int fill_run(scan_run *run, const opmap_report_set *set)
     const opmap_result *const *res = opmap_report_set_results(set);
     const opmap_file_problem *p = opmap_report_set_problems(set, &run->n_problems);
     size_t i;
-    run->count = opmap_report_set_count(set);
+    if (!run->stream)
+        run->count = opmap_report_set_count(set);
     if (!(run->slots = calloc(run->count ? run->count : 1, sizeof(*run->slots))) ||
         !(run->problems = calloc(run->n_problems ? run->n_problems : 1, sizeof(*p))))
         return EXIT_INTERNAL;
-    for (i = 0; i < run->count; i++)
+    for (i = 0; !run->stream && i < run->count; i++)
         run->slots[i] = (opmap_result *)res[i]; /* still the set's: freed with it */
     for (i = 0; i < run->n_problems; i++) {
         run->problems[i] = p[i];
@@ -54,6 +55,18 @@ static int fill_run(scan_run *run, const opmap_report_set *set)
     return 0;
 }
 
+/* A model read back, handed to the report stream. */
+static int take(void *payload, opmap_result *res, opmap_error *err)
+{
+    scan_run *run = payload;
+    if (cli_stream_take(run, res) == 0)
+        return OPMAP_OK;
+    /* said already: stop reading, and say nothing more */
+    err->code = OPMAP_EINTERNAL;
+    err->message[0] = '\0';
+    return OPMAP_EINTERNAL;
+}
+
 static int load(const scan_opts *o, scan_run *run, opmap_report_set **set, int argc,
                 char **argv)
 {
@@ -70,17 +83,22 @@ static int load(const scan_opts *o, scan_run *run, opmap_report_set **set, int a
         rc = opmap_waivers_load_file(&run->waivers, run->ctx, o->waivers, &err);
     if (rc == OPMAP_OK)
         rc = opmap_report_set_new(set, run->ctx, run->table, &err);
+    if (rc == OPMAP_OK && cli_streams(o) && (rc = cli_stream_start(o, run)))
+        return rc;
     for (i = optind; rc == OPMAP_OK && i < argc; i++) {
         if (show) {
             char safe[1024];
             opmap_text_for_terminal(argv[i], safe, sizeof(safe));
             fprintf(stderr, "\r\033[K[%d/%d] %s", i - optind + 1, argc - optind, safe);
         }
-        rc = opmap_report_set_add_file(*set, argv[i], &err);
+        rc = run->stream ? opmap_report_set_stream_file(*set, argv[i], take, run, &err)
+                         : opmap_report_set_add_file(*set, argv[i], &err);
     }
     if (show)
         fputs("\r\033[K", stderr);
     if (rc != OPMAP_OK) {
+        if (run->stream && err.code == OPMAP_EINTERNAL && !err.message[0])
+            return run->internal ? EXIT_INTERNAL : EXIT_INPUT; /* the stream said why */
         cli_error(&err);
         return cli_exit_for(rc);
     }
@@ -100,6 +118,12 @@ int cli_merge(int argc, char **argv)
         code = cli_finish(&o, &run);
     free(run.slots);
     free(run.problems);
+    opmap_report_stream_free(run.stream);
+    for (size_t i = 0; i < run.n_unscanned; i++)
+        free(run.unscanned[i]);
+    for (size_t i = 0; i < run.n_gate_lines; i++)
+        free(run.gate_lines[i]);
+    free(run.unscanned);
     opmap_report_set_free(set);
     opmap_waivers_free(run.waivers);
     opmap_table_free(run.table);

@@ -121,6 +121,21 @@ static int order_problems(scan_run *run, const cli_paths *paths)
     return 0;
 }
 
+/* Path i is scanned: every result from the first not handed on up to the first path still
+ * being scanned goes to the stream, in command-line order. Called with the lock held. */
+static void hand_on(scan_run *run, size_t n, size_t i)
+{
+    run->finished[i] = 1;
+    while (run->next_out < n && run->finished[run->next_out]) {
+        opmap_result *res = run->slots[run->next_out];
+        run->slots[run->next_out++] = NULL;
+        if (res && !run->stream_failed && !run->internal)
+            cli_stream_take(run, res);
+        else
+            opmap_result_free(res);
+    }
+}
+
 static void *worker(void *arg)
 {
     job *j = arg;
@@ -160,6 +175,8 @@ static void *worker(void *arg)
             j->run->slots[i] = res;
         else
             report_failure(j, i, rc, &err);
+        if (j->run->stream)
+            hand_on(j->run, j->paths->len, i);
         pthread_mutex_unlock(&j->lock);
     }
 }
@@ -261,6 +278,7 @@ int cli_start(int argc, char **argv, int cmd, const cli_command_help *help, scan
     size_t i;
     if ((rc = cli_parse_scan(argc, argv, o, cmd, help)))
         return rc;
+    o->streaming = cmd == CLI_SCAN && cli_streams(o);
     for (i = (size_t)optind; rc == 0 && i < (size_t)argc; i++)
         rc = cli_paths_add(paths, argv[i]);
     if (rc == 0 && o->files_from)
@@ -294,6 +312,12 @@ int cli_run(const scan_opts *o, const cli_paths *paths, scan_run *run)
         return rc;
     if (!(run->slots = calloc(paths->len ? paths->len : 1, sizeof(*run->slots))))
         return EXIT_INTERNAL;
+    if (o->streaming) {
+        if (!(run->finished = calloc(paths->len ? paths->len : 1, 1)))
+            return EXIT_INTERNAL;
+        if ((rc = cli_stream_start(o, run)))
+            return rc;
+    }
     sopts.soc = o->soc;
     sopts.torch_npu = o->torch_npu;
     sopts.mode = o->mode;
@@ -318,7 +342,7 @@ int cli_run(const scan_opts *o, const cli_paths *paths, scan_run *run)
     if (j.show)
         fputs("\r\033[K", stderr);
     /* results in command-line order, whatever order the workers finished in */
-    for (i = 0; i < paths->len; i++)
+    for (i = 0; !run->stream && i < paths->len; i++)
         if (run->slots[i])
             run->slots[run->count++] = run->slots[i];
     if (order_problems(run, paths))
@@ -343,8 +367,15 @@ int cli_no_model(const scan_run *run)
 void cli_run_free(scan_run *run)
 {
     size_t i;
-    for (i = 0; i < run->count; i++)
+    for (i = 0; !run->stream && i < run->count; i++)
         opmap_result_free(run->slots[i]);
+    opmap_report_stream_free(run->stream);
+    free(run->finished);
+    for (i = 0; i < run->n_unscanned; i++)
+        free(run->unscanned[i]);
+    for (i = 0; i < run->n_gate_lines; i++)
+        free(run->gate_lines[i]);
+    free(run->unscanned);
     free(run->slots);
     free(run->problems);
     free(run->failed);

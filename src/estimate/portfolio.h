@@ -29,6 +29,13 @@ typedef struct om_portfolio {
     size_t allocated;            /* entries allocated for ops */
     opmap_summary summary;       /* over the union */
     opmap_effort separately;     /* sum of each model's own estimate */
+    /* while it is built one model at a time (om_portfolio_begin): the index of ops by
+     * (domain, name), and the strings copied from models freed meanwhile */
+    om_mem *mem;
+    size_t *index;               /* 0 = empty, else op index + 1 */
+    size_t cap;
+    int copy;
+    om_arena strings;
 } om_portfolio;
 
 /* One model as the portfolio sees it: its distinct operators and its own estimate. */
@@ -37,6 +44,17 @@ typedef struct om_portfolio_model {
     size_t n;
     opmap_effort own;            /* the model's effort_total */
 } om_portfolio_model;
+
+/*
+ * The same one model at a time, in the models' order, so that what is held is the
+ * distinct operators, never the models: om_portfolio_begin (copy: the strings are copied,
+ * as the models will be freed before the end), om_portfolio_add for each model,
+ * om_portfolio_end (sorts; nothing is added after it). Each returns OPMAP_OK or
+ * OPMAP_ENOMEM; om_portfolio_free frees it at any point.
+ */
+void om_portfolio_begin(om_portfolio *p, om_mem *mem, int copy);
+int om_portfolio_add(om_portfolio *p, const om_portfolio_model *m);
+void om_portfolio_end(om_portfolio *p);
 
 /* Unites `count` models' operators into `out` (freed with om_portfolio_free). */
 int om_portfolio_build(const om_portfolio_model *models, size_t count, om_mem *mem,

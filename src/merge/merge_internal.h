@@ -25,6 +25,10 @@ typedef struct rr {
     const opmap_table *table; /* rows are found again by (domain, op, opset) */
     const om_source_rules *rules; /* ... and source rules by id (Python sources): the table's */
     char where[256];          /* the field being read, e.g. "models[3].operators[1]" */
+    /* a report read a value at a time (stream_read.c): the pieces read, each at its offset
+     * in the file (the values' offsets are the file's); none: `text` is the report */
+    const struct rr_seg { uint64_t base; const char *text; size_t len; } *segs;
+    size_t n_segs;
 } rr;
 
 /* Fails with "<source>: offset N: <where>.<field>: <what>" (OPMAP_EFORMAT). */
@@ -86,5 +90,32 @@ int om_merge_read_values(rr *r, opmap_result *res, const oj_value *m, const char
                          ir_value **out, size_t *n);
 int om_merge_read_segments(rr *r, opmap_result *res, const oj_value *m);
 int om_merge_read_notes(rr *r, opmap_result *res, const oj_value *m);
+
+/* report_set.c: the set (shared with stream_read.c). */
+struct opmap_report_set {
+    opmap_ctx *ctx;
+    const opmap_table *table;
+    om_mem mem;
+    om_arena arena;           /* header, problems and their errors */
+    int have_header;
+    rr_header h;
+    size_t n_reports;
+    om_vec results;           /* opmap_result* */
+    om_vec problems;          /* opmap_file_problem */
+    struct name_slot { const char *name; size_t report; } *names;
+    size_t names_cap, n_names;
+    /* reports streamed (stream_read.c): their files by two 64-bit hashes of the name and
+     * the report that has it, 24 bytes a file, never the models */
+    struct seen_slot { uint64_t h1, h2; size_t report; } *seen;
+    size_t seen_cap, n_seen;
+    size_t n_streamed;        /* models handed on */
+};
+
+/* The report's header against the table and the first report's (report_set.c). */
+int om_merge_read_header(opmap_report_set *s, rr *r, const oj_value *root, rr_header *h);
+/* Its "errors" and "skipped" into out, in the order the scan met them. */
+int om_merge_read_problems(opmap_report_set *s, rr *r, const oj_value *root, om_vec *out);
+/* A count of `o` held against what the lists hold. */
+int om_merge_same_count(rr *r, const oj_value *o, const char *key, uint64_t have, const char *of);
 
 #endif /* OM_MERGE_INTERNAL_H */

@@ -17,8 +17,8 @@ int rr_fail(rr *r, const oj_value *at, const char *field, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    return om_fail_at(r->err, OPMAP_EFORMAT, r->source, at ? at->offset : 0, "%s%s%s: %s",
-                      r->where, r->where[0] && field ? "." : "", field ? field : "", msg);
+    return om_fail_at(r->err, OPMAP_EFORMAT, r->source, at ? at->offset : 0,
+                      "%s%s%s: %s", r->where, r->where[0] && field ? "." : "", field ? field : "", msg);
 }
 
 void rr_at(rr *r, const char *base, size_t i)
@@ -75,26 +75,47 @@ int rr_int(rr *r, const oj_value *o, const char *key, int64_t *out)
     return OPMAP_OK;
 }
 
+/* The text of number v (len: the bytes left from its first one; 0 when it is not there):
+ * the report's, or the piece of it that holds v (segs: a report read a value at a time,
+ * offsets in the file). */
+static const char *number_text(const rr *r, const oj_value *v, size_t *len)
+{
+    size_t i;
+    *len = 0;
+    if (!r->n_segs) {
+        if (v->offset < r->len)
+            *len = r->len - (size_t)v->offset;
+        return r->text + (*len ? (size_t)v->offset : 0);
+    }
+    for (i = 0; i < r->n_segs; i++)
+        if (v->offset >= r->segs[i].base && v->offset - r->segs[i].base < r->segs[i].len) {
+            *len = r->segs[i].len - (size_t)(v->offset - r->segs[i].base);
+            return r->segs[i].text + (v->offset - r->segs[i].base);
+        }
+    return "";
+}
+
 /* Counts are unsigned 64-bit (weight bytes past 2^63 exist in hostile models): read from the
  * text, digit by digit, not through int64 or a double. */
 int rr_uint(rr *r, const oj_value *o, const char *key, uint64_t *out)
 {
     const oj_value *v;
+    const char *t;
     uint64_t n = 0;
-    size_t p;
+    size_t p, len;
     int rc = typed(r, o, key, OJ_NUMBER, "a number", &v);
     if (rc)
         return rc;
     if (v->is_int && v->i < 0)
         return rr_fail(r, v, key, "negative");
-    for (p = (size_t)v->offset; p < r->len && r->text[p] >= '0' && r->text[p] <= '9'; p++) {
-        unsigned d = (unsigned)(r->text[p] - '0');
+    t = number_text(r, v, &len);
+    for (p = 0; p < len && t[p] >= '0' && t[p] <= '9'; p++) {
+        unsigned d = (unsigned)(t[p] - '0');
         if (n > (UINT64_MAX - d) / 10)
             return rr_fail(r, v, key, "over 2^64");
         n = n * 10 + d;
     }
-    if (p == (size_t)v->offset || (p < r->len && (r->text[p] == '.' || r->text[p] == 'e' ||
-                                                  r->text[p] == 'E')))
+    if (p == 0 || (p < len && (t[p] == '.' || t[p] == 'e' || t[p] == 'E')))
         return rr_fail(r, v, key, "not a whole number");
     *out = n;
     return OPMAP_OK;
@@ -127,24 +148,26 @@ int rr_arr(rr *r, const oj_value *o, const char *key, const oj_value **out)
 int rr_days(rr *r, const oj_value *o, const char *key, uint64_t *out)
 {
     const oj_value *v;
+    const char *t;
     uint64_t whole = 0, frac = 0;
-    size_t p, digits = 0, decimals = 0;
+    size_t p, len, digits = 0, decimals = 0;
     int rc = typed(r, o, key, OJ_NUMBER, "a number", &v);
     if (rc)
         return rc;
-    for (p = (size_t)v->offset; p < r->len && r->text[p] >= '0' && r->text[p] <= '9'; p++) {
+    t = number_text(r, v, &len);
+    for (p = 0; p < len && t[p] >= '0' && t[p] <= '9'; p++) {
         if (whole > (UINT64_MAX / 1000 - 9) / 10)
             return rr_fail(r, v, key, "too many person-days");
-        whole = whole * 10 + (uint64_t)(r->text[p] - '0');
+        whole = whole * 10 + (uint64_t)(t[p] - '0');
         digits++;
     }
-    if (p < r->len && r->text[p] == '.')
-        for (p++; p < r->len && r->text[p] >= '0' && r->text[p] <= '9'; p++, decimals++) {
+    if (p < len && t[p] == '.')
+        for (p++; p < len && t[p] >= '0' && t[p] <= '9'; p++, decimals++) {
             if (decimals == 3)
                 return rr_fail(r, v, key, "more than three decimals of a person-day");
-            frac = frac * 10 + (uint64_t)(r->text[p] - '0');
+            frac = frac * 10 + (uint64_t)(t[p] - '0');
         }
-    if (!digits || (p < r->len && (r->text[p] == 'e' || r->text[p] == 'E')))
+    if (!digits || (p < len && (t[p] == 'e' || t[p] == 'E')))
         return rr_fail(r, v, key, "not a number of person-days (digits, at most 3 decimals)");
     while (decimals++ < 3)
         frac *= 10;

@@ -20,19 +20,6 @@
 #include "table/table_internal.h"
 #include "merge_internal.h"
 
-struct opmap_report_set {
-    opmap_ctx *ctx;
-    const opmap_table *table;
-    om_mem mem;
-    om_arena arena;           /* header, problems and their errors */
-    int have_header;
-    rr_header h;
-    size_t n_reports;
-    om_vec results;           /* opmap_result* */
-    om_vec problems;          /* opmap_file_problem */
-    struct name_slot { const char *name; size_t report; } *names;
-    size_t names_cap, n_names;
-};
 
 int opmap_report_set_new(opmap_report_set **out, opmap_ctx *ctx, const opmap_table *table,
                          opmap_error *err)
@@ -64,6 +51,8 @@ void opmap_report_set_free(opmap_report_set *s)
     om_vec_free(&s->problems, &s->mem);
     if (s->names)
         om_dealloc(&s->mem, s->names, s->names_cap * sizeof(*s->names));
+    if (s->seen)
+        om_dealloc(&s->mem, s->seen, s->seen_cap * sizeof(*s->seen));
     om_arena_free(&s->arena);
     om_ctx_release(s->ctx, s);
 }
@@ -224,7 +213,7 @@ static int headerless(rr *r, const oj_value *root, rr_header *h)
     return OPMAP_OK;
 }
 
-static int read_header(opmap_report_set *s, rr *r, const oj_value *root, rr_header *h)
+int om_merge_read_header(opmap_report_set *s, rr *r, const oj_value *root, rr_header *h)
 {
     const opmap_table *t = s->table;
     const oj_value *tool, *table, *chips, *tnpu, *models;
@@ -351,7 +340,7 @@ static int read_problem(opmap_report_set *s, rr *r, const oj_value *o, int skipp
 }
 
 /* The report's unread files, in the order the scan met them ("order"). */
-static int read_problems(opmap_report_set *s, rr *r, const oj_value *root, om_vec *out)
+int om_merge_read_problems(opmap_report_set *s, rr *r, const oj_value *root, om_vec *out)
 {
     const oj_value *a;
     uint64_t *orders;
@@ -510,7 +499,7 @@ static int read_models(opmap_report_set *s, rr *r, const oj_value *root, const r
 }
 
 /* One count the report writes, held against what its lists hold. */
-static int same_count(rr *r, const oj_value *o, const char *key, uint64_t have, const char *of)
+int om_merge_same_count(rr *r, const oj_value *o, const char *key, uint64_t have, const char *of)
 {
     uint64_t written;
     int rc = rr_uint(r, o, key, &written);
@@ -536,20 +525,20 @@ static int check_totals(opmap_report_set *s, rr *r, const oj_value *root, opmap_
     int rc;
     rr_at(r, "totals", SIZE_MAX);
     if ((rc = rr_obj(r, root, "totals", &totals)) ||
-        (rc = same_count(r, totals, "models", n, "models")))
+        (rc = om_merge_same_count(r, totals, "models", n, "models")))
         return rc;
     if (om_result_portfolio(n ? (const opmap_result *const *)res : NULL, n, &s->mem, &p))
         return om_fail_mem(r->err, &s->mem, r->source);
-    rc = same_count(r, totals, "operators", p.summary.operators_total, "distinct operators");
+    rc = om_merge_same_count(r, totals, "operators", p.summary.operators_total, "distinct operators");
     if (!rc)
-        rc = same_count(r, totals, "instances", p.summary.instances_total, "instances");
+        rc = om_merge_same_count(r, totals, "instances", p.summary.instances_total, "instances");
     om_portfolio_free(&p, &s->mem);
     if (rc)
         return rc;
     rr_at(r, "headline", SIZE_MAX);
     if ((rc = rr_obj(r, root, "headline", &head)) ||
-        (rc = same_count(r, head, "models", n, "models")) ||
-        (rc = same_count(r, head, "files_not_read", n_probs, "files not read (errors, skipped)")))
+        (rc = om_merge_same_count(r, head, "models", n, "models")) ||
+        (rc = om_merge_same_count(r, head, "files_not_read", n_probs, "files not read (errors, skipped)")))
         return rc;
     return OPMAP_OK;
 }
@@ -591,6 +580,9 @@ int opmap_report_set_add(opmap_report_set *s, const char *name, const void *data
     om_err_clear(err);
     if (!s || (size && !data))
         return om_fail(err, OPMAP_EINVAL, NULL, "opmap_report_set_add: NULL argument");
+    if (s->n_streamed)
+        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_report_set_add: the set streams its "
+                       "reports (opmap_report_set_stream_file)");
     memset(&r, 0, sizeof(r));
     memset(&h, 0, sizeof(h));
     r.source = name ? name : "<memory>";
@@ -609,8 +601,8 @@ int opmap_report_set_add(opmap_report_set *s, const char *name, const void *data
     js.max_string = s->ctx->limits.max_string_bytes;
     if (size > s->ctx->limits.max_file_bytes)
         rc = om_fail(err, OPMAP_ELIMIT, r.source, "%zu bytes, over max_file_bytes", size);
-    else if (!(rc = oj_parse(&js, data, size, &root)) && !(rc = read_header(s, &r, root, &h)) &&
-             !(rc = read_problems(s, &r, root, &probs)) &&
+    else if (!(rc = oj_parse(&js, data, size, &root)) && !(rc = om_merge_read_header(s, &r, root, &h)) &&
+             !(rc = om_merge_read_problems(s, &r, root, &probs)) &&
              !(rc = read_models(s, &r, root, &h, &res, &n)) &&
              ((rc = check_totals(s, &r, root, res, n, probs.len)) != OPMAP_OK ||
               (rc = take(s, &r, &h, res, n, &probs)) != OPMAP_OK))

@@ -43,42 +43,48 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-void om_headline_of(const opmap_result *const *results, size_t count,
-                    const opmap_summary *distinct, const opmap_file_problem *problems,
-                    size_t n_problems, unsigned blocked_on, unsigned needs_work_on,
-                    opmap_headline *out)
+void om_headline_acc_init(om_headline_acc *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->share = 1001;
+}
+
+void om_headline_acc_add(om_headline_acc *a, const opmap_result *r)
+{
+    opmap_headline *out = &a->h;
+    opmap_segments seg = { .size = sizeof(seg) };
+    unsigned s;
+    opmap_result_segments(r, &seg);
+    out->found |= om_result_kinds(r);
+    out->instances += r->summary.instances_total - r->summary.instances[OPMAP_OP_STRUCTURAL];
+    out->instances_full += r->summary.instances[OPMAP_OP_FULL];
+    out->placed = sat_add(out->placed, sat_add(seg.npu_nodes, seg.breakers));
+    out->on_npu = sat_add(out->on_npu, seg.npu_nodes);
+    /* nothing on the NPU: no segment at all, not one that holds everything */
+    s = seg.npu_nodes ? permille(seg.largest, seg.npu_nodes) : 0;
+    if (sat_add(seg.npu_nodes, seg.breakers) && s < a->share) {  /* the most fragmented */
+        a->share = s;
+        out->largest = seg.largest;
+    }
+}
+
+void om_headline_acc_end(const om_headline_acc *a, size_t count, const opmap_summary *distinct,
+                         const opmap_file_problem *problems, size_t n_problems,
+                         unsigned blocked_on, unsigned needs_work_on, opmap_headline *out)
 {
     size_t i;
-    unsigned share = 1001;
-    memset(out, 0, sizeof(*out));
+    *out = a->h;
     out->size = sizeof(*out);
     blocked_on = blocked_on ? blocked_on : OPMAP_HEADLINE_BLOCKED_ON;
     needs_work_on = needs_work_on ? needs_work_on : OPMAP_HEADLINE_NEEDS_WORK_ON;
     out->models = count;
     out->operators = distinct->operators_total - distinct->operators[OPMAP_OP_STRUCTURAL];
     out->operators_full = distinct->operators[OPMAP_OP_FULL];
-    for (i = 0; i < count; i++) {
-        const opmap_result *r = results[i];
-        opmap_segments seg = { .size = sizeof(seg) };
-        unsigned s;
-        opmap_result_segments(r, &seg);
-        out->found |= om_result_kinds(r);
-        out->instances += r->summary.instances_total - r->summary.instances[OPMAP_OP_STRUCTURAL];
-        out->instances_full += r->summary.instances[OPMAP_OP_FULL];
-        out->placed = sat_add(out->placed, sat_add(seg.npu_nodes, seg.breakers));
-        out->on_npu = sat_add(out->on_npu, seg.npu_nodes);
-        /* nothing on the NPU: no segment at all, not one that holds everything */
-        s = seg.npu_nodes ? permille(seg.largest, seg.npu_nodes) : 0;
-        if (sat_add(seg.npu_nodes, seg.breakers) && s < share) {  /* the most fragmented */
-            share = s;
-            out->largest = seg.largest;
-        }
-    }
     for (i = 0; i < n_problems; i++)
         out->found |= problems[i].skipped ? OPMAP_FAIL_SKIPPED : OPMAP_FAIL_UNREADABLE;
     out->files_not_read = n_problems;
     out->coverage = permille(out->on_npu, out->placed);
-    out->largest_share = share > 1000 ? 1000 : share;
+    out->largest_share = a->share > 1000 ? 1000 : a->share;
     out->blocking = out->found & blocked_on;
     out->needing_work = out->found & needs_work_on;
     /* files found and none of them read: nothing was judged, so nothing is ready; what
@@ -88,6 +94,20 @@ void om_headline_of(const opmap_result *const *results, size_t count,
     out->readiness = out->blocking ? OPMAP_BLOCKED
                    : out->needing_work || out->coverage < 1000 ? OPMAP_NEEDS_WORK
                    : OPMAP_READY;
+}
+
+void om_headline_of(const opmap_result *const *results, size_t count,
+                    const opmap_summary *distinct, const opmap_file_problem *problems,
+                    size_t n_problems, unsigned blocked_on, unsigned needs_work_on,
+                    opmap_headline *out)
+{
+    om_headline_acc a;
+    size_t i;
+    om_headline_acc_init(&a);
+    for (i = 0; i < count; i++)
+        om_headline_acc_add(&a, results[i]);
+    om_headline_acc_end(&a, count, distinct, problems, n_problems, blocked_on, needs_work_on,
+                        out);
 }
 
 int opmap_headline_compute(opmap_ctx *ctx, const opmap_result *const *results, size_t count,

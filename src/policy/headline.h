@@ -18,4 +18,16 @@ void om_headline_of(const opmap_result *const *results, size_t count,
                     size_t n_problems, unsigned blocked_on, unsigned needs_work_on,
                     opmap_headline *out);
 
+/* The same one result at a time (report streams): om_headline_acc_init, _add for each
+ * result in order, then _end with what om_headline_of takes besides the results. */
+typedef struct om_headline_acc {
+    opmap_headline h;
+    unsigned share;     /* the most fragmented model's largest share so far (1001: none) */
+} om_headline_acc;
+void om_headline_acc_init(om_headline_acc *a);
+void om_headline_acc_add(om_headline_acc *a, const opmap_result *r);
+void om_headline_acc_end(const om_headline_acc *a, size_t count, const opmap_summary *distinct,
+                         const opmap_file_problem *problems, size_t n_problems,
+                         unsigned blocked_on, unsigned needs_work_on, opmap_headline *out);
+
 #endif /* OM_POLICY_HEADLINE_H */

@@ -20,6 +20,7 @@
 #include "scan/result_estimate.h"
 #include "scan/result_internal.h"
 #include "kinds.h"
+#include "gate.h"
 #include "policy_internal.h"
 
 static const char *const kind_names[OPMAP_FAIL_KIND_COUNT] = {
@@ -95,6 +96,10 @@ typedef struct builder {
     om_arena tmp;            /* the index's strings */
     om_vec keys;             /* const char *: each finding's model key (model_path.c) */
     const char *key_of, *key;   /* the last model given a key, and that key */
+    om_arena *strings;       /* the findings' strings: the verdict's arena, or `scratch` */
+    om_arena scratch;        /* spooled findings' (om_gate_spool), freed at each take */
+    int spooling;
+    size_t spooled, spooled_failing;
 } builder;
 
 static int index_waivers(builder *b)
@@ -180,7 +185,7 @@ static int find_waiver(builder *b, const opmap_finding *f, const char *key, cons
 static int add(builder *b, unsigned kind, const char *model, const opmap_op *op,
                const char *node, const char *message, uint64_t instances)
 {
-    om_arena *A = &b->v->arena;
+    om_arena *A = b->strings;
     opmap_finding *f = om_vec_push(&b->list, &b->v->mem);
     const om_waiver *w;
     const char **key;
@@ -308,98 +313,223 @@ static int model_findings(builder *b, const opmap_result *r)
     return OPMAP_OK;
 }
 
-int opmap_policy_check(opmap_verdict **out, opmap_ctx *ctx, const opmap_result *const *results,
-                       size_t count, const opmap_policy *policy, opmap_error *err)
+struct om_gate {
+    opmap_ctx *ctx;
+    builder b;
+    opmap_policy copy;
+    int has_policy;
+};
+
+int om_gate_begin(om_gate **out, opmap_ctx *ctx, const opmap_policy *policy, opmap_error *err)
 {
     opmap_verdict *v;
-    opmap_policy copy;
-    builder b;
-    size_t i;
-    int rc = OPMAP_OK;
+    om_gate *g;
+    builder *b;
     om_err_clear(err);
-    if (!out || !ctx || (count && !results))
-        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_policy_check: NULL argument");
+    *out = NULL;
     if (policy && policy->version != 1 && policy->version != OPMAP_POLICY_VERSION)
         return om_fail(err, OPMAP_EINVAL, NULL, "opmap_policy_check: policy version %u",
                        policy->version);
-    if (policy) { /* a version-1 caller's struct ends before `problems` */
-        memset(&copy, 0, sizeof(copy));
-        memcpy(&copy, policy, policy->version == 1 ? offsetof(opmap_policy, problems)
-                                                   : sizeof(copy));
-        policy = &copy;
-        if (copy.problem_count && !copy.problems)
-            return om_fail(err, OPMAP_EINVAL, NULL, "opmap_policy_check: NULL problems");
-    }
-    *out = NULL;
-    if (!(v = om_ctx_calloc(ctx, sizeof(*v))))
+    if (policy && policy->version != 1 && policy->problem_count && !policy->problems)
+        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_policy_check: NULL problems");
+    if (!(g = om_ctx_calloc(ctx, sizeof(*g))))
         return om_fail(err, OPMAP_ENOMEM, NULL, "out of memory");
+    if (!(v = om_ctx_calloc(ctx, sizeof(*v)))) {
+        om_ctx_release(ctx, g);
+        return om_fail(err, OPMAP_ENOMEM, NULL, "out of memory");
+    }
+    g->ctx = ctx;
+    if (policy) { /* a version-1 caller's struct ends before `problems` */
+        memcpy(&g->copy, policy, policy->version == 1 ? offsetof(opmap_policy, problems)
+                                                      : sizeof(g->copy));
+        g->has_policy = 1;
+    }
     v->ctx = ctx;
     om_mem_init(&v->mem, &ctx->al, ctx->limits.max_heap_bytes);
     om_arena_init(&v->arena, &v->mem, 0);
     om_today(policy ? policy->today : NULL, v->today);
-    memset(&b, 0, sizeof(b));
-    b.v = v;
-    b.policy = policy;
-    b.fail_on = policy && policy->fail_on ? policy->fail_on : OPMAP_FAIL_UNMAPPED;
-    b.ws = policy ? policy->waivers : NULL;
-    om_vec_init(&b.list, sizeof(opmap_finding));
-    om_vec_init(&b.keys, sizeof(const char *));
-    om_arena_init(&b.tmp, &v->mem, 0);
-    b.cwd = om_model_cwd(&b.tmp);
-    rc = index_waivers(&b);
-    for (i = 0; i < count && rc == OPMAP_OK; i++)
-        rc = model_findings(&b, results[i]);
-    if (rc == OPMAP_OK && policy)
-        rc = problem_findings(&b, policy->problems, policy->problem_count);
-    if (policy && policy->problem_count && !count)
-        v->incomplete = 1; /* every file skipped: nothing was checked, so nothing passed */
-    if (rc == OPMAP_OK && policy && policy->max_effort) {
-        om_portfolio p;
-        char msg[300], have[32], limit[32];
-        /* the budget counts every operator at its full range: device results make a
-         * verified pass cost its minimum in the reports, but a results file is evidence
-         * for the report, never for the gate (anyone can write one) */
-        if ((rc = om_result_portfolio_as(results, count, &v->mem, &p, 1)) == OPMAP_OK) {
-            if (p.summary.effort_total.expected > policy->max_effort) {
-                snprintf(have, sizeof(have), "%.3f", (double)p.summary.effort_total.expected / 1000);
-                snprintf(limit, sizeof(limit), "%.3f", (double)policy->max_effort / 1000);
-                snprintf(msg, sizeof(msg), "the estimate, %s person-days, is over the limit of "
-                         "%s", have, limit);
-                rc = add(&b, OPMAP_FAIL_EFFORT, count == 1 ? results[0]->model_name : "", NULL,
-                         "", msg, 0);
-                if (rc == OPMAP_OK) /* --max-effort is asked for explicitly: it always counts */
-                    OM_VEC_AT(&b.list, opmap_finding, b.list.len - 1).fails = 1;
-            }
-            om_portfolio_free(&p, &v->mem);
-        }
+    b = &g->b;
+    b->v = v;
+    b->strings = &v->arena;
+    om_arena_init(&b->scratch, &v->mem, 0);
+    b->policy = policy ? &g->copy : NULL;
+    b->fail_on = policy && policy->fail_on ? policy->fail_on : OPMAP_FAIL_UNMAPPED;
+    b->ws = policy ? policy->waivers : NULL;
+    om_vec_init(&b->list, sizeof(opmap_finding));
+    om_vec_init(&b->keys, sizeof(const char *));
+    om_arena_init(&b->tmp, &v->mem, 0);
+    b->cwd = om_model_cwd(&b->tmp);
+    *out = g;
+    if (index_waivers(b) != OPMAP_OK) {
+        om_gate_free(g);
+        *out = NULL;
+        return om_fail(err, OPMAP_ENOMEM, NULL, "out of memory");
     }
-    if (rc == OPMAP_OK && b.list.len) {
-        if (!(v->findings = om_arena_array(&v->arena, b.list.len, sizeof(opmap_finding)))) {
+    return OPMAP_OK;
+}
+
+int om_gate_model(om_gate *g, const opmap_result *r, opmap_error *err)
+{
+    if (model_findings(&g->b, r) != OPMAP_OK)
+        return om_fail_mem(err, &g->b.v->mem, NULL);
+    return OPMAP_OK;
+}
+
+void om_gate_spool(om_gate *g)
+{
+    g->b.spooling = 1;
+    g->b.strings = &g->b.scratch;
+}
+
+int om_gate_take(om_gate *g, om_gate_finding_fn fn, void *payload)
+{
+    builder *b = &g->b;
+    size_t i;
+    int rc = OPMAP_OK;
+    for (i = 0; i < b->list.len && rc == OPMAP_OK; i++) {
+        const opmap_finding *f = &OM_VEC_AT(&b->list, opmap_finding, i);
+        b->spooled++;
+        b->spooled_failing += f->fails != 0;
+        rc = fn(payload, f);
+    }
+    b->list.len = 0;
+    b->keys.len = 0;
+    b->key_of = b->key = NULL;
+    b->matched_for = NULL; /* its key was in the scratch too: match the globs again */
+    om_arena_free(&b->scratch);
+    om_arena_init(&b->scratch, &b->v->mem, 0);
+    return rc;
+}
+
+size_t om_gate_spooled(const om_gate *g, size_t *failing)
+{
+    if (failing)
+        *failing = g->b.spooled_failing;
+    return g->b.spooled;
+}
+
+int om_gate_wants_effort(const om_gate *g)
+{
+    return g->has_policy && g->copy.max_effort;
+}
+
+/* The estimate over the budget (`expected`: thousandths of a person-day, counted without
+ * device results), as one finding. */
+static int effort_finding(builder *b, const char *model, uint64_t expected)
+{
+    char msg[300], have[32], limit[32];
+    int rc;
+    if (expected <= b->policy->max_effort)
+        return OPMAP_OK;
+    snprintf(have, sizeof(have), "%.3f", (double)expected / 1000);
+    snprintf(limit, sizeof(limit), "%.3f", (double)b->policy->max_effort / 1000);
+    snprintf(msg, sizeof(msg), "the estimate, %s person-days, is over the limit of %s", have,
+             limit);
+    rc = add(b, OPMAP_FAIL_EFFORT, model, NULL, "", msg, 0);
+    if (rc == OPMAP_OK) /* --max-effort is asked for explicitly: it always counts */
+        OM_VEC_AT(&b->list, opmap_finding, b->list.len - 1).fails = 1;
+    return rc;
+}
+
+int om_gate_end(om_gate *g, size_t count, const char *only_model, uint64_t unverified_expected,
+                const opmap_file_problem *problems, size_t n_problems, opmap_verdict **out,
+                opmap_error *err)
+{
+    builder *b = &g->b;
+    opmap_verdict *v = b->v;
+    size_t i;
+    int rc = OPMAP_OK;
+    *out = NULL;
+    b->strings = &v->arena; /* what is left is the verdict's */
+    if (g->has_policy)
+        rc = problem_findings(b, problems, n_problems);
+    if (g->has_policy && n_problems && !count)
+        v->incomplete = 1; /* every file skipped: nothing was checked, so nothing passed */
+    if (rc == OPMAP_OK && om_gate_wants_effort(g))
+        rc = effort_finding(b, count == 1 ? only_model : "", unverified_expected);
+    if (rc == OPMAP_OK && b->list.len) {
+        if (!(v->findings = om_arena_array(&v->arena, b->list.len, sizeof(opmap_finding)))) {
             rc = OPMAP_ENOMEM;
         } else {
-            memcpy(v->findings, b.list.data, b.list.len * sizeof(opmap_finding));
-            v->n = b.list.len;
+            memcpy(v->findings, b->list.data, b->list.len * sizeof(opmap_finding));
+            v->n = b->list.len;
         }
         if (rc == OPMAP_OK &&
-            !(v->keys = om_arena_array(&v->arena, b.keys.len, sizeof(const char *))))
+            !(v->keys = om_arena_array(&v->arena, b->keys.len, sizeof(const char *))))
             rc = OPMAP_ENOMEM;
         else if (rc == OPMAP_OK)
-            memcpy(v->keys, b.keys.data, b.keys.len * sizeof(const char *));
+            memcpy(v->keys, b->keys.data, b->keys.len * sizeof(const char *));
     }
-    om_vec_free(&b.list, &v->mem);
-    om_vec_free(&b.keys, &v->mem);
-    free_index(&b);
     if (rc != OPMAP_OK) {
         rc = om_fail_mem(err, &v->mem, NULL);
-        opmap_verdict_free(v);
+        om_gate_free(g);
         return rc;
     }
-    v->passed = 1;
+    v->passed = !b->spooled_failing;
     for (i = 0; i < v->n; i++)
         if (v->findings[i].fails)
             v->passed = 0;
+    om_arena_free(&b->scratch);
+    om_vec_free(&b->list, &v->mem);
+    om_vec_free(&b->keys, &v->mem);
+    free_index(b);
+    b->v = NULL; /* the verdict is the caller's now */
+    om_gate_free(g);
     *out = v;
     return OPMAP_OK;
+}
+
+void om_gate_free(om_gate *g)
+{
+    builder *b;
+    if (!g)
+        return;
+    b = &g->b;
+    if (b->v) {
+        om_arena_free(&b->scratch);
+        om_vec_free(&b->list, &b->v->mem);
+        om_vec_free(&b->keys, &b->v->mem);
+        free_index(b);
+        opmap_verdict_free(b->v);
+    }
+    om_ctx_release(g->ctx, g);
+}
+
+int opmap_policy_check(opmap_verdict **out, opmap_ctx *ctx, const opmap_result *const *results,
+                       size_t count, const opmap_policy *policy, opmap_error *err)
+{
+    om_gate *g;
+    uint64_t expected = 0;
+    size_t i;
+    int rc;
+    om_err_clear(err);
+    if (!out || !ctx || (count && !results))
+        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_policy_check: NULL argument");
+    *out = NULL;
+    if ((rc = om_gate_begin(&g, ctx, policy, err)))
+        return rc;
+    for (i = 0; i < count && rc == OPMAP_OK; i++)
+        rc = om_gate_model(g, results[i], err);
+    if (rc == OPMAP_OK && om_gate_wants_effort(g)) {
+        om_portfolio p;
+        om_mem *mem = &g->b.v->mem;
+        /* the budget counts every operator at its full range: device results make a
+         * verified pass cost its minimum in the reports, but a results file is evidence
+         * for the report, never for the gate (anyone can write one) */
+        if (om_result_portfolio_as(results, count, mem, &p, 1) != OPMAP_OK) {
+            rc = om_fail_mem(err, mem, NULL);
+        } else {
+            expected = p.summary.effort_total.expected;
+            om_portfolio_free(&p, mem);
+        }
+    }
+    if (rc != OPMAP_OK) {
+        om_gate_free(g);
+        return rc;
+    }
+    return om_gate_end(g, count, count == 1 ? results[0]->model_name : "", expected,
+                       policy ? g->copy.problems : NULL, policy ? g->copy.problem_count : 0,
+                       out, err);
 }
 
 void opmap_verdict_free(opmap_verdict *v)

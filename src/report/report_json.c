@@ -15,6 +15,7 @@
 #include "table/table_internal.h"
 #include "jsonw.h"
 #include "report_internal.h"
+#include "report_json.h"
 #include "torch_npu_need.h"
 
 static void effort(jsonw *w, const char *key, opmap_effort e)
@@ -408,14 +409,6 @@ static void segments(jsonw *w, const opmap_result *r)
 
 static const char *const ext_checks[] = { "unchecked", "ok", "missing", "short", "outside" };
 
-/* The torch_npu version answered for, and the newest minimum over the models. */
-static void tnpu_json(jsonw *w, const om_report_in *in)
-{
-    jw_key(w, "torch_npu");
-    jw_object(w);
-    om_report_tnpu_members(w, in);
-    jw_end_object(w);
-}
 
 /* One ATC command, its flags as fields (docs/report-json.md, "next"). */
 static void atc_json(jsonw *w, const opmap_result *r, const om_vcmd *cmd)
@@ -733,7 +726,13 @@ static void problems(jsonw *w, const om_report_in *in)
     }
 }
 
-static void gate(jsonw *w, const opmap_verdict *v)
+static int copy_out(void *payload, const void *data, size_t size)
+{
+    om_out_bytes(payload, data, size);
+    return ((om_out *)payload)->failed ? -1 : 0;
+}
+
+static void gate(jsonw *w, const opmap_verdict *v, const om_json_top *t)
 {
     size_t i, n = opmap_verdict_finding_count(v);
     jw_key(w, "gate");
@@ -742,9 +741,24 @@ static void gate(jsonw *w, const opmap_verdict *v)
     jw_kbool(w, "incomplete", opmap_verdict_incomplete(v));
     jw_key(w, "findings");
     jw_array(w);
+    if (t->findings && t->n_findings) { /* the models' findings, written as they came */
+        if (om_spool_replay(t->findings, copy_out, w->o) != OPMAP_OK)
+            w->o->failed = 1;
+        w->first[w->depth] = 0;
+    }
     for (i = 0; i < n; i++) {
         opmap_finding f = { .size = sizeof(f) };
         opmap_verdict_finding(v, i, &f);
+        om_json_finding(w, &f);
+    }
+    jw_end_array(w);
+    jw_end_object(w);
+}
+
+void om_json_finding(jsonw *w, const opmap_finding *fp)
+{
+    const opmap_finding f = *fp;
+    {
         jw_object(w);
         jw_kstring(w, "kind", opmap_fail_kind_name((unsigned)__builtin_ctz(f.kind)));
         jw_kstring(w, "model", f.model);
@@ -765,8 +779,6 @@ static void gate(jsonw *w, const opmap_verdict *v)
         }
         jw_end_object(w);
     }
-    jw_end_array(w);
-    jw_end_object(w);
 }
 
 static void portfolio(jsonw *w, const om_portfolio *p)
@@ -811,9 +823,8 @@ static void portfolio(jsonw *w, const om_portfolio *p)
 }
 
 /* Per chip (parallel to "chips"): its family, the part asked for (or null), the parts. */
-static void socs_json(jsonw *w, const om_report_in *in)
+static void socs_json(jsonw *w, const opmap_result *r)
 {
-    const opmap_result *r = in->count ? in->results[0] : NULL;
     size_t i, k;
     jw_key(w, "socs");
     jw_array(w);
@@ -836,71 +847,110 @@ static void socs_json(jsonw *w, const om_report_in *in)
     jw_end_array(w);
 }
 
-int om_report_json(const om_report_in *in, om_out *out)
+/* The top of the report, up to and with the opening of "models". */
+void om_json_head(jsonw *w, const om_report_in *in, const om_json_top *t)
+{
+    const opmap_result *r0 = t->first;
+    size_t i;
+    jw_object(w);
+    jw_kstring(w, "schema", OPMAP_REPORT_JSON_SCHEMA);
+    headline(w, &in->overall, in, t->reexport);
+    jw_key(w, "tool");
+    jw_object(w);
+    jw_kstring(w, "name", "opmap");
+    jw_kstring(w, "version", opmap_version_string());
+    jw_end_object(w);
+    jw_key(w, "table");
+    jw_object(w);
+    if (r0) {
+        jw_kstring(w, "origin", r0->table_origin);
+        jw_kstring(w, "name", r0->table_name);
+        jw_kstring(w, "version", r0->table_version);
+        jw_kstring(w, "torch_npu", r0->torch_npu);
+        jw_kstring(w, "cann", r0->cann);
+    }
+    jw_end_object(w);
+    jw_key(w, "chips");
+    jw_array(w);
+    for (i = 0; r0 && i < r0->n_chips; i++)
+        jw_string(w, r0->chips[i]);
+    jw_end_array(w);
+    jw_key(w, "torch_npu");
+    jw_object(w);
+    jw_kstring(w, "target", r0 && r0->tnpu_target ? r0->tnpu_target : "");
+    jw_kstring(w, "needed", t->need);
+    jw_kstring(w, "needed_by", t->need_by);
+    jw_kstring(w, "needed_by_model", t->need_model);
+    jw_end_object(w);
+    jw_kstring(w, "mode", opmap_mode_name(r0 ? r0->mode : OPMAP_MODE_EAGER));
+    /* the one asked for: an ONNX model of a training scan was answered for inference */
+    jw_kstring(w, "workload", opmap_workload_name(
+                                  r0 && (r0->workload == OPMAP_WORKLOAD_TRAINING ||
+                                         r0->workload_narrowed)
+                                      ? OPMAP_WORKLOAD_TRAINING : OPMAP_WORKLOAD_INFERENCE));
+    socs_json(w, r0);
+    jw_key(w, "models");
+    jw_array(w);
+}
+
+void om_json_model(jsonw *w, const om_vmodel *m)
+{
+    model_json(w, m);
+}
+
+/* The rest, from the end of "models": the files not read, the totals, the portfolio, the
+ * cost and the gate. */
+void om_json_tail(jsonw *w, const om_report_in *in, const om_json_top *t)
 {
     const om_portfolio *p = in->portfolio;
+    jw_end_array(w);
+    problems(w, in);
+    jw_key(w, "totals");
+    jw_object(w);
+    jw_kuint(w, "models", t->count);
+    jw_kuint(w, "operators", p->summary.operators_total);
+    jw_kuint(w, "instances", p->summary.instances_total);
+    by_status(w, p->summary.operators, p->summary.instances);
+    jw_end_object(w);
+    if (t->count > 1)
+        portfolio(w, p);
+    if (in->day_rate > 0) {
+        jw_key(w, "cost");
+        jw_object(w);
+        jw_key(w, "day_rate");
+        jw_number(w, in->day_rate);
+        jw_kstring(w, "currency", in->currency);
+        jw_key(w, "min");
+        jw_number(w, om_cost(in, p->summary.effort_total.min));
+        jw_key(w, "expected");
+        jw_number(w, om_cost(in, p->summary.effort_total.expected));
+        jw_key(w, "max");
+        jw_number(w, om_cost(in, p->summary.effort_total.max));
+        jw_end_object(w);
+    }
+    gate(w, in->verdict, t);
+    jw_end_object(w);
+    om_out_str(w->o, "\n");
+}
+
+int om_report_json(const om_report_in *in, om_out *out)
+{
+    const opmap_result *need = om_report_tnpu_needed(in);
+    om_json_top t;
     jsonw w;
     size_t i;
+    t.count = in->count;
+    t.first = in->count ? in->results[0] : NULL;
+    t.need = need ? need->tnpu_needed : "";
+    t.need_by = need ? need->tnpu_needed_by : "";
+    t.need_model = need ? need->model_name : "";
+    t.reexport = in->view->reexport;
+    t.findings = NULL;
+    t.n_findings = 0;
     jw_init(&w, out, (in->flags & OPMAP_REPORT_COMPACT) != 0);
-    jw_object(&w);
-    jw_kstring(&w, "schema", OPMAP_REPORT_JSON_SCHEMA);
-    headline(&w, &in->overall, in, in->view->reexport);
-    jw_key(&w, "tool");
-    jw_object(&w);
-    jw_kstring(&w, "name", "opmap");
-    jw_kstring(&w, "version", opmap_version_string());
-    jw_end_object(&w);
-    jw_key(&w, "table");
-    jw_object(&w);
-    if (in->count) {
-        const opmap_result *r0 = in->results[0];
-        jw_kstring(&w, "origin", r0->table_origin);
-        jw_kstring(&w, "name", r0->table_name);
-        jw_kstring(&w, "version", r0->table_version);
-        jw_kstring(&w, "torch_npu", r0->torch_npu);
-        jw_kstring(&w, "cann", r0->cann);
-    }
-    jw_end_object(&w);
-    jw_key(&w, "chips");
-    jw_array(&w);
-    for (i = 0; in->count && i < in->results[0]->n_chips; i++)
-        jw_string(&w, in->results[0]->chips[i]);
-    jw_end_array(&w);
-    tnpu_json(&w, in);
-    jw_kstring(&w, "mode", opmap_mode_name(om_report_mode(in)));
-    jw_kstring(&w, "workload", opmap_workload_name(om_report_workload(in)));
-    socs_json(&w, in);
-    jw_key(&w, "models");
-    jw_array(&w);
+    om_json_head(&w, in, &t);
     for (i = 0; i < in->count; i++)
         model_json(&w, &in->view->models[i]);
-    jw_end_array(&w);
-    problems(&w, in);
-    jw_key(&w, "totals");
-    jw_object(&w);
-    jw_kuint(&w, "models", in->count);
-    jw_kuint(&w, "operators", p->summary.operators_total);
-    jw_kuint(&w, "instances", p->summary.instances_total);
-    by_status(&w, p->summary.operators, p->summary.instances);
-    jw_end_object(&w);
-    if (in->count > 1)
-        portfolio(&w, p);
-    if (in->day_rate > 0) {
-        jw_key(&w, "cost");
-        jw_object(&w);
-        jw_key(&w, "day_rate");
-        jw_number(&w, in->day_rate);
-        jw_kstring(&w, "currency", in->currency);
-        jw_key(&w, "min");
-        jw_number(&w, om_cost(in, p->summary.effort_total.min));
-        jw_key(&w, "expected");
-        jw_number(&w, om_cost(in, p->summary.effort_total.expected));
-        jw_key(&w, "max");
-        jw_number(&w, om_cost(in, p->summary.effort_total.max));
-        jw_end_object(&w);
-    }
-    gate(&w, in->verdict);
-    jw_end_object(&w);
-    om_out_str(out, "\n");
+    om_json_tail(&w, in, &t);
     return OPMAP_OK;
 }
