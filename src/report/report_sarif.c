@@ -385,6 +385,49 @@ static void where_file(const char *where, char *file, size_t size)
     snprintf(file, size, "%.*s", (int)(end < size ? end : size - 1), where);
 }
 
+/* One tool notification: its level, rule id, one-line text, the file it is about ("." when
+ * none) and, when `region` says where in that file, the line or byte offset. */
+static void notification(jsonw *w, const char *level, const char *id, const char *text,
+                         const char *file, const opmap_error *region)
+{
+    char buf[4200];
+    jw_object(w);
+    jw_kstring(w, "level", level);
+    jw_key(w, "descriptor");
+    jw_object(w);
+    jw_kstring(w, "id", id);
+    jw_end_object(w);
+    jw_key(w, "message");
+    jw_object(w);
+    jw_kstring(w, "text", text);
+    jw_end_object(w);
+    jw_key(w, "locations");
+    jw_array(w);
+    jw_object(w);
+    jw_key(w, "physicalLocation");
+    jw_object(w);
+    jw_key(w, "artifactLocation");
+    jw_object(w);
+    jw_kstring(w, "uri", uri(file && file[0] ? file : ".", buf, sizeof(buf)));
+    jw_end_object(w);
+    if (region) {
+        jw_key(w, "region");
+        jw_object(w);
+        if (region->line) {
+            jw_kuint(w, "startLine", region->line);
+            if (region->column)
+                jw_kuint(w, "startColumn", region->column);
+        } else {
+            jw_kuint(w, "byteOffset", region->offset);
+        }
+        jw_end_object(w);
+    }
+    jw_end_object(w);
+    jw_end_object(w);
+    jw_end_array(w);
+    jw_end_object(w);
+}
+
 /* A notification for each Python source file that was not scanned: the scan did not read
  * all it was given, so it did not succeed. 1 when there is one. */
 static int unscanned_notifications(jsonw *w, const om_report_in *in, int write)
@@ -402,31 +445,9 @@ static int unscanned_notifications(jsonw *w, const om_report_in *in, int write)
             if (!write)
                 continue;
             where_file(d->where, file, sizeof(file));
-            jw_object(w);
-            jw_kstring(w, "level", "error");
-            jw_key(w, "descriptor");
-            jw_object(w);
-            jw_kstring(w, "id", "opmap/source-unscanned");
-            jw_end_object(w);
-            jw_key(w, "message");
-            jw_object(w);
             snprintf(buf, sizeof(buf), "%s: %s", d->where, d->message);
             om_one_line(buf);
-            jw_kstring(w, "text", buf);
-            jw_end_object(w);
-            jw_key(w, "locations");
-            jw_array(w);
-            jw_object(w);
-            jw_key(w, "physicalLocation");
-            jw_object(w);
-            jw_key(w, "artifactLocation");
-            jw_object(w);
-            jw_kstring(w, "uri", uri(file[0] ? file : ".", buf, sizeof(buf)));
-            jw_end_object(w);
-            jw_end_object(w);
-            jw_end_object(w);
-            jw_end_array(w);
-            jw_end_object(w);
+            notification(w, "error", "opmap/source-unscanned", buf, file, NULL);
         }
     }
     return any;
@@ -447,44 +468,14 @@ static void invocation(jsonw *w, const om_report_in *in)
     for (i = 0; i < in->n_problems; i++) {
         const opmap_file_problem *p = &in->problems[i];
         const opmap_error *e = p->error;
-        jw_object(w);
-        jw_kstring(w, "level", p->skipped ? "note" : "error");
-        jw_key(w, "descriptor");
-        jw_object(w);
-        jw_kstring(w, "id", p->skipped ? "opmap/skipped" : "opmap/unreadable");
-        jw_end_object(w);
-        jw_key(w, "message");
-        jw_object(w);
+        /* a region only where the error is about this file */
+        int in_file = e && (e->line || e->offset != OPMAP_NO_OFFSET) &&
+                      (!e->source[0] || !p->file || strcmp(e->source, p->file) == 0);
         om_problem_message(p, buf, sizeof(buf));
         om_one_line(buf);
-        jw_kstring(w, "text", buf);
-        jw_end_object(w);
-        jw_key(w, "locations");
-        jw_array(w);
-        jw_object(w);
-        jw_key(w, "physicalLocation");
-        jw_object(w);
-        jw_key(w, "artifactLocation");
-        jw_object(w);
-        jw_kstring(w, "uri", uri(p->file && p->file[0] ? p->file : ".", buf, sizeof(buf)));
-        jw_end_object(w);
-        if (e && (e->line || e->offset != OPMAP_NO_OFFSET) &&
-            (!e->source[0] || !p->file || strcmp(e->source, p->file) == 0)) {
-            jw_key(w, "region");
-            jw_object(w);
-            if (e->line) {
-                jw_kuint(w, "startLine", e->line);
-                if (e->column)
-                    jw_kuint(w, "startColumn", e->column);
-            } else {
-                jw_kuint(w, "byteOffset", e->offset);
-            }
-            jw_end_object(w);
-        }
-        jw_end_object(w);
-        jw_end_object(w);
-        jw_end_array(w);
-        jw_end_object(w);
+        notification(w, p->skipped ? "note" : "error",
+                     p->skipped ? "opmap/skipped" : "opmap/unreadable", buf, p->file,
+                     in_file ? e : NULL);
     }
     jw_end_array(w);
     tnpu_properties(w, in);

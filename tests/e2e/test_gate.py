@@ -346,6 +346,9 @@ class Gate(unittest.TestCase):
         self.assertEqual(note["level"], "error")
         self.assertEqual(note["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
                          "file://" + bad)
+        # where in the file the reader gave up, as the JSON report's error says
+        self.assertEqual(note["locations"][0]["physicalLocation"]["region"]["byteOffset"],
+                         rep["errors"][0]["offset"])
         root = ET.parse(os.path.join(out, "opmap-report.xml")).getroot()
         self.assertEqual(root.get("errors"), "1")
         errors = [c for c in root.iter("testcase") if c.find("error") is not None]
