@@ -855,6 +855,27 @@ static void problems_section(om_out *o, const om_report_in *in)
     om_out_str(o, "</tbody></table>");
 }
 
+/* Past OM_VIEW_DETAILED_MAX models the page lists and details those with the most to
+ * change; the others are summed up in one row, and the page says where they all are. */
+static void not_detailed_row(om_out *o, const om_report_in *in)
+{
+    uint64_t by[3] = { 0, 0, 0 }, milli = 0;
+    size_t i, rest = in->count - in->view->n_detailed;
+    if (!rest)
+        return;
+    for (i = 0; i < in->count; i++)
+        if (!in->view->models[i].detailed) {
+            by[in->headlines[i].readiness]++;
+            milli += in->results[i]->summary.effort_total.expected;
+        }
+    om_out_printf(o, "<tr class=\"rest\"><td>%zu more models, not listed</td><td>%" PRIu64
+                     " blocked, %" PRIu64 " needs work, %" PRIu64 " ready</td><td></td><td></td>"
+                     "<td></td><td></td><td></td><td class=\"n\">", rest, by[OPMAP_BLOCKED],
+                  by[OPMAP_NEEDS_WORK], by[OPMAP_READY]);
+    days(o, milli);
+    om_out_str(o, "</td></tr>");
+}
+
 int om_report_html(const om_report_in *in, om_out *o)
 {
     const opmap_result *r0 = in->count ? in->results[0] : NULL;
@@ -904,6 +925,8 @@ int om_report_html(const om_report_in *in, om_out *o)
                       "<th>Rewrite</th><th>Partial</th><th>Effort (d)</th></tr></thead><tbody>");
         for (i = 0; i < in->count; i++) {
             const opmap_summary *s = &in->results[i]->summary;
+            if (!in->view->models[i].detailed)
+                continue;
             const opmap_headline *h = &in->headlines[i];
             char cov[16];
             snprintf(cov, sizeof(cov), "%s", in->view->models[i].coverage);
@@ -923,6 +946,7 @@ int om_report_html(const om_report_in *in, om_out *o)
             days(o, s->effort_total.expected);
             om_out_str(o, "</td></tr>");
         }
+        not_detailed_row(o, in);
         om_format_days(in->portfolio->separately.expected, sep, sizeof(sep));
         om_format_days(in->portfolio->separately.expected -
                            in->portfolio->summary.effort_total.expected, saved, sizeof(saved));
@@ -930,6 +954,11 @@ int om_report_html(const om_report_in *in, om_out *o)
         days(o, in->portfolio->summary.effort_total.expected);
         om_out_printf(o, " person-days; the models one by one: %s; sharing saves %s.</p>", sep,
                       saved);
+        if (in->view->n_detailed < in->count)
+            om_out_printf(o, "<p class=\"muted\">This page lists and details the %zu models "
+                             "with the most to change (worst verdict, then most effort) of "
+                             "%zu; the JSON report holds every model.</p>",
+                          in->view->n_detailed, in->count);
     }
     if (in->count) {
         table_head(o, in);
@@ -942,7 +971,8 @@ int om_report_html(const om_report_in *in, om_out *o)
     problems_section(o, in);
     findings_section(o, in->verdict);
     for (i = 0; i < in->count; i++)
-        model_section(o, in, &in->view->models[i]);
+        if (in->view->models[i].detailed)
+            model_section(o, in, &in->view->models[i]);
     om_out_str(o, "</section><footer class=\"muted\">Every status comes from the "
                   "compatibility table; each row names its public sources (opmap table show "
                   "OP). Effort: person-days per distinct operator, by status.</footer><script>");

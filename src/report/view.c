@@ -239,6 +239,50 @@ static int portfolio(om_view *v, const om_report_in *in)
     return OPMAP_OK;
 }
 
+/* A model's place in the order of what it has to change: worst verdict, most effort,
+ * then the report's order, so that a merge picks the models one scan picks. */
+typedef struct rank_key {
+    int readiness;
+    uint64_t effort;
+    size_t index;
+} rank_key;
+
+static int by_most_to_change(const void *a, const void *b)
+{
+    const rank_key *x = a, *y = b;
+    if (x->readiness != y->readiness)
+        return x->readiness > y->readiness ? -1 : 1;
+    if (x->effort != y->effort)
+        return x->effort > y->effort ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Marks the models a page details: all of them, or the OM_VIEW_DETAILED_MAX with the most
+ * to change. */
+static int choose_detailed(om_view *v, const om_report_in *in)
+{
+    rank_key *keys;
+    size_t i;
+    if (in->count <= OM_VIEW_DETAILED_MAX) {
+        for (i = 0; i < in->count; i++)
+            v->models[i].detailed = 1;
+        v->n_detailed = in->count;
+        return OPMAP_OK;
+    }
+    if (!(keys = om_arena_array(&v->arena, in->count, sizeof(*keys))))
+        return OPMAP_ENOMEM;
+    for (i = 0; i < in->count; i++) {
+        keys[i].readiness = v->models[i].headline->readiness;
+        keys[i].effort = in->results[i]->summary.effort_total.expected;
+        keys[i].index = i;
+    }
+    qsort(keys, in->count, sizeof(*keys), by_most_to_change);
+    for (i = 0; i < OM_VIEW_DETAILED_MAX; i++)
+        v->models[keys[i].index].detailed = 1;
+    v->n_detailed = OM_VIEW_DETAILED_MAX;
+    return OPMAP_OK;
+}
+
 int om_view_build(om_view *v, const om_report_in *in, om_mem *mem)
 {
     size_t i;
@@ -256,6 +300,8 @@ int om_view_build(om_view *v, const om_report_in *in, om_mem *mem)
     }
     if (!rc && in->count == 1 && v->models[0].reexport)
         v->reexport = v->models[0].reexport;
+    if (!rc)
+        rc = choose_detailed(v, in);
     if (!rc)
         rc = portfolio(v, in);
     if (rc)

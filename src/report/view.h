@@ -71,6 +71,7 @@ typedef struct om_vmodel {
      * NULL when no operator is so */
     const char *reexport;
     char coverage[16];          /* "97.5%", or "-" for sources (nothing is placed) */
+    int detailed;               /* among the models a page details (om_view.n_detailed) */
 } om_vmodel;
 
 /* A portfolio operator: what it becomes in the models that use it ("; "-joined when they
@@ -91,7 +92,13 @@ typedef struct om_view {
     uint64_t unpublished_ops;   /* over the models: counted apart, never charged */
     opmap_effort unpublished_effort;
     const char *reexport;       /* the one model's, or "" over several (each model says) */
+    /* A page for people (HTML) details at most OM_VIEW_DETAILED_MAX models: past that, the
+     * ones with the most to change (worst verdict, then most effort, then report order)
+     * and sums up the rest; the JSON report holds every model. */
+    size_t n_detailed;
 } om_view;
+
+#define OM_VIEW_DETAILED_MAX 100
 
 /* 1 when source line k of an advice is the line of one of its first `shown` places: a
  * writer that shows those places with their lines lists only the other lines apart. */

@@ -191,6 +191,31 @@ class Html(unittest.TestCase):
         for m in rep["models"]:
             self.assertIn(os.path.basename(m["file"]), dom)
 
+    def test_a_registry_page_details_the_models_with_most_to_change(self):
+        # past 100 models the page lists and details the 100 with the worst verdict, then
+        # the most effort, then in report order, and sums up the rest in one row
+        node = os.path.join(TESTDATA, "node")
+        files = sorted(os.path.join(node, n, "model.onnx") for n in os.listdir(node))[:130]
+        listing = os.path.join(self.tmp, "models.txt")
+        with open(listing, "w") as f:
+            f.write("".join(p + "\n" for p in files))
+        rep, html = self.scan(os.path.join(self.tmp, "reg"), "--files-from", listing)
+        rank = {"blocked": 0, "needs-work": 1, "ready": 2}
+        models = rep["models"]
+        self.assertEqual(len(models), 130)
+        order = sorted(range(len(models)), key=lambda i: (rank[models[i]["headline"]["verdict"]],
+                                                          -models[i]["estimate"]["expected"], i))
+        shown, rest = sorted(order[:100]), order[100:]
+        with open(html) as f:
+            page = f.read()
+        sections = re.findall(r"<h2>([^<]*)</h2>", page)
+        self.assertEqual(sections, [models[i]["file"] for i in shown])
+        counts = {v: sum(models[i]["headline"]["verdict"] == v for i in rest) for v in rank}
+        self.assertIn("30 more models, not listed</td><td>%d blocked, %d needs work, %d ready" % (
+            counts["blocked"], counts["needs-work"], counts["ready"]), page)
+        self.assertIn("details the 100 models with the most to change", page)
+        self.check_page(html, len(rep["portfolio"]["operators"]))
+
     def test_the_headline_comes_first_and_shows_its_colour(self):
         rep, html = self.scan(os.path.join(self.tmp, "h"), model("test_loop11"))
         dom = self.check_page(html, len(rep["models"][0]["operators"]))
