@@ -59,7 +59,7 @@ static void effort(om_out *o, opmap_effort e)
 static void tnpu_needed(om_out *o, const om_report_in *in)
 {
     const opmap_result *need = om_report_tnpu_needed(in);
-    size_t i;
+    size_t i, k;
     om_out_str(o, "\nMinimum torch_npu: ");
     if (!need) {
         om_out_str(o, "none stated (no operator's row gives a torch_npu range).\n");
@@ -74,8 +74,10 @@ static void tnpu_needed(om_out *o, const om_report_in *in)
         om_out_md(o, need->model_name);
     }
     om_out_str(o, ")");
-    for (i = 0; in->count > 1 && i < in->count; i++) {
-        om_out_str(o, i ? ", " : "; per model: ");
+    for (i = 0, k = 0; in->count > 1 && i < in->count; i++) {
+        if (!in->view->models[i].detailed)
+            continue;
+        om_out_str(o, k++ ? ", " : "; per model: ");
         om_out_md(o, in->results[i]->model_name);
         om_out_str(o, " ");
         om_out_md(o, in->results[i]->tnpu_needed[0] ? in->results[i]->tnpu_needed : "-");
@@ -89,7 +91,7 @@ static void next_commands(om_out *o, const om_report_in *in)
     size_t i, k, shown = 0;
     for (i = 0; i < in->view->n_models; i++) {
         const om_vmodel *m = &in->view->models[i];
-        for (k = 0; k < m->n_next; k++) {
+        for (k = 0; m->detailed && k < m->n_next; k++) {
             if (!shown++)
                 om_out_str(o, "\n### Next commands\n\n");
             om_out_str(o, "- `");
@@ -136,7 +138,7 @@ static void verified_table(om_out *o, const om_report_in *in)
                   "| Operator | Model | Verdict | Result | Signature |\n|---|---|---|---|---|\n");
     for (i = 0; i < in->count; i++) {
         const opmap_result *r = in->results[i];
-        for (j = 0; j < r->n_ops; j++) {
+        for (j = 0; in->view->models[i].detailed && j < r->n_ops; j++) {
             const opmap_op *op = r->ops[j];
             for (k = 0; k < op->n_verified; k++) {
                 om_out_str(o, "| `");
@@ -196,7 +198,7 @@ static void unpublished_note(om_out *o, const om_report_in *in)
     uint64_t n = in->view->unpublished_ops;
     size_t i;
     for (i = 0; in->count > 1 && i < in->count; i++)
-        if (in->view->models[i].reexport) {
+        if (in->view->models[i].reexport && in->view->models[i].detailed) {
             om_out_str(o, "\nFirst, ");
             om_out_md(o, in->results[i]->model_name);
             om_out_str(o, ": **");
@@ -237,6 +239,33 @@ static void gate_line(om_out *o, const om_report_in *in)
     }
 }
 
+/* Past OM_VIEW_DETAILED_MAX models the report lists those with the most to change (the
+ * view's choice, as the HTML page's); the others in one row, and it says so. */
+static void not_listed(om_out *o, const om_report_in *in)
+{
+    uint64_t by[3] = { 0, 0, 0 }, unpublished = 0;
+    opmap_effort sum = { 0, 0, 0 };
+    size_t i, rest = in->count - in->view->n_detailed;
+    if (!rest)
+        return;
+    for (i = 0; i < in->count; i++)
+        if (!in->view->models[i].detailed) {
+            const opmap_effort *e = &in->results[i]->summary.effort_total;
+            by[in->headlines[i].readiness]++;
+            sum.min += e->min;
+            sum.expected += e->expected;
+            sum.max += e->max;
+            unpublished += in->results[i]->unpublished_ops;
+        }
+    om_out_printf(o, "| %zu more models, not listed | %" PRIu64 " blocked, %" PRIu64
+                     " needs work, %" PRIu64 " ready | | | | | | ", rest, by[OPMAP_BLOCKED],
+                  by[OPMAP_NEEDS_WORK], by[OPMAP_READY]);
+    effort(o, sum);
+    om_out_printf(o, " | %" PRIu64 " |\n\nThis report lists the %zu models with the most to "
+                     "change (worst verdict, then most effort) of %zu; the JSON report holds "
+                     "every model.\n", unpublished, in->view->n_detailed, in->count);
+}
+
 int om_report_markdown(const om_report_in *in, om_out *o)
 {
     const om_portfolio *p = in->portfolio;
@@ -248,6 +277,8 @@ int om_report_markdown(const om_report_in *in, om_out *o)
                   "| Effort, person-days | Unpublished |\n|---|---|---:|---:|---:|---:|---:|---|---:|\n");
     for (i = 0; i < in->count; i++) {
         const opmap_summary *s = &in->results[i]->summary;
+        if (!in->view->models[i].detailed)
+            continue;
         om_out_str(o, "| ");
         om_out_md(o, in->results[i]->model_name);
         om_out_printf(o, " | %s | %s", om_readiness_label(in->headlines[i].readiness),
@@ -258,6 +289,7 @@ int om_report_markdown(const om_report_in *in, om_out *o)
         effort(o, s->effort_total);
         om_out_printf(o, " | %" PRIu64 " |\n", in->results[i]->unpublished_ops);
     }
+    not_listed(o, in);
     if (in->count)
         tnpu_needed(o, in);
     unpublished_note(o, in);
@@ -283,7 +315,7 @@ int om_report_markdown(const om_report_in *in, om_out *o)
                   "|---|---|---|---:|---|---|---|\n");
     for (i = 0; i < in->count; i++) {
         const opmap_result *r = in->results[i];
-        for (j = 0; j < r->n_ops; j++) {
+        for (j = 0; in->view->models[i].detailed && j < r->n_ops; j++) {
             const opmap_op *op = r->ops[j];
             const om_vop *x = &in->view->models[i].ops[j];
             if (op->status < OPMAP_OP_PARTIAL)
@@ -332,7 +364,7 @@ int om_report_markdown(const om_report_in *in, om_out *o)
         for (i = 0; i < in->count; i++) {
             const opmap_result *r = in->results[i];
             const om_vmodel *m = &in->view->models[i];
-            for (j = 0; j < m->n_advice; j++) {
+            for (j = 0; m->detailed && j < m->n_advice; j++) {
                 const om_advice *a = m->advice[j].a;
                 if (!shown++)
                     om_out_str(o, "\n### Advice (not in the effort)\n\n"

@@ -9,7 +9,9 @@ traced Llama-style block, its ONNX export, training code beside it, an opset-6 m
   operator of every model, alone and in a portfolio;
 - a portfolio's HTML headline is the overall verdict, never "All models";
 - a model whose opset ATC cannot parse says "re-export at opset 8-18" first, before any
-  coverage figure, in every format that has a headline.
+  coverage figure, in every format that has a headline;
+- past 100 models, HTML and Markdown list the same 100 models with the most to change (the
+  JSON report's worst verdicts, then most effort) and sum up the rest alike.
 
 (tests/unit/test_view.c walks every fact of the view against every format.)
 
@@ -159,6 +161,30 @@ class OneView(unittest.TestCase):
         # a model ATC parses at its opset says nothing of it
         rep = reports(os.path.join(LLM, "llama_block.opset17.onnx"))
         self.assertNotIn("re-export", rep["text"])
+
+    def test_html_and_markdown_list_the_same_models_past_100(self):
+        node = os.path.join(TESTDATA, "node")
+        files = sorted(os.path.join(node, n, "model.onnx") for n in os.listdir(node))[:130]
+        with tempfile.TemporaryDirectory() as tmp:
+            listing = os.path.join(tmp, "models.txt")
+            with open(listing, "w") as f:
+                f.write("".join(p + "\n" for p in files))
+            rep = reports("--files-from", listing)
+        models = json.loads(rep["json"])["models"]
+        rank = {"blocked": 0, "needs-work": 1, "ready": 2}
+        order = sorted(range(len(models)), key=lambda i: (rank[models[i]["headline"]["verdict"]],
+                                                          -models[i]["estimate"]["expected"], i))
+        want = [models[i]["file"] for i in sorted(order[:100])]
+        cells = [l.split(" | ")[0][2:].replace("\\_", "_") for l in rep["markdown"].splitlines()
+                 if l.startswith("| ")]
+        rows = [c for c in cells if c in files]
+        self.assertEqual(rows, want)
+        self.assertEqual(re.findall(r"<h2>([^<]*)</h2>", rep["html"]), want)
+        rest = [models[i]["headline"]["verdict"] for i in order[100:]]
+        summed = "30 more models, not listed | %d blocked, %d needs work, %d ready" % (
+            rest.count("blocked"), rest.count("needs-work"), rest.count("ready"))
+        self.assertIn(summed, rep["markdown"])
+        self.assertIn(summed.replace(" | ", "</td><td>"), rep["html"])
 
 
 if __name__ == "__main__":
