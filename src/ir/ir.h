@@ -144,6 +144,12 @@ typedef struct ir_fact {
                                  (a constant's shape is its tensor's: `value`) */
     uint8_t is_const;
     uint8_t dims_inferred;    /* dims computed from the inputs' (ir/shapes.c), not declared */
+    /* Where `rank` is unknown: the rank ir/shapes.c reads off the length of a Reshape's
+     * target whose values are computed at run time (Shape -> Gather -> Unsqueeze -> Concat),
+     * carried through rank-keeping operators; 0 when none. No dimension is known, so `rank`
+     * stays -1 and every reader of shapes (signatures, testgen, reports) sees an unknown
+     * shape; only rank conditions (rules/constraints.c) read it. */
+    uint8_t rank_only;
     /* The integer values of shape arithmetic (Shape of a known shape, Gather, Concat, ...
      * of them), computed by ir/shapes.c for the shapes downstream (a Reshape's target):
      * opmap's reading, never a constant of the model (`value` is that), or NULL. */

@@ -3,7 +3,8 @@
  * values.h, om_values_rule_dims): what onnx's shape inference computes for the operators
  * models are built of, so a model exported without value_info still states the shapes of
  * its intermediate values (testgen writes runnable tests from them). Only what the inputs
- * state is used; a dimension nothing tells stays unknown, never guessed.
+ * state is used; a dimension nothing tells stays unknown, never guessed. A Reshape to sizes
+ * computed at run time gets its rank alone (ir_fact.rank_only) from its target's length.
  */
 #include <stdint.h>
 #include <string.h>
@@ -685,6 +686,83 @@ int om_values_rule_dims(const ir_node *n, om_arena *A, int32_t *rank, const ir_d
     *rank = o.rank;
     *out = o.rank ? d : NULL;
     return 1;
+}
+
+/* ---- the rank of a Reshape whose target's values are not known ---- */
+
+/* A tensor's rank, or the rank-only reading of it (ir_fact.rank_only); -1 when unknown. */
+static int32_t rank_or_only(const ir_fact *f)
+{
+    if (f->rank >= 0)
+        return f->rank;
+    return f->rank_only ? (int32_t)f->rank_only : -1;
+}
+
+/* The number of elements of a 1-D value without reading its values: its constant's or shape
+ * data's length, its stated or inferred dimension, or what a Shape of a tensor of known rank
+ * gives (start and end clamped as ONNX clamps them); -1 when unknown or past MAXR. */
+static int32_t length_of(const ir_fact *f)
+{
+    const ir_tensor *t = f->value ? f->value : f->shape_data;
+    const ir_node *d = f->def;
+    if (t) {
+        if (t->ndims != 1 || !t->dims || t->dims[0] < 0 || t->dims[0] > MAXR)
+            return -1;
+        return (int32_t)t->dims[0];
+    }
+    if (f->rank == 1 && f->dims) {
+        if (f->dims[0].value < 0 || f->dims[0].value > MAXR)
+            return -1;
+        return (int32_t)f->dims[0].value;
+    }
+    if (d && strcmp(d->domain, "ai.onnx") == 0 && strcmp(d->op, "Shape") == 0 && d->n_inputs &&
+        d->in_facts && d->inputs[0][0]) {
+        int64_t r = rank_or_only(&d->in_facts[0]), start = attr_i(d, "start", 0),
+                end = attr_i(d, "end", INT64_MAX);
+        if (r < 0 || r > MAXR)
+            return -1;
+        /* no overflow: r is at most MAXR, and a negative bound only grows by it */
+        start = start < 0 ? start + r : start;
+        end = end < 0 ? end + r : end;
+        start = start < 0 ? 0 : start > r ? r : start;
+        end = end < 0 ? 0 : end > r ? r : end;
+        return (int32_t)(end > start ? end - start : 0);
+    }
+    return -1;
+}
+
+int32_t om_values_rule_reshape_rank(const ir_node *n)
+{
+    const ir_attr *shape;
+    const ir_node *d;
+    int32_t len = -1;
+    uint32_t i;
+    if (strcmp(n->domain, "ai.onnx") != 0 || strcmp(n->op, "Reshape") != 0 || !n->in_facts)
+        return -1;
+    if (n->n_inputs < 2 || !n->inputs[1][0]) {
+        /* opset 1 to 4: the target is the `shape` attribute */
+        shape = ir_node_attr(n, "shape");
+        if (!shape || shape->type != IR_ATTR_INTS || shape->n_ints > MAXR)
+            return -1;
+        return (int32_t)shape->n_ints;
+    }
+    if ((len = length_of(&n->in_facts[1])) >= 0)
+        return len;
+    /* a Concat of 1-D pieces (axis 0) whose lengths are known; one level, no recursion, and
+     * at most MAXR pieces, so many Reshapes of one huge Concat stay linear */
+    d = n->in_facts[1].def;
+    if (!d || strcmp(d->domain, "ai.onnx") != 0 || strcmp(d->op, "Concat") != 0 || !d->in_facts ||
+        !d->n_inputs || d->n_inputs > MAXR)
+        return -1;
+    if (attr_i(d, "axis", 0) != 0 && attr_i(d, "axis", 0) != -1)
+        return -1;
+    for (i = 0, len = 0; i < d->n_inputs; i++) {
+        int32_t k;
+        if (!d->inputs[i][0] || (k = length_of(&d->in_facts[i])) < 0 || len + k > MAXR)
+            return -1;
+        len += k;
+    }
+    return len;
 }
 
 /* ---- the values of shape arithmetic ---- */

@@ -78,6 +78,10 @@ static void define(scope *s, const char *name, const ir_fact *f)
         s->facts[j].dtype = f->dtype;
     if (s->facts[j].rank < 0)
         s->facts[j].rank = f->rank;
+    if (s->facts[j].rank >= 0)
+        s->facts[j].rank_only = 0; /* a rank known: no reading of it */
+    else if (!s->facts[j].rank_only)
+        s->facts[j].rank_only = f->rank_only;
     if (!s->facts[j].dims && f->dims && f->rank == s->facts[j].rank)
         s->facts[j].dims = f->dims;
     s->facts[j].is_const |= f->is_const;
@@ -172,23 +176,51 @@ static const char *const broadcast_rank[] = {
     "Max", "Mean", "Min", "Mod", "Mul", "Or", "PRelu", "Pow", "Sub", "Sum", "Where", "Xor", NULL
 };
 
-int32_t om_values_rule_rank(const ir_node *n)
+/* An input's rank; with `only`, its rank-only reading (ir_fact.rank_only) where no rank is
+ * known. -1 when unknown. */
+static int32_t in_rank(const ir_node *n, uint32_t i, int only)
+{
+    const ir_fact *f = &n->in_facts[i];
+    if (!n->inputs[i][0])
+        return -1;
+    if (f->rank >= 0)
+        return f->rank;
+    return only && f->rank_only ? (int32_t)f->rank_only : -1;
+}
+
+static int32_t rule_rank(const ir_node *n, int only)
 {
     uint32_t i;
     int32_t r = -1;
     if (strcmp(n->domain, "ai.onnx") != 0 || !n->in_facts || !n->n_inputs)
         return -1;
     if (in_list(n->op, same_rank_as_input0))
-        return n->inputs[0][0] ? n->in_facts[0].rank : -1;
+        return in_rank(n, 0, only);
     if (!in_list(n->op, broadcast_rank))
         return -1;
     for (i = 0; i < n->n_inputs; i++) {
-        if (!n->inputs[i][0] || n->in_facts[i].rank < 0)
+        int32_t k = in_rank(n, i, only);
+        if (k < 0)
             return -1;     /* every input's rank known, or none told */
-        if (n->in_facts[i].rank > r)
-            r = n->in_facts[i].rank;
+        if (k > r)
+            r = k;
     }
     return r;
+}
+
+int32_t om_values_rule_rank(const ir_node *n)
+{
+    return rule_rank(n, 0);
+}
+
+/* ir_fact.rank_only of output 0 where its rank is unknown: a Reshape's from its target's
+ * length, or carried from the inputs by the rank rules above; 0 when none. */
+static uint8_t rank_only(const ir_node *n)
+{
+    int32_t r = om_values_rule_reshape_rank(n);
+    if (r < 0)
+        r = rule_rank(n, 1);
+    return r > 0 && r <= UINT8_MAX ? (uint8_t)r : 0;
 }
 
 int32_t om_values_rule_dtype(const ir_node *n, uint32_t out)
@@ -388,6 +420,8 @@ static int infer_node(infer *in, ir_node *n, scope *s)
                 o->dims = declared->dims;
             }
         }
+        if (i == 0 && o->rank < 0)
+            o->rank_only = rank_only(n);
         define(s, n->outputs[i], o);
     }
     for (a = 0; a < n->n_attrs; a++)

@@ -30,6 +30,13 @@ int32_t om_values_rule_rank(const ir_node *n);
  * cannot be told; -1 when memory ran out. Unknown dimensions stay unknown. */
 int om_values_rule_dims(const ir_node *n, om_arena *A, int32_t *rank, const ir_dim **dims);
 
+/* shapes.c: the rank of a Reshape's output from the length of its target (the `shape`
+ * input, or attribute before opset 5) where the target's values are not known: a constant's
+ * or shape data's length, a stated or inferred 1-D size, a Shape of a tensor of known rank, a
+ * Concat of such pieces; -1 when the length is not known or past the ranks shapes.c computes.
+ * For ir_fact.rank_only: rank conditions only, no dimension. */
+int32_t om_values_rule_reshape_rank(const ir_node *n);
+
 /* shapes.c: the integer values of output 0 of shape arithmetic (Shape of a known shape,
  * and Gather, Concat, (Un)Squeeze, Cast, Identity, Add, Sub, Mul, Div of known values) into
  * *data (A's): 1; 0 when not known; -1 when memory ran out. For the shapes downstream

@@ -310,17 +310,24 @@ static int holds_one(const om_constraint *c, const ir_node *n, char *actual, siz
         snprintf(actual, size, "%s %u %s", c->on_output ? "output" : "input", c->index,
                  f->is_const ? "is constant" : "is not constant");
         return 1;
-    case OM_SUBJ_RANK:
-        if (!(f = tensor_fact(c, n)) || f->rank < 0)
+    case OM_SUBJ_RANK: {
+        /* a rank-only reading (a Reshape to sizes computed at run time, ir/shapes.c) counts
+         * where no rank is declared or inferred: the condition is on the rank alone */
+        int32_t rank;
+        if (!(f = tensor_fact(c, n)))
+            return 0;
+        rank = f->rank >= 0 ? f->rank : f->rank_only ? (int32_t)f->rank_only : -1;
+        if (rank < 0)
             return 0;
         memset(&v, 0, sizeof(v));
         v.kind = OM_VAL_NUM;
-        v.num = f->rank;
+        v.num = rank;
         if (!compare(&v, c->cmp, &c->value))
             return 0;
-        snprintf(actual, size, "rank(%s %u)=%d", c->on_output ? "output" : "input", c->index,
-                 (int)f->rank);
+        snprintf(actual, size, "rank(%s %u)=%d%s", c->on_output ? "output" : "input", c->index,
+                 (int)rank, f->rank < 0 ? " (its sizes computed at run time)" : "");
         return 1;
+    }
     case OM_SUBJ_DTYPE:
         if (!(f = tensor_fact(c, n)) || !f->dtype)
             return 0;

@@ -31,6 +31,8 @@ static const char table_yaml[] =
     "      - {when: {attr: mode, default: nearest, in: [linear]}, flag: precision,\n"
     "         message: linear may drift}\n"
     "      - {when: {input: 2, is: not_constant}, then: partial, message: scales must be constant}\n"
+    "      - {when: [{attr: mode, default: nearest, eq: nearest}, {input: 0, rank: {gt: 4}}],\n"
+    "         then: rewrite, message: nearest over rank 4}\n"
     "  - domain: ai.onnx\n    op: AveragePool\n    since: 11\n    status: full\n    sources: [s]\n"
     "    ascend: {engine: ai_core}\n"
     "    constraints:\n"
@@ -352,6 +354,75 @@ static void test_rules__rank_and_dtype_from_inference(void **state)
     assert_false(chip_of(op, 0).unknown);
     assert_int_equal(opmap_op_status(op), OPMAP_OP_REWRITE);
     opmap_result_free(res);
+    mb_free(&b);
+}
+
+/* A Reshape to sizes computed at run time (SlowFast's dynamic-batch export: Shape -> Gather
+ * -> Unsqueeze -> Concat) states its output's rank by its target's length: a rank condition
+ * holds on it and says so; a rank-only 4-D input does not meet "over 4". */
+static void test_rules__rank_condition_on_a_rank_only_input(void **state)
+{
+    fixture *f = *state;
+    mb b;
+    Onnx__GraphProto *g;
+    Onnx__NodeProto *n;
+    opmap_result *res;
+    const opmap_op *op;
+    opmap_reason_info r;
+    opmap_model *model;
+    int64_t x_dims[6] = { -1, 1, 3, 8, 6, 6 }, axes0[1] = { 0 }, one[1] = { 1 };
+    const char *const params[6] = { "N", NULL, NULL, NULL, NULL, NULL };
+    static const char *const idx[] = { "i1", "i2", "i3", "i4" },
+                             *const gat[] = { "g1", "g2", "g3", "g4" },
+                             *const uns[] = { "u1", "u2", "u3", "u4" };
+    int k;
+
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    mb_input(&b, g, "x", 1, x_dims, params, 6);
+    mb_initializer(&b, g, mb_tensor_raw(&b, "scales", (const int64_t[]){ 5 }, 1, 20));
+    mb_initializer(&b, g, mb_tensor_raw(&b, "scales4", (const int64_t[]){ 4 }, 1, 16));
+    mb_node(&b, g, "Shape", NULL, "shape", (const char *const[]){ "x", NULL },
+            (const char *const[]){ "s", NULL });
+    for (k = 0; k < 4; k++) {
+        Onnx__TensorProto *t = mb_tensor_raw(&b, idx[k], one, 0, 8);
+        t->data_type = 7; /* int64 scalar */
+        mb_initializer(&b, g, t);
+        n = mb_node(&b, g, "Gather", NULL, gat[k], (const char *const[]){ "s", idx[k], NULL },
+                    (const char *const[]){ gat[k], NULL });
+        mb_attr_int(&b, n, "axis", 0);
+        n = mb_node(&b, g, "Unsqueeze", NULL, uns[k], (const char *const[]){ gat[k], NULL },
+                    (const char *const[]){ uns[k], NULL });
+        mb_attr_ints(&b, n, "axes", axes0, 1);
+    }
+    n = mb_node(&b, g, "Concat", NULL, "t5",
+                (const char *const[]){ "u1", "u1", "u2", "u3", "u4", NULL },
+                (const char *const[]){ "t5", NULL });
+    mb_attr_int(&b, n, "axis", 0);
+    n = mb_node(&b, g, "Concat", NULL, "t4", (const char *const[]){ "u1", "u2", "u3", "u4", NULL },
+                (const char *const[]){ "t4", NULL });
+    mb_attr_int(&b, n, "axis", 0);
+    mb_node(&b, g, "Reshape", NULL, "r5", (const char *const[]){ "x", "t5", NULL },
+            (const char *const[]){ "x5", NULL });
+    mb_node(&b, g, "Reshape", NULL, "r4", (const char *const[]){ "x", "t4", NULL },
+            (const char *const[]){ "x4", NULL });
+    mb_node(&b, g, "Resize", NULL, "temporal", (const char *const[]){ "x5", "", "scales", NULL },
+            (const char *const[]){ "y5", NULL });
+    mb_node(&b, g, "Resize", NULL, "spatial", (const char *const[]){ "x4", "", "scales4", NULL },
+            (const char *const[]){ "y4", NULL });
+    res = scan_model(f, &b, model17(&b, g), NULL, &model);
+    op = find_op(res, "Resize");
+    assert_int_equal(opmap_op_status(op), OPMAP_OP_REWRITE);
+    r = find_reason(op, "nearest over rank 4");
+    assert_string_equal(r.value,
+                        "mode=nearest (default); rank(input 0)=5 (its sizes computed at run time)");
+    assert_string_equal(r.example, "main/temporal");
+    assert_int_equal(r.instances, 1);
+    /* the rank is all that is known: no shape for anything else to read */
+    assert_int_equal(model->ir.main->nodes[model->ir.main->n_nodes - 2].in_facts[0].rank, -1);
+    assert_int_equal(model->ir.main->nodes[model->ir.main->n_nodes - 2].in_facts[0].rank_only, 5);
+    opmap_result_free(res);
+    opmap_model_free(model);
     mb_free(&b);
 }
 
@@ -1111,6 +1182,7 @@ int main(void)
         cmocka_unit_test(test_rules__defaults_and_flags),
         cmocka_unit_test(test_rules__list_attributes_and_ordering),
         cmocka_unit_test(test_rules__rank_and_dtype_from_inference),
+        cmocka_unit_test(test_rules__rank_condition_on_a_rank_only_input),
         cmocka_unit_test(test_rules__initializer_facts_are_clean),
         cmocka_unit_test(test_rules__dtype_differs_by_chip),
         cmocka_unit_test(test_rules__dtypes_bound_to_their_input),

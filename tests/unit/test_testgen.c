@@ -16,6 +16,8 @@
 
 #include <opmap/opmap.h>
 
+#include "../support/onnx_build.h"
+
 /* layer_norm twice alike and once with another eps (partial: two signatures), add (full,
  * not chosen unless named), mul of a runtime int (partial: a case that skips). */
 static const char graph[] =
@@ -224,6 +226,88 @@ static void test_testgen__result_of_another_model(void **state)
     opmap_model_free(b);
 }
 
+/* A rank opmap reads off a Reshape's target length (ir/shapes.c: rank only, no dimension)
+ * makes a rank rule fire, and testgen writes that case as one whose shape the model does not
+ * state: it skips, and no size is made up for it. */
+static void test_testgen__rank_only_is_no_shape(void **state)
+{
+    static const char onnx_table[] =
+        "schema: 1\nsources:\n  - {id: s}\nops:\n"
+        "  - domain: ai.onnx\n    op: Resize\n    since: 11\n    status: full\n    sources: [s]\n"
+        "    constraints:\n"
+        "      - {when: [{attr: mode, default: nearest, eq: nearest}, {input: 0, rank: {gt: 4}}],\n"
+        "         then: rewrite, message: nearest over rank 4}\n"
+        "  - {domain: ai.onnx, op: Shape, since: 15, status: full, sources: [s]}\n"
+        "  - {domain: ai.onnx, op: Gather, since: 13, status: full, sources: [s]}\n"
+        "  - {domain: ai.onnx, op: Unsqueeze, since: 13, status: full, sources: [s]}\n"
+        "  - {domain: ai.onnx, op: Concat, since: 13, status: full, sources: [s]}\n"
+        "  - {domain: ai.onnx, op: Reshape, since: 14, status: full, sources: [s]}\n";
+    fixture *f = *state;
+    opmap_table *table;
+    opmap_model *m;
+    opmap_result *r;
+    opmap_error err;
+    Onnx__GraphProto *g;
+    Onnx__ModelProto *model;
+    Onnx__NodeProto *n;
+    Onnx__TensorProto *t;
+    const uint8_t *buf;
+    const char *c;
+    size_t len;
+    text out;
+    mb b;
+    int64_t x_dims[6] = { -1, 1, 3, 8, 6, 6 }, axes0[1] = { 0 }, one[1] = { 1 }, five[1] = { 5 };
+    const char *const params[6] = { "N", NULL, NULL, NULL, NULL, NULL };
+
+    assert_int_equal(opmap_table_load_memory(&table, f->ctx, onnx_table, sizeof(onnx_table) - 1,
+                                             "t", &err), OPMAP_OK);
+    mb_init(&b);
+    g = mb_graph(&b, "g");
+    mb_input(&b, g, "x", 1, x_dims, params, 6);
+    mb_initializer(&b, g, mb_tensor_raw(&b, "scales", five, 1, 20));
+    t = mb_tensor_raw(&b, "i1", one, 0, 8);
+    t->data_type = 7; /* an int64 scalar */
+    mb_initializer(&b, g, t);
+    mb_node(&b, g, "Shape", NULL, "shape", (const char *const[]){ "x", NULL },
+            (const char *const[]){ "s", NULL });
+    n = mb_node(&b, g, "Gather", NULL, "gather", (const char *const[]){ "s", "i1", NULL },
+                (const char *const[]){ "g1", NULL });
+    mb_attr_int(&b, n, "axis", 0);
+    n = mb_node(&b, g, "Unsqueeze", NULL, "unsqueeze", (const char *const[]){ "g1", NULL },
+                (const char *const[]){ "u1", NULL });
+    mb_attr_ints(&b, n, "axes", axes0, 1);
+    n = mb_node(&b, g, "Concat", NULL, "target",
+                (const char *const[]){ "u1", "u1", "u1", "u1", "u1", NULL },
+                (const char *const[]){ "t5", NULL });
+    mb_attr_int(&b, n, "axis", 0);
+    mb_node(&b, g, "Reshape", NULL, "fold", (const char *const[]){ "x", "t5", NULL },
+            (const char *const[]){ "x5", NULL });
+    mb_node(&b, g, "Resize", NULL, "temporal", (const char *const[]){ "x5", "", "scales", NULL },
+            (const char *const[]){ "y", NULL });
+    model = mb_model(&b, g, 8);
+    mb_opset(&b, model, "", 17);
+    buf = mb_pack(&b, model, &len);
+    assert_int_equal(opmap_model_open_memory(&m, f->ctx, buf, len, "r.onnx", &err), OPMAP_OK);
+    assert_int_equal(opmap_scan(&r, f->ctx, m, table, NULL, &err), OPMAP_OK);
+    memset(&out, 0, sizeof(out));
+    assert_int_equal(opmap_testgen_write(f->ctx, (const opmap_model *const *)&m,
+                                         (const opmap_result *const *)&r, 1, OPMAP_TESTGEN_MODULE,
+                                         NULL, collect, &out, &err), OPMAP_OK);
+    /* the rewrite is chosen; its input's shape is not the model's to give */
+    assert_int_equal(count(out.data, "\ndef test_"), 1);
+    c = strstr(out.data, "    Case(\"");
+    assert_non_null(c);
+    assert_non_null(strstr(c, "\"onnx\", \"Resize\""));
+    assert_non_null(strstr(c, "[T(\"float32\", []), None, T(\"float32\", [5]"));
+    assert_null(strstr(c, "D()"));
+    assert_non_null(strstr(c, "skip=\"argument 0: the model does not state its shape\""));
+    free(out.data);
+    opmap_result_free(r);
+    opmap_model_free(m);
+    opmap_table_free(table);
+    mb_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -231,6 +315,7 @@ int main(void)
         cmocka_unit_test(test_testgen__hostile_names_stay_in_their_strings),
         cmocka_unit_test(test_testgen__refused),
         cmocka_unit_test(test_testgen__result_of_another_model),
+        cmocka_unit_test(test_testgen__rank_only_is_no_shape),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
