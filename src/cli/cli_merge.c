@@ -120,6 +120,7 @@ static int load(const scan_opts *o, scan_run *run, opmap_report_set **set, int a
     }
     if ((reg = registries(o, run->ctx, argc, argv)) < 0)
         return -reg;
+    run->counted_only = reg;
     if (reg && !cli_streams(o)) {
         cli_fail("registry reports are merged one row at a time: unset OPMAP_NO_STREAM");
         return EXIT_USAGE;

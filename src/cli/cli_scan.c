@@ -294,7 +294,12 @@ int cli_finish(const scan_opts *o, scan_run *run)
         if (!opmap_verdict_passed(streamed)) {
             size_t failing;
             opmap_report_stream_findings(run->stream, &failing);
-            print_failures(streamed, run->gate_lines, run->n_gate_lines, failing);
+            if (run->counted_only) /* registry reports keep each model's count */
+                fprintf(stderr, "opmap: the gate fails: %zu finding%s (registry reports "
+                        "count them; the shards' JSON reports list them)\n", failing,
+                        failing == 1 ? "" : "s");
+            else
+                print_failures(streamed, run->gate_lines, run->n_gate_lines, failing);
             code = EXIT_FINDINGS;
         }
     } else if (opmap_policy_check(&verdict, run->ctx, (const opmap_result *const *)run->slots,
