@@ -112,7 +112,7 @@ static int add_op(om_portfolio *p, const om_estimate_op *op, uint32_t models)
     }
     x->flags |= op->flags;
     x->instances += op->instances;
-    x->models += models;
+    x->models = x->models > UINT32_MAX - models ? UINT32_MAX : x->models + models;
     return OPMAP_OK;
 }
 

@@ -240,7 +240,7 @@ static int read_op(rg *x, oj_value *v, om_reg_op *op)
         (rc = effort3(r, &o, "effort", &op->op.effort)) ||
         (rc = rr_days(r, &o, "budget", &op->budget)) || (rc = read_flags(r, &o, &op->op.flags)))
         return rc;
-    if (!models || models > x->row_ops) /* a model counts it once an opset it imports */
+    if (!models || models > x->row_ops || models > UINT32_MAX) /* once an opset imported */
         return rr_fail(r, oj_get(&o, "models"), "models", "%llu, where the report's models "
                        "have %llu operators", (unsigned long long)models,
                        (unsigned long long)x->row_ops);
@@ -477,6 +477,11 @@ static int check_counts(rg *x, size_t n_probs, size_t n_unreadable)
             e.max != x->ops.summary.effort_total.max)
             return rr_fail(r, est, NULL, "does not add up from the operators (the report was "
                            "edited)");
+        /* each operator's effort is one of its models': together they cost no more */
+        if (e.min > x->separately.min || e.expected > x->separately.expected ||
+            e.max > x->separately.max)
+            return rr_fail(r, est, NULL, "more than the models' own estimates together "
+                           "(separately): the operators and the rows disagree");
     }
     rr_at(r, "gate", SIZE_MAX);
     if ((rc = rr_bool(r, gate, "passed", &passed)) ||
