@@ -39,6 +39,8 @@ typedef struct rg {
     int have_models, have_ops, have_columns;
     size_t members, n, n_ops;
     unsigned blocked_on, needs_work_on;   /* the report's rule (headline.rule) */
+    const char *dir;          /* what every row's file follows ("root") */
+    size_t dir_len;
     om_portfolio ops;         /* the report's distinct operators, for its counts */
     uint64_t row_ops, row_inst, op_models, op_inst, findings, failing;
     opmap_effort separately;
@@ -127,8 +129,23 @@ static int kinds(rr *r, const oj_value *o, const char *key, unsigned *out)
     return rc;
 }
 
+/* The row's file after the root, into A. */
+static int whole_file(rg *x, om_arena *A, om_reg_row *row)
+{
+    size_t n = strlen(row->file);
+    char *f;
+    if (!x->dir_len)
+        return OPMAP_OK;
+    if (!(f = om_arena_alloc(A, x->dir_len + n + 1)))
+        return om_fail_mem(x->r.err, &x->s->mem, x->r.source);
+    memcpy(f, x->dir, x->dir_len);
+    memcpy(f + x->dir_len, row->file, n + 1);
+    row->file = f;
+    return OPMAP_OK;
+}
+
 /* One element of "models". */
-static int read_row(rg *x, oj_value *v, om_reg_row *row)
+static int read_row(rg *x, om_arena *A, oj_value *v, om_reg_row *row)
 {
     rr *r = &x->r;
     oj_value o;
@@ -138,7 +155,7 @@ static int read_row(rg *x, oj_value *v, om_reg_row *row)
     memset(row, 0, sizeof(*row));
     rr_at(r, "models", x->n);
     if ((rc = as_object(r, v, NULL, OM_REG_MODEL_COLUMNS, om_reg_model_column, &o)) ||
-        (rc = rr_str(r, &o, "file", NULL, &row->file)) ||
+        (rc = rr_str(r, &o, "file", NULL, &row->file)) || (rc = whole_file(x, A, row)) ||
         (rc = rr_name(r, &o, "verdict", readiness_name, 3, &row->verdict)) ||
         (rc = rr_days(r, &o, "coverage", &cov)) || (rc = effort3(r, &o, "effort", &row->effort)) ||
         (rc = by_status(r, &o, "operators", row->operators)) ||
@@ -281,7 +298,7 @@ static int one_row(rg *x, int is_op)
             x->n_ops++;
         } else {
             om_reg_row row;
-            if ((rc = read_row(x, v, &row)) == OPMAP_OK)
+            if ((rc = read_row(x, &tree, v, &row)) == OPMAP_OK)
                 rc = x->sink->row(x->sink->payload, &row, x->r.err);
             x->n++;
         }
@@ -354,6 +371,13 @@ static int header(rg *x, int has_models)
     x->root.n--;
     if (rc || (rc = check_columns(x)))
         return rc;
+    rr_at(r, "", SIZE_MAX);
+    if ((rc = rr_str(r, &x->root, "root", NULL, &x->dir)))
+        return rc;
+    x->dir_len = strlen(x->dir);
+    if (x->dir_len > 4096 || (x->dir_len && x->dir[x->dir_len - 1] != '/'))
+        return rr_fail(r, oj_get(&x->root, "root"), "root", "not a directory of at most "
+                       "4096 bytes ending in '/'");
     rr_at(r, "", SIZE_MAX);
     if ((rc = rr_obj(r, &x->root, "headline", &head)))
         return rc;

@@ -157,12 +157,34 @@ void om_registry_row_headline(const om_registry *g, const om_reg_row *row, opmap
     om_headline_of_row(row, g->o.blocked_on, g->o.needs_work_on, h);
 }
 
+/* The root, cut to what the files have in common up to a '/' (the first file: its
+ * directory). It only shrinks, so it is the same over shards as over all their files. */
+static int keep_root(om_registry *g, const char *file)
+{
+    size_t n = 0, len = strlen(file);
+    if (!g->count) {
+        if (!(g->root = om_alloc(&g->mem, len + 1)))
+            return OPMAP_ENOMEM;
+        g->root_cap = len + 1;
+        memcpy(g->root, file, len + 1);
+        g->root_len = len;
+    } else {
+        while (n < g->root_len && file[n] == g->root[n])
+            n++;
+        g->root_len = n;
+    }
+    while (g->root_len && g->root[g->root_len - 1] != '/')
+        g->root_len--;
+    g->root[g->root_len] = '\0';
+    return OPMAP_OK;
+}
+
 /* A row, whichever way it came: spooled, summed into the headline, the first kept. */
 static int add_row(om_registry *g, const om_reg_row *row)
 {
     om_headline_counts c;
     int rc;
-    if ((rc = om_registry_row_out(g, row)))
+    if ((rc = om_registry_row_out(g, row)) || (rc = keep_root(g, row->file)))
         return rc;
     om_headline_counts_of_row(row, &c);
     om_headline_acc_add_counts(&g->head, &c);
@@ -420,6 +442,8 @@ void om_registry_free(om_registry *g)
         om_dealloc(&g->mem, g->becomes, g->becomes_cap * sizeof(*g->becomes));
     if (g->bindex)
         om_dealloc(&g->mem, g->bindex, g->bindex_cap * sizeof(*g->bindex));
+    if (g->root)
+        om_dealloc(&g->mem, g->root, g->root_cap);
     om_spool_close(&g->rows);
     om_arena_free(&g->arena);
     om_ctx_release(g->ctx, g);

@@ -39,6 +39,8 @@ struct om_registry {
     const opmap_result *first;    /* names the table and chips; own_first when read */
     opmap_result *own_first;
     const char *first_file;
+    char *root;                   /* the files' longest common directory ("a/b/"), or "" */
+    size_t root_len, root_cap;
     om_reg_row first_row;         /* one model: the headline's distinct operators are its */
     om_npu_version need_v;
     const char *need, *need_by, *need_model;

@@ -140,10 +140,59 @@ static void gate(jsonw *w, const om_registry *g)
     jw_end_object(w);
 }
 
-static int copy_spool(void *arg, const void *data, size_t size)
+/* The rows as spooled (each file whole) with the root cut from each file: a row starts
+ * at "\n[\"" (a line break is escaped inside strings), and its file's JSON text starts with
+ * the root's (escaping goes a character at a time, and the root ends at a '/'). */
+typedef struct strip {
+    om_out *out;
+    size_t root;        /* bytes of the root as a JSON string's text */
+    size_t skip;        /* of them still to leave out */
+    int matched;        /* bytes of "\n[\"" seen */
+} strip;
+
+static int strip_root(void *arg, const void *data, size_t size)
 {
-    om_out_bytes(arg, data, size);
-    return ((om_out *)arg)->failed ? -1 : 0;
+    static const char start[] = "\n[\"";
+    strip *st = arg;
+    const char *p = data;
+    size_t i, from = 0;
+    for (i = 0; i < size; i++) {
+        if (st->skip) {
+            st->skip--;
+            from = i + 1;
+            continue;
+        }
+        st->matched = p[i] == start[st->matched] ? st->matched + 1 : p[i] == '\n';
+        if (st->matched == 3) {
+            om_out_bytes(st->out, p + from, i + 1 - from);
+            from = i + 1;
+            st->skip = st->root;
+            st->matched = 0;
+        }
+    }
+    if (from < size)
+        om_out_bytes(st->out, p + from, size - from);
+    return st->out->failed ? -1 : 0;
+}
+
+static int count_bytes(void *arg, const void *data, size_t size)
+{
+    (void)data;
+    *(size_t *)arg += size;
+    return 0;
+}
+
+/* The root's length as JSON string text (without its quotes). */
+static size_t escaped_len(const char *s)
+{
+    om_out o;
+    jsonw w;
+    size_t n = 0;
+    om_out_init(&o, count_bytes, &n);
+    jw_init(&w, &o, 1);
+    jw_string(&w, s);
+    om_out_finish(&o);
+    return n - 2;
 }
 
 int om_registry_write(om_registry *g, om_out *out, opmap_error *err)
@@ -151,6 +200,7 @@ int om_registry_write(om_registry *g, om_out *out, opmap_error *err)
     om_report_in in;
     om_json_top t;
     jsonw w;
+    strip st;
     size_t k;
     int rc;
     if (!g->finished)
@@ -179,9 +229,13 @@ int om_registry_write(om_registry *g, om_out *out, opmap_error *err)
     jw_init(&w, out, JSONW_LINES);
     om_json_header(&w, &in, &t, OPMAP_REPORT_REGISTRY_SCHEMA);
     columns(&w);
+    jw_kstring(&w, "root", g->root ? g->root : "");
     jw_key(&w, "models");
     jw_array(&w);
-    rc = om_spool_replay(&g->rows, copy_spool, out);
+    memset(&st, 0, sizeof(st));
+    st.out = out;
+    st.root = g->root_len ? escaped_len(g->root) : 0;
+    rc = om_spool_replay(&g->rows, strip_root, &st);
     if (rc != OPMAP_OK && !out->failed)
         return om_spool_fail(&g->rows, err);
     w.first[w.depth] = g->count == 0;

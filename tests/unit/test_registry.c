@@ -516,26 +516,27 @@ static void registry_refuses_hostile(void **state)
     refuses(f, t, len - 3, NULL, "");                                   /* cut at the end */
     refuses(f, t, strstr(t, "\"operators\":[\n") - t, NULL, "");        /* cut after models */
     refuses(f, "[]", 2, NULL, "an object");
+    assert_non_null(strstr(t, "\n\"root\":\"models/\",\n\"models\":[\n[\"m0000.onnx\","));
     /* wrong types */
-    try_edit(f, t, "\n[\"models/m0001", ",1,[", ",\"1\",[", "models[1].coverage: not a number");
-    try_edit(f, t, "\n[\"models/m0002", "[\"models/m0002.onnx\"", "[7",
+    try_edit(f, t, "\n[\"m0001", ",1,[", ",\"1\",[", "models[1].coverage: not a number");
+    try_edit(f, t, "\n[\"m0002", "[\"m0002.onnx\"", "[7",
              "models[2].file: not a string");
-    try_edit(f, t, "\n[\"models/m0002", "\"ready\"", "\"fine\"", "models[2].verdict: unknown");
-    try_edit(f, t, "\n[\"models/m0001", "],", "],[],", "models[1]: not an array of 12");
+    try_edit(f, t, "\n[\"m0002", "\"ready\"", "\"fine\"", "models[2].verdict: unknown");
+    try_edit(f, t, "\n[\"m0001", "],", "],[],", "models[1]: not an array of 12");
     try_edit(f, t, "\"operators\":[\n", "\"full\"", "\"great\"", "status: unknown value");
     try_edit(f, t, "\"operators\":[\n", "[]]", "[\"no_flag\"]]", "flags: unknown value");
     /* huge numbers */
-    try_edit(f, t, "\n[\"models/m0001", "[0,0,0,1,0]", "[0,0,0,99999999999999999999999,0]",
+    try_edit(f, t, "\n[\"m0001", "[0,0,0,1,0]", "[0,0,0,99999999999999999999999,0]",
              "models[1].full: over 2^64");
-    try_edit(f, t, "\n[\"models/m0001", ",1,[", ",1e400,[", "models[1].coverage: not a number");
+    try_edit(f, t, "\n[\"m0001", ",1,[", ",1e400,[", "models[1].coverage: not a number");
     try_edit(f, t, "\"gate\"", "\"findings\":", "\"findings\":123456789012345678901234567890",
              "over 2^64");
     /* sums that disagree */
     try_edit(f, t, "\"totals\"", "\"models\":12", "\"models\":13", "but the report lists 12");
     try_edit(f, t, "\"separately\"", "\"min\":", "\"min\":1", "separately: does not add up");
     try_edit(f, t, "\"estimate\"", "\"expected\":", "\"expected\":9", "does not add up");
-    try_edit(f, t, "\n[\"models/m0001", ",1,[", ",0.5,[", "coverage: does not follow");
-    try_edit(f, t, "\n[\"models/m0001", "\"needs-work\"", "\"ready\"",
+    try_edit(f, t, "\n[\"m0001", ",1,[", ",0.5,[", "coverage: does not follow");
+    try_edit(f, t, "\n[\"m0001", "\"needs-work\"", "\"ready\"",
              "where its counts give 'needs-work'");
     try_edit(f, t, "\"operators\":[\n", "],", "],7,", "not an array of 9");
     try_edit(f, t, "\"gate\"", "\"passed\":false", "\"passed\":true", "passed: disagrees");
@@ -544,6 +545,8 @@ static void registry_refuses_hostile(void **state)
     try_edit(f, t, "\"columns\"", "\"found\"", "\"fund\"", "column 6 is not 'found'");
     try_edit(f, t, NULL, "opmap-registry/1", "opmap-registry/2", "schema");
     try_edit(f, t, "\"gate\"", "\"waivers\":\"\"", "\"waivers\":\"12\"", "16 hex digits");
+    try_edit(f, t, NULL, "\"root\":\"models/\"", "\"root\":\"models\"", "root: not a directory");
+    try_edit(f, t, NULL, "\"root\":\"models/\"", "\"root\":7", "root: not a string");
     /* its rows were judged failing on other kinds than this merge's */
     p.fail_on = OPMAP_FAIL_REWRITE;
     o.policy = &p;
