@@ -395,7 +395,8 @@ int opmap_report_file_format(opmap_ctx *ctx, const char *path, opmap_report_form
                 *out = OPMAP_REPORT_REGISTRY;
             else
                 rc = ojs_fail(&js, OPMAP_EFORMAT, js.val_offset, "schema: %s%.60s%s, where this "
-                              "opmap reads '%s' and '%s'", v->type == OJ_STRING ? "'" : "",
+                              "opmap reads '%s' (and '%s', a registry): reports of other "
+                              "versions cannot be merged", v->type == OJ_STRING ? "'" : "",
                               v->type == OJ_STRING ? v->s : "not a string",
                               v->type == OJ_STRING ? "'" : "", OPMAP_REPORT_JSON_SCHEMA,
                               OPMAP_REPORT_REGISTRY_SCHEMA);
