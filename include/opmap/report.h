@@ -310,8 +310,8 @@ typedef struct opmap_report_stream_options {
  * opmap_report_write() takes them, NULL for the defaults; their `problems` are given to
  * opmap_report_stream_finish() instead; the policy's waivers are borrowed until the
  * stream is freed).
- * @return OPMAP_OK; OPMAP_EUNSUPPORTED (a format other than JSON and registry); OPMAP_EIO (the spool
- *         cannot be created); OPMAP_ENOMEM; OPMAP_EINVAL.
+ * @return OPMAP_OK; OPMAP_EUNSUPPORTED (a format other than JSON and registry); OPMAP_EIO
+ *         (the spool cannot be created); OPMAP_ENOMEM; OPMAP_EINVAL.
  */
 OPMAP_API int opmap_report_stream_new(opmap_report_stream **out, opmap_ctx *ctx,
                                       opmap_report_format format,

@@ -493,7 +493,8 @@ static int check_counts(rg *x, size_t n_probs, size_t n_unreadable)
             (rc = rr_obj(r, port, "estimate", &est)))
             return rc;
         rr_at(r, "portfolio.estimate", SIZE_MAX);
-        if ((rc = rr_days(r, est, "min", &e.min)) || (rc = rr_days(r, est, "expected", &e.expected)) ||
+        if ((rc = rr_days(r, est, "min", &e.min)) ||
+            (rc = rr_days(r, est, "expected", &e.expected)) ||
             (rc = rr_days(r, est, "max", &e.max)))
             return rc;
         if (e.min != x->ops.summary.effort_total.min ||
@@ -543,10 +544,12 @@ static int read_end(rg *x, om_reg_end *e)
         return rc;
     e->gate_offset = gate->offset;
     rr_at(r, "gate", SIZE_MAX);
-    if ((rc = kinds(r, gate, "fail_on", &e->fail_on)) || (rc = rr_str(r, gate, "waivers", NULL, &w)))
+    if ((rc = kinds(r, gate, "fail_on", &e->fail_on)) ||
+        (rc = rr_str(r, gate, "waivers", NULL, &w)))
         return rc;
-    for (i = 0; w[i]; i++) {
-        int d = w[i] >= '0' && w[i] <= '9' ? w[i] - '0' : w[i] >= 'a' && w[i] <= 'f' ? w[i] - 'a' + 10 : -1;
+    for (i = 0; w[i]; i++) { /* 16 lower-case hex digits, as the writer puts the digest */
+        int d = w[i] >= '0' && w[i] <= '9' ? w[i] - '0'
+              : w[i] >= 'a' && w[i] <= 'f' ? w[i] - 'a' + 10 : -1;
         if (d < 0 || i >= 16)
             break;
         e->waivers = e->waivers << 4 | (uint64_t)d;
