@@ -30,7 +30,7 @@ void om_portfolio_begin(om_portfolio *p, om_mem *mem, int copy)
     memset(p, 0, sizeof(*p));
     p->mem = mem;
     p->copy = copy;
-    om_arena_init(&p->strings, mem, 0);
+    om_arena_init(&p->strings, mem, 4096); /* names: a few KB, in budgets of 256 KB too */
 }
 
 /* Room for `more` operators: ops grown, the index at a load of at most one half. */

@@ -422,8 +422,8 @@ static int member(rg *x)
     if (!strcmp(key->s, "cost")) /* the merge computes it again */
         return ojs_value(&x->js, 0);
     if (x->root.n + 2 >= MAX_MEMBERS)
-        return ojs_fail(&x->js, OPMAP_ELIMIT, x->js.val_offset, "over %d members in a report",
-                        MAX_MEMBERS - 2);
+        return ojs_fail(&x->js, OPMAP_ELIMIT, x->js.val_offset, "over %d members in a report "
+                        "(the limit of its top level)", MAX_MEMBERS - 2);
     if ((rc = ojs_value(&x->js, 1)) || (rc = parse_val(x, &x->tree, &v)))
         return rc;
     v->key = key->s;

@@ -220,8 +220,8 @@ static int member(sr *x)
     if (!strcmp(key->s, "gate") || !strcmp(key->s, "portfolio") || !strcmp(key->s, "cost"))
         return ojs_value(&x->js, 0);
     if (x->root.n + 1 >= MAX_MEMBERS)
-        return ojs_fail(&x->js, OPMAP_ELIMIT, x->js.val_offset, "over %d members in a report",
-                        MAX_MEMBERS - 1);
+        return ojs_fail(&x->js, OPMAP_ELIMIT, x->js.val_offset, "over %d members in a report "
+                        "(the limit of its top level)", MAX_MEMBERS - 1);
     if ((rc = ojs_value(&x->js, 1)) || (rc = parse_val(x, &x->tree, &v)))
         return rc;
     v->key = key->s;

@@ -39,7 +39,7 @@ int om_registry_new(om_registry **out, opmap_ctx *ctx, const om_registry_opts *o
     g->policy.problem_count = 0;
     g->rows.fd = -1;
     om_mem_init(&g->mem, &ctx->al, ctx->limits.max_heap_bytes);
-    om_arena_init(&g->arena, &g->mem, 0);
+    om_arena_init(&g->arena, &g->mem, 4096); /* names and phrases: small, as the budget may be */
     om_portfolio_begin(&g->port, &g->mem, 1);
     om_portfolio_begin(&g->port_unverified, &g->mem, 1);
     om_headline_acc_init(&g->head);
