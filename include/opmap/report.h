@@ -30,14 +30,21 @@ typedef enum opmap_report_format {
     OPMAP_REPORT_JUNIT = 6,    /**< JUnit XML, one test case per distinct operator */
     /** What `atc --mode=3` would write into check_result.json for each ONNX model, in
      *  ATC's layout, with its cause codes (docs/reports.md, "ATC pre-check") */
-    OPMAP_REPORT_ATC_PRECHECK = 7
+    OPMAP_REPORT_ATC_PRECHECK = 7,
+    /** A summary at registry scale: a line per model and per distinct operator, the
+     *  totals, the portfolio and the gate's counts (docs/reports.md, "Registry"); written
+     *  one model at a time and merged as JSON reports are */
+    OPMAP_REPORT_REGISTRY = 8
 } opmap_report_format;
 
 /** The number of opmap_report_format values. */
-#define OPMAP_REPORT_FORMAT_COUNT 8
+#define OPMAP_REPORT_FORMAT_COUNT 9
 
 /** The JSON report's schema identifier, written as its top-level "schema" member. */
 #define OPMAP_REPORT_JSON_SCHEMA "opmap-report/5"
+
+/** The registry report's schema identifier, its top-level "schema" member. */
+#define OPMAP_REPORT_REGISTRY_SCHEMA "opmap-registry/1"
 
 /** Report flags. */
 enum {
@@ -104,11 +111,11 @@ OPMAP_API int opmap_report_write(opmap_ctx *ctx, const opmap_result *const *resu
                                  opmap_write_fn write, void *payload, opmap_error *err);
 
 /** @return the name of a format ("text", "json", "html", "markdown", "csv", "sarif",
- *  "junit", "atc-precheck"), or NULL if unknown. */
+ *  "junit", "atc-precheck", "registry"), or NULL if unknown. */
 OPMAP_API const char *opmap_report_format_name(opmap_report_format format);
 
 /** @return the file extension of a format ("txt", "json", "html", "md", "csv", "sarif",
- *  "xml", "atc-precheck.json"), or NULL if unknown. */
+ *  "xml", "atc-precheck.json", "registry.json"), or NULL if unknown. */
 OPMAP_API const char *opmap_report_format_extension(opmap_report_format format);
 
 /** Parses a format name ("md" is accepted for markdown); @return OPMAP_OK or OPMAP_EINVAL. */
@@ -262,13 +269,23 @@ OPMAP_API int opmap_report_set_stream_file(opmap_report_set *set, const char *pa
 OPMAP_API void opmap_report_set_free(opmap_report_set *set);
 
 /**
+ * The format of the report in the file `path`, from its "schema" (the first member of
+ * every report opmap writes, read without reading the rest): OPMAP_REPORT_JSON or
+ * OPMAP_REPORT_REGISTRY.
+ * @return OPMAP_OK; OPMAP_EFORMAT (not a report opmap reads back, or of another schema:
+ *         err names the file and the offset); OPMAP_EIO; OPMAP_ENOMEM; OPMAP_EINVAL.
+ */
+OPMAP_API int opmap_report_file_format(opmap_ctx *ctx, const char *path,
+                                       opmap_report_format *out, opmap_error *err);
+
+/**
  * A report written one model at a time (docs/scale.md, "Memory"): each result handed to
  * the stream is written out as its part of the report and freed, and what the report says
  * of all of them (the portfolio's distinct operators, the totals, the gate's findings, the
  * headline) is kept; so memory follows the distinct operators and the findings, not the
  * number of models. The report is the one opmap_report_write() writes over the same
- * results, in the same order, byte for byte. JSON only (OPMAP_EUNSUPPORTED for other
- * formats). Opaque; opmap_report_stream_free().
+ * results, in the same order, byte for byte. JSON and registry only (OPMAP_EUNSUPPORTED
+ * for other formats). Opaque; opmap_report_stream_free().
  */
 typedef struct opmap_report_stream opmap_report_stream;
 
@@ -293,8 +310,8 @@ typedef struct opmap_report_stream_options {
  * opmap_report_write() takes them, NULL for the defaults; their `problems` are given to
  * opmap_report_stream_finish() instead; the policy's waivers are borrowed until the
  * stream is freed).
- * @return OPMAP_OK; OPMAP_EUNSUPPORTED (a format other than JSON); OPMAP_EIO (the spool
- *         cannot be created); OPMAP_ENOMEM; OPMAP_EINVAL.
+ * @return OPMAP_OK; OPMAP_EUNSUPPORTED (a format other than JSON and registry); OPMAP_EIO
+ *         (the spool cannot be created); OPMAP_ENOMEM; OPMAP_EINVAL.
  */
 OPMAP_API int opmap_report_stream_new(opmap_report_stream **out, opmap_ctx *ctx,
                                       opmap_report_format format,
@@ -329,7 +346,24 @@ OPMAP_API int opmap_report_stream_finish(opmap_report_stream *s,
 OPMAP_API int opmap_report_stream_write(opmap_report_stream *s, opmap_write_fn write,
                                         void *payload, opmap_error *err);
 
-/** @return the number of results taken. */
+/**
+ * Adds the registry report in the file `path` (OPMAP_REPORT_REGISTRY, an earlier scan's or
+ * merge's) to a registry stream, as if the results of its models had been taken in order:
+ * its rows and distinct operators, its files not read into `set` (as
+ * opmap_report_set_stream_file keeps them), its header held against the set's table and
+ * first report, a file an earlier report has refused. The file is read a line at a time
+ * and untrusted: every field is checked, and its totals, headline, portfolio and gate must
+ * agree with its rows. Its models were judged by its scan's gate (each row keeps its
+ * count of findings): the stream's policy must fail on the same kinds with the same
+ * waivers. A stream either takes results or reads registry reports.
+ * @return OPMAP_OK; OPMAP_EFORMAT (err names the file, the byte offset and the field);
+ *         OPMAP_ELIMIT, OPMAP_ENOMEM, OPMAP_EIO; OPMAP_EINVAL (not a registry stream, one that
+ *         took results, finished or failed). After a failure the stream takes nothing more.
+ */
+OPMAP_API int opmap_report_stream_read(opmap_report_stream *s, opmap_report_set *set,
+                                       const char *path, opmap_error *err);
+
+/** @return the number of results taken (models, for a registry stream). */
 OPMAP_API size_t opmap_report_stream_count(const opmap_report_stream *s);
 
 /** @return the gate's verdict over the stream, borrowed until the stream is freed; NULL

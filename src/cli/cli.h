@@ -122,6 +122,7 @@ typedef struct scan_run {
     char **unscanned;             /* the warnings print_unscanned would give, in order */
     size_t n_unscanned, cap_unscanned;
     int stream_failed;            /* the stream refused a result: no report is written */
+    int counted_only;             /* merged registry reports: findings counted, none listed */
     char *gate_lines[20];         /* the first failing findings of the models, as printed */
     size_t n_gate_lines;
     opmap_policy model_policy;    /* the gate for one model at a time: no problems, no budget */

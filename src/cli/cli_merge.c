@@ -14,8 +14,9 @@ static const cli_command_help merge_help = {
     "opmap merge REPORT.json... [options]",
     "Reads JSON reports written by `opmap scan --format json` (the same opmap version and "
     "table) and writes what one scan over all their models would: every format, the portfolio "
-    "estimate and the gate. Models are taken in the order of the reports given; a file in two "
-    "reports (overlapping shards) is refused.",
+    "estimate and the gate. Registry reports (`--format registry`) merge the same way into a "
+    "registry report, under the --fail-on and --waivers their scans had. Models are taken in "
+    "the order of the reports given; a file in two reports (overlapping shards) is refused.",
     NULL, 0,
     "exit codes: as `opmap scan` over the same files (3 also for a report that cannot be\n"
     "            read, is not a report, or was written by another version or table)\n",
@@ -29,7 +30,9 @@ static int fill_run(scan_run *run, const opmap_report_set *set)
     size_t i;
     if (!run->stream)
         run->count = opmap_report_set_count(set);
-    if (!(run->slots = calloc(run->count ? run->count : 1, sizeof(*run->slots))) ||
+    else /* the models handed on, or read as rows */
+        run->count = opmap_report_stream_count(run->stream);
+    if (!(run->slots = calloc(run->count && !run->stream ? run->count : 1, sizeof(*run->slots))) ||
         !(run->problems = calloc(run->n_problems ? run->n_problems : 1, sizeof(*p))))
         return EXIT_INTERNAL;
     for (i = 0; !run->stream && i < run->count; i++)
@@ -67,15 +70,60 @@ static int take(void *payload, opmap_result *res, opmap_error *err)
     return OPMAP_EINTERNAL;
 }
 
+/*
+ * What the reports are: JSON reports (each model's result, any format can be written) or
+ * registry reports (a summary of each model: only a registry can be written again). 1 for
+ * registry reports, 0 for JSON ones, else the exit code (negated) after saying why.
+ */
+static int registries(const scan_opts *o, opmap_ctx *ctx, int argc, char **argv)
+{
+    opmap_report_format f, first = OPMAP_REPORT_JSON;
+    opmap_error err;
+    size_t k;
+    int i;
+    for (i = optind; i < argc; i++) {
+        if (opmap_report_file_format(ctx, argv[i], &f, &err) != OPMAP_OK) {
+            cli_error(&err);
+            return -cli_exit_for(err.code);
+        }
+        if (i > optind && f != first) {
+            cli_fail("%s is a %s report and %s a %s one: merge JSON reports or registry "
+                     "reports, not both", argv[i], opmap_report_format_name(f), argv[optind],
+                     opmap_report_format_name(first));
+            return -EXIT_USAGE;
+        }
+        first = f;
+    }
+    if (first != OPMAP_REPORT_REGISTRY)
+        return 0;
+    for (k = 0; k < o->n_formats; k++)
+        if (o->formats[k] != OPMAP_REPORT_REGISTRY) {
+            cli_fail("--format %s: a registry report keeps a summary of each model, not its "
+                     "result, so registry reports merge into a registry report only "
+                     "(--format registry); merge the shards' JSON reports for %s",
+                     opmap_report_format_name(o->formats[k]),
+                     opmap_report_format_name(o->formats[k]));
+            return -EXIT_USAGE;
+        }
+    return 1;
+}
+
 static int load(const scan_opts *o, scan_run *run, opmap_report_set **set, int argc,
                 char **argv)
 {
     opmap_error err;
     const char *table = cli_table_path(o->table);
-    int i, rc, show = !o->quiet && argc - optind > 1 && isatty(STDERR_FILENO);
+    int i, rc, reg, show = !o->quiet && argc - optind > 1 && isatty(STDERR_FILENO);
     if (opmap_ctx_new(&run->ctx, NULL, &err) != OPMAP_OK) {
         cli_error(&err);
         return EXIT_INTERNAL;
+    }
+    if ((reg = registries(o, run->ctx, argc, argv)) < 0)
+        return -reg;
+    run->counted_only = reg;
+    if (reg && !cli_streams(o)) {
+        cli_fail("registry reports are merged one row at a time: unset OPMAP_NO_STREAM");
+        return EXIT_USAGE;
     }
     rc = table ? opmap_table_load_file(&run->table, run->ctx, table, &err)
                : opmap_table_load_default(&run->table, run->ctx, &err);
@@ -91,7 +139,8 @@ static int load(const scan_opts *o, scan_run *run, opmap_report_set **set, int a
             opmap_text_for_terminal(argv[i], safe, sizeof(safe));
             fprintf(stderr, "\r\033[K[%d/%d] %s", i - optind + 1, argc - optind, safe);
         }
-        rc = run->stream ? opmap_report_set_stream_file(*set, argv[i], take, run, &err)
+        rc = reg ? opmap_report_stream_read(run->stream, *set, argv[i], &err)
+           : run->stream ? opmap_report_set_stream_file(*set, argv[i], take, run, &err)
                          : opmap_report_set_add_file(*set, argv[i], &err);
     }
     if (show)

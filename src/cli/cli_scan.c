@@ -52,13 +52,16 @@ void cli_report_options(const scan_opts *o, const scan_run *run, opmap_policy *p
     ropts->needs_work_on = o->needs_work_on;
 }
 
+/* Streamed when every format asked for is JSON, or every one is registry: a stream writes
+ * one of them. */
 int cli_streams(const scan_opts *o)
 {
     size_t i;
     if (getenv("OPMAP_NO_STREAM")) /* the whole-results path, for comparing the two */
         return 0;
     for (i = 0; i < o->n_formats; i++)
-        if (o->formats[i] != OPMAP_REPORT_JSON)
+        if ((o->formats[i] != OPMAP_REPORT_JSON && o->formats[i] != OPMAP_REPORT_REGISTRY) ||
+            o->formats[i] != o->formats[0])
             return 0;
     return o->n_formats > 0;
 }
@@ -76,7 +79,7 @@ int cli_stream_start(const scan_opts *o, scan_run *run)
     run->model_policy.problems = NULL;
     run->model_policy.problem_count = 0;
     run->model_policy.max_effort = 0;
-    if (opmap_report_stream_new(&run->stream, run->ctx, OPMAP_REPORT_JSON, &ropts, &so, &err)) {
+    if (opmap_report_stream_new(&run->stream, run->ctx, o->formats[0], &ropts, &so, &err)) {
         cli_error(&err);
         return cli_exit_for(err.code);
     }
@@ -291,7 +294,12 @@ int cli_finish(const scan_opts *o, scan_run *run)
         if (!opmap_verdict_passed(streamed)) {
             size_t failing;
             opmap_report_stream_findings(run->stream, &failing);
-            print_failures(streamed, run->gate_lines, run->n_gate_lines, failing);
+            if (run->counted_only) /* registry reports keep each model's count */
+                fprintf(stderr, "opmap: the gate fails: %zu finding%s (registry reports "
+                        "count them; the shards' JSON reports list them)\n", failing,
+                        failing == 1 ? "" : "s");
+            else
+                print_failures(streamed, run->gate_lines, run->n_gate_lines, failing);
             code = EXIT_FINDINGS;
         }
     } else if (opmap_policy_check(&verdict, run->ctx, (const opmap_result *const *)run->slots,

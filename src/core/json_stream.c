@@ -171,7 +171,7 @@ static int scan_chunk(oj_stream *s, cut *x)
         } else if (c == '{' || c == '[') {
             if (++x->depth > s->max_depth || x->depth > 64)
                 return ojs_fail(s, OPMAP_ELIMIT, s->offset + s->pos - 1,
-                                "JSON nested deeper than %" PRIu32 " levels",
+                                "JSON nested deeper than %" PRIu32 " levels (max_depth)",
                                 s->max_depth < 64 ? s->max_depth : 64);
             if (c == '{')
                 x->objects |= 1ull << (x->depth - 1);

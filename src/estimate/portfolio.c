@@ -30,7 +30,7 @@ void om_portfolio_begin(om_portfolio *p, om_mem *mem, int copy)
     memset(p, 0, sizeof(*p));
     p->mem = mem;
     p->copy = copy;
-    om_arena_init(&p->strings, mem, 0);
+    om_arena_init(&p->strings, mem, 4096); /* names: a few KB, in budgets of 256 KB too */
 }
 
 /* Room for `more` operators: ops grown, the index at a load of at most one half. */
@@ -77,49 +77,62 @@ static const char *keep(om_portfolio *p, const char *s)
     return !p->copy || !s ? s : om_arena_strdup(&p->strings, s);
 }
 
+/* One distinct operator of `models` models into the union (grown for it already). */
+static int add_op(om_portfolio *p, const om_estimate_op *op, uint32_t models)
+{
+    size_t k = om_hash_key(op->domain, op->name) & (p->cap - 1);
+    om_port_op *x;
+    while (p->index[k]) {
+        x = &p->ops[p->index[k] - 1];
+        if (strcmp(x->domain, op->domain) == 0 && strcmp(x->name, op->name) == 0)
+            break;
+        k = (k + 1) & (p->cap - 1);
+    }
+    if (!p->index[k]) {
+        x = &p->ops[p->n];
+        if (!(x->domain = keep(p, op->domain)) || !(x->name = keep(p, op->name)))
+            return OPMAP_ENOMEM;
+        x->status = -1;
+        p->index[k] = ++p->n;
+    }
+    x = &p->ops[p->index[k] - 1];
+    if (op->status > x->status) {
+        x->status = op->status;
+        x->effort = op->effort;
+        if ((op->ascend_op && !(x->ascend_op = keep(p, op->ascend_op))) ||
+            (op->engine && !(x->engine = keep(p, op->engine))) ||
+            (op->hint && !(x->hint = keep(p, op->hint))))
+            return OPMAP_ENOMEM;
+        if (!op->ascend_op)
+            x->ascend_op = NULL;
+        if (!op->engine)
+            x->engine = NULL;
+        if (!op->hint)
+            x->hint = NULL;
+    }
+    x->flags |= op->flags;
+    x->instances += op->instances;
+    x->models = x->models > UINT32_MAX - models ? UINT32_MAX : x->models + models;
+    return OPMAP_OK;
+}
+
 int om_portfolio_add(om_portfolio *p, const om_portfolio_model *m)
 {
     size_t j;
     om_effort_add(&p->separately, m->own);
     if (m->n && grow(p, m->n) != OPMAP_OK)
         return OPMAP_ENOMEM;
-    for (j = 0; j < m->n; j++) {
-        const om_estimate_op *op = &m->ops[j];
-        size_t k = om_hash_key(op->domain, op->name) & (p->cap - 1);
-        om_port_op *x;
-        while (p->index[k]) {
-            x = &p->ops[p->index[k] - 1];
-            if (strcmp(x->domain, op->domain) == 0 && strcmp(x->name, op->name) == 0)
-                break;
-            k = (k + 1) & (p->cap - 1);
-        }
-        if (!p->index[k]) {
-            x = &p->ops[p->n];
-            if (!(x->domain = keep(p, op->domain)) || !(x->name = keep(p, op->name)))
-                return OPMAP_ENOMEM;
-            x->status = -1;
-            p->index[k] = ++p->n;
-        }
-        x = &p->ops[p->index[k] - 1];
-        if (op->status > x->status) {
-            x->status = op->status;
-            x->effort = op->effort;
-            if ((op->ascend_op && !(x->ascend_op = keep(p, op->ascend_op))) ||
-                (op->engine && !(x->engine = keep(p, op->engine))) ||
-                (op->hint && !(x->hint = keep(p, op->hint))))
-                return OPMAP_ENOMEM;
-            if (!op->ascend_op)
-                x->ascend_op = NULL;
-            if (!op->engine)
-                x->engine = NULL;
-            if (!op->hint)
-                x->hint = NULL;
-        }
-        x->flags |= op->flags;
-        x->instances += op->instances;
-        x->models++;
-    }
+    for (j = 0; j < m->n; j++)
+        if (add_op(p, &m->ops[j], 1) != OPMAP_OK)
+            return OPMAP_ENOMEM;
     return OPMAP_OK;
+}
+
+int om_portfolio_add_union(om_portfolio *p, const om_estimate_op *op, uint32_t models)
+{
+    if (grow(p, 1) != OPMAP_OK)
+        return OPMAP_ENOMEM;
+    return add_op(p, op, models);
 }
 
 void om_portfolio_end(om_portfolio *p)

@@ -55,6 +55,11 @@ typedef struct om_portfolio_model {
 void om_portfolio_begin(om_portfolio *p, om_mem *mem, int copy);
 int om_portfolio_add(om_portfolio *p, const om_portfolio_model *m);
 void om_portfolio_end(om_portfolio *p);
+/* An operator of another union (a registry report's, over `models` models) into this one,
+ * as if each of its models had been added here: the worst status (its effort the first
+ * seen at it), flags united, instances and models summed. Union them in the models' order
+ * and the result is the union over every model. */
+int om_portfolio_add_union(om_portfolio *p, const om_estimate_op *op, uint32_t models);
 
 /* Unites `count` models' operators into `out` (freed with om_portfolio_free). */
 int om_portfolio_build(const om_portfolio_model *models, size_t count, om_mem *mem,

@@ -29,6 +29,7 @@ typedef struct rr {
      * in the file (the values' offsets are the file's); none: `text` is the report */
     const struct rr_seg { uint64_t base; const char *text; size_t len; } *segs;
     size_t n_segs;
+    const char *schema;       /* the schema its header must name; NULL: the JSON report's */
 } rr;
 
 /* Fails with "<source>: offset N: <where>.<field>: <what>" (OPMAP_EFORMAT). */
@@ -115,6 +116,13 @@ struct opmap_report_set {
 int om_merge_read_header(opmap_report_set *s, rr *r, const oj_value *root, rr_header *h);
 /* Its "errors" and "skipped" into out, in the order the scan met them. */
 int om_merge_read_problems(opmap_report_set *s, rr *r, const oj_value *root, om_vec *out);
+/* stream_read.c: a file an earlier streamed report has is refused (two hashes of its name
+ * kept); a tree parsed on its own moved to its offset in the file. */
+int om_merge_see(opmap_report_set *s, rr *r, const char *name);
+void om_merge_shift_offsets(oj_value *v, uint64_t by);
+/* read_model.c: a result with the report's header only (table, chips, mode), no model. */
+int om_merge_header_result(rr *r, opmap_ctx *ctx, const rr_header *h, opmap_result **out);
+
 /* A count of `o` held against what the lists hold. */
 int om_merge_same_count(rr *r, const oj_value *o, const char *key, uint64_t have, const char *of);
 

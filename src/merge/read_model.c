@@ -240,3 +240,18 @@ int om_merge_read_model(rr *r, opmap_ctx *ctx, const rr_header *h, const oj_valu
     *out = res;
     return OPMAP_OK;
 }
+
+int om_merge_header_result(rr *r, opmap_ctx *ctx, const rr_header *h, opmap_result **out)
+{
+    opmap_result *res = om_result_new(ctx);
+    int rc;
+    *out = NULL;
+    if (!res)
+        return om_fail(r->err, OPMAP_ENOMEM, r->source, "out of memory");
+    if ((rc = copy_header(r, res, h))) {
+        opmap_result_free(res);
+        return rc;
+    }
+    *out = res;
+    return OPMAP_OK;
+}

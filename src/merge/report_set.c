@@ -222,7 +222,8 @@ int om_merge_read_header(opmap_report_set *s, rr *r, const oj_value *root, rr_he
     rr_at(r, "", SIZE_MAX);
     if (root->type != OJ_OBJECT)
         return rr_fail(r, root, NULL, "not a JSON report of opmap (not an object)");
-    if ((rc = same(r, root, "schema", OPMAP_REPORT_JSON_SCHEMA, "the schema this opmap reads")) ||
+    if ((rc = same(r, root, "schema", r->schema ? r->schema : OPMAP_REPORT_JSON_SCHEMA,
+                   "the schema this opmap reads")) ||
         (rc = rr_obj(r, root, "tool", &tool)) || (rc = rr_obj(r, root, "table", &table)))
         return rc;
     rr_at(r, "tool", SIZE_MAX);

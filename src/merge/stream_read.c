@@ -63,10 +63,13 @@ static struct seen_slot *seen_slot(opmap_report_set *s, uint64_t h1, uint64_t h2
     return &s->seen[j];
 }
 
-/* Refuses a file an earlier report has; remembers it for the later ones. */
 static int see(sr *x, const char *name)
 {
-    opmap_report_set *s = x->s;
+    return om_merge_see(x->s, &x->r, name);
+}
+
+int om_merge_see(opmap_report_set *s, rr *r, const char *name)
+{
     uint64_t h1 = om_hash_name(name), h2 = om_hash_str(0x9e3779b97f4a7c15ull, name) | 1;
     struct seen_slot *slot;
     if ((s->n_seen + 1) * 2 > s->seen_cap) {
@@ -75,7 +78,7 @@ static int see(sr *x, const char *name)
         size_t cap = old_cap ? old_cap * 2 : 1024;
         if (!(s->seen = om_calloc(&s->mem, cap, sizeof(*s->seen)))) {
             s->seen = old;
-            return om_fail_mem(x->r.err, &s->mem, x->r.source);
+            return om_fail_mem(r->err, &s->mem, r->source);
         }
         s->seen_cap = cap;
         for (i = 0; i < old_cap; i++)
@@ -86,7 +89,7 @@ static int see(sr *x, const char *name)
     }
     slot = seen_slot(s, h1, h2);
     if ((slot->h1 | slot->h2) && slot->report != s->n_reports)
-        return om_fail(x->r.err, OPMAP_EFORMAT, x->r.source, "%.200s is in report %zu too: "
+        return om_fail(r->err, OPMAP_EFORMAT, r->source, "%.200s is in report %zu too: "
                        "the shards overlap, and merging would count it twice", name,
                        slot->report + 1);
     if (!(slot->h1 | slot->h2)) {
@@ -98,9 +101,7 @@ static int see(sr *x, const char *name)
     return OPMAP_OK;
 }
 
-/* Every offset of a tree parsed on its own moved to its place in the file (only errors
- * read them); iterative, as deep as the parse allowed. */
-static void shift_offsets(oj_value *v, uint64_t by)
+void om_merge_shift_offsets(oj_value *v, uint64_t by)
 {
     struct { oj_value *v; uint32_t i; } stack[66];
     int top = 0;
@@ -138,7 +139,7 @@ static int one_model(sr *x)
     if ((rc = ojs_value(&x->js, 1)) == OPMAP_OK && (rc = parse_val(x, &tree, &v)) == OPMAP_OK) {
         const struct rr_seg *segs = x->r.segs;
         size_t n_segs = x->r.n_segs;
-        shift_offsets(v, x->js.val_offset);
+        om_merge_shift_offsets(v, x->js.val_offset);
         x->model.base = x->js.val_offset;
         x->model.text = x->js.val;
         x->model.len = x->js.val_len;
@@ -219,12 +220,12 @@ static int member(sr *x)
     if (!strcmp(key->s, "gate") || !strcmp(key->s, "portfolio") || !strcmp(key->s, "cost"))
         return ojs_value(&x->js, 0);
     if (x->root.n + 1 >= MAX_MEMBERS)
-        return ojs_fail(&x->js, OPMAP_ELIMIT, x->js.val_offset, "over %d members in a report",
-                        MAX_MEMBERS - 1);
+        return ojs_fail(&x->js, OPMAP_ELIMIT, x->js.val_offset, "over %d members in a report "
+                        "(the limit of its top level)", MAX_MEMBERS - 1);
     if ((rc = ojs_value(&x->js, 1)) || (rc = parse_val(x, &x->tree, &v)))
         return rc;
     v->key = key->s;
-    shift_offsets(v, x->js.val_offset);
+    om_merge_shift_offsets(v, x->js.val_offset);
     x->segs[x->root.n].base = x->js.val_offset;
     x->segs[x->root.n].len = x->js.val_len;
     if (!(x->segs[x->root.n].text = om_arena_strndup(&x->tree, x->js.val, x->js.val_len)))
@@ -354,5 +355,55 @@ int opmap_report_set_stream_file(opmap_report_set *s, const char *path, opmap_re
         s->n_reports++;
     om_portfolio_free(&x.ops, &s->mem);
     om_arena_free(&x.tree);
+    return rc;
+}
+
+int opmap_report_file_format(opmap_ctx *ctx, const char *path, opmap_report_format *out,
+                             opmap_error *err)
+{
+    oj_stream js;
+    oj_src src;
+    om_mem mem;
+    om_arena A;
+    oj_value *key = NULL, *v = NULL;
+    int rc;
+    om_err_clear(err);
+    if (!ctx || !path || !out)
+        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_report_file_format: NULL argument");
+    om_mem_init(&mem, &ctx->al, ctx->limits.max_heap_bytes);
+    om_arena_init(&A, &mem, 0);
+    memset(&src, 0, sizeof(src));
+    src.mem = &mem;
+    src.arena = &A;
+    src.err = err;
+    src.source = path;
+    src.max_depth = 64;
+    src.max_string = 4096;
+    /* the first member only: its key and value are a few bytes in every report */
+    if ((rc = ojs_open(&js, path, &mem, 64, 65536, err)))
+        goto out;
+    if (!(rc = ojs_expect(&js, '{', "a report of opmap (a JSON object)")) &&
+        !(rc = ojs_value(&js, 1)) && !(rc = oj_parse(&src, js.val, js.val_len, &key))) {
+        if (key->type != OJ_STRING || strcmp(key->s, "schema") != 0)
+            rc = ojs_fail(&js, OPMAP_EFORMAT, js.val_offset, "not a report of opmap (its "
+                          "first member is not \"schema\")");
+        else if (!(rc = ojs_expect(&js, ':', "':' after a key")) && !(rc = ojs_value(&js, 1)) &&
+                 !(rc = oj_parse(&src, js.val, js.val_len, &v))) {
+            if (v->type == OJ_STRING && strcmp(v->s, OPMAP_REPORT_JSON_SCHEMA) == 0)
+                *out = OPMAP_REPORT_JSON;
+            else if (v->type == OJ_STRING && strcmp(v->s, OPMAP_REPORT_REGISTRY_SCHEMA) == 0)
+                *out = OPMAP_REPORT_REGISTRY;
+            else
+                rc = ojs_fail(&js, OPMAP_EFORMAT, js.val_offset, "schema: %s%.60s%s, where this "
+                              "opmap reads '%s' (and '%s', a registry): reports of other "
+                              "versions cannot be merged", v->type == OJ_STRING ? "'" : "",
+                              v->type == OJ_STRING ? v->s : "not a string",
+                              v->type == OJ_STRING ? "'" : "", OPMAP_REPORT_JSON_SCHEMA,
+                              OPMAP_REPORT_REGISTRY_SCHEMA);
+        }
+    }
+    ojs_close(&js);
+out:
+    om_arena_free(&A);
     return rc;
 }

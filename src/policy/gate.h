@@ -27,6 +27,12 @@ int om_gate_take(om_gate *g, om_gate_finding_fn fn, void *payload);
 /* Findings handed on so far (*failing: those that fail the gate). */
 size_t om_gate_spooled(const om_gate *g, size_t *failing);
 
+/* Findings a registry report counted per model (its rows), taken as handed on. */
+void om_gate_add_counted(om_gate *g, uint64_t findings, uint64_t failing);
+/* A digest of what the waivers say (0: none), so that reports judged by the same waivers
+ * can be told from others without the file. */
+uint64_t om_waivers_digest(const opmap_waivers *ws);
+
 /* 1 when the policy has a budget (--max-effort): om_gate_end then needs the estimate of the
  * union counted without device results (om_result_portfolio_as, unverified). */
 int om_gate_wants_effort(const om_gate *g);

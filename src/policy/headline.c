@@ -49,23 +49,77 @@ void om_headline_acc_init(om_headline_acc *a)
     a->share = 1001;
 }
 
-void om_headline_acc_add(om_headline_acc *a, const opmap_result *r)
+void om_headline_counts_of(const opmap_result *r, om_headline_counts *c)
+{
+    opmap_segments seg = { .size = sizeof(seg) };
+    opmap_result_segments(r, &seg);
+    c->found = om_result_kinds(r);
+    c->instances = r->summary.instances_total - r->summary.instances[OPMAP_OP_STRUCTURAL];
+    c->instances_full = r->summary.instances[OPMAP_OP_FULL];
+    c->placed = sat_add(seg.npu_nodes, seg.breakers);
+    c->on_npu = seg.npu_nodes;
+    c->largest = seg.largest;
+}
+
+void om_headline_acc_add_counts(om_headline_acc *a, const om_headline_counts *c)
 {
     opmap_headline *out = &a->h;
-    opmap_segments seg = { .size = sizeof(seg) };
     unsigned s;
-    opmap_result_segments(r, &seg);
-    out->found |= om_result_kinds(r);
-    out->instances += r->summary.instances_total - r->summary.instances[OPMAP_OP_STRUCTURAL];
-    out->instances_full += r->summary.instances[OPMAP_OP_FULL];
-    out->placed = sat_add(out->placed, sat_add(seg.npu_nodes, seg.breakers));
-    out->on_npu = sat_add(out->on_npu, seg.npu_nodes);
+    out->found |= c->found;
+    out->instances += c->instances;
+    out->instances_full += c->instances_full;
+    out->placed = sat_add(out->placed, c->placed);
+    out->on_npu = sat_add(out->on_npu, c->on_npu);
     /* nothing on the NPU: no segment at all, not one that holds everything */
-    s = seg.npu_nodes ? permille(seg.largest, seg.npu_nodes) : 0;
-    if (sat_add(seg.npu_nodes, seg.breakers) && s < a->share) {  /* the most fragmented */
+    s = c->on_npu ? permille(c->largest, c->on_npu) : 0;
+    if (c->placed && s < a->share) {  /* the most fragmented */
         a->share = s;
-        out->largest = seg.largest;
+        out->largest = c->largest;
     }
+}
+
+void om_headline_counts_of_row(const om_reg_row *row, om_headline_counts *c)
+{
+    uint64_t total = 0;
+    int s;
+    for (s = 0; s < OPMAP_OP_STATUS_COUNT; s++)
+        total = sat_add(total, row->instances[s]);
+    c->found = row->found;
+    c->instances = total - row->instances[OPMAP_OP_STRUCTURAL];
+    c->instances_full = row->instances[OPMAP_OP_FULL];
+    c->placed = row->placed;
+    c->on_npu = row->on_npu;
+    c->largest = row->largest;
+}
+
+void om_headline_row_distinct(const om_reg_row *row, opmap_summary *d)
+{
+    int s;
+    memset(d, 0, sizeof(*d));
+    for (s = 0; s < OPMAP_OP_STATUS_COUNT; s++) {
+        d->operators[s] = row->operators[s];
+        d->operators_total = sat_add(d->operators_total, row->operators[s]);
+    }
+}
+
+void om_headline_of_row(const om_reg_row *row, unsigned blocked_on, unsigned needs_work_on,
+                        opmap_headline *out)
+{
+    om_headline_acc a;
+    om_headline_counts c;
+    opmap_summary d;
+    om_headline_counts_of_row(row, &c);
+    om_headline_row_distinct(row, &d);
+    om_headline_acc_init(&a);
+    om_headline_acc_add_counts(&a, &c);
+    om_headline_acc_end(&a, 1, &d, NULL, 0, blocked_on, needs_work_on, out);
+}
+
+void om_headline_acc_add(om_headline_acc *a, const opmap_result *r)
+{
+    om_headline_counts c;
+    om_headline_counts_of(r, &c);
+    om_headline_acc_add_counts(a, &c);
 }
 
 void om_headline_acc_end(const om_headline_acc *a, size_t count, const opmap_summary *distinct,

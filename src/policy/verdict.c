@@ -16,6 +16,7 @@
 
 #include "core/context.h"
 #include "core/err.h"
+#include "core/hash.h"
 #include "core/info.h"
 #include "scan/result_estimate.h"
 #include "scan/result_internal.h"
@@ -406,6 +407,32 @@ size_t om_gate_spooled(const om_gate *g, size_t *failing)
     if (failing)
         *failing = g->b.spooled_failing;
     return g->b.spooled;
+}
+
+void om_gate_add_counted(om_gate *g, uint64_t findings, uint64_t failing)
+{
+    g->b.spooled += findings;
+    g->b.spooled_failing += failing;
+}
+
+uint64_t om_waivers_digest(const opmap_waivers *ws)
+{
+    uint64_t h = OM_HASH_SEED;
+    size_t i;
+    if (!ws || !ws->n)
+        return 0;
+    for (i = 0; i < ws->n; i++) { /* what decides a finding: never the line it is on */
+        const om_waiver *w = &ws->w[i];
+        const char *f[7] = { w->domain, w->op, w->model, w->node, w->reason, w->owner,
+                             w->expires };
+        size_t k;
+        for (k = 0; k < 7; k++) {
+            h = om_hash_byte(h, f[k] ? 1 : 0);
+            h = om_hash_byte(om_hash_str(h, f[k] ? f[k] : ""), 0);
+        }
+        h = om_hash_bytes(h, (const char *)&w->kind, sizeof(w->kind));
+    }
+    return h | 1; /* 0 is none */
 }
 
 int om_gate_wants_effort(const om_gate *g)

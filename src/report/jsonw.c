@@ -25,6 +25,10 @@ static void newline(jsonw *w)
     /* depth < JSONW_MAX_DEPTH (32), so "\n" and 2 * 31 spaces always fit */
     static const char spaces[] = "\n                                                               ";
     size_t n = 1 + 2 * (size_t)w->depth;
+    if (w->compact == JSONW_LINES && w->depth <= 2) { /* a line each, unindented */
+        om_out_bytes(w->o, "\n", 1);
+        return;
+    }
     if (w->compact)
         return;
     om_out_bytes(w->o, spaces, n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1);
@@ -56,10 +60,10 @@ static void begin(jsonw *w, const char *c)
 
 static void end(jsonw *w, const char *c)
 {
-    int empty = w->first[w->depth];
+    int empty = w->first[w->depth], inner = w->depth;
     if (w->depth > 0)
         w->depth--;
-    if (!empty)
+    if (!empty && (w->compact != JSONW_LINES || inner <= 2)) /* its elements had lines */
         newline(w);
     om_out_str(w->o, c);
 }

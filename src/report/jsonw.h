@@ -12,6 +12,9 @@
 #include "core/out.h"
 
 #define JSONW_MAX_DEPTH 32
+/* jw_init's `compact`: 0 indented, 1 on one line, JSONW_LINES compact but for a line
+ * break before each value at the top two levels (a registry report: a model a line) */
+#define JSONW_LINES 2
 
 typedef struct jsonw {
     om_out *o;

@@ -28,6 +28,8 @@ static const struct {
     [OPMAP_REPORT_JUNIT] = { "junit", "xml", om_report_junit },
     /* its own extension: several formats go into one directory beside opmap-report.json */
     [OPMAP_REPORT_ATC_PRECHECK] = { "atc-precheck", "atc-precheck.json", om_report_atc_precheck },
+    /* its own extension too: beside opmap-report.json, and what `opmap merge` reads */
+    [OPMAP_REPORT_REGISTRY] = { "registry", "registry.json", om_report_registry },
 };
 
 const char *opmap_report_format_name(opmap_report_format format)
@@ -228,6 +230,7 @@ int om_report_prepare(om_report_prep *p, opmap_ctx *ctx, const opmap_result *con
     policy.problem_count = n_problems;
     if ((rc = opmap_policy_check(&p->verdict, ctx, results, count, &policy, err)))
         return rc;
+    p->policy = policy;
     om_mem_init(&p->mem, &ctx->al, ctx->limits.max_heap_bytes);
     if (om_result_portfolio(results, count, &p->mem, &p->portfolio) != OPMAP_OK) {
         opmap_verdict_free(p->verdict);
@@ -235,6 +238,8 @@ int om_report_prepare(om_report_prep *p, opmap_ctx *ctx, const opmap_result *con
         return om_fail_mem(err, &p->mem, NULL);
     }
     p->has_portfolio = 1;
+    in->ctx = ctx;
+    in->policy = &p->policy;
     in->results = results;
     in->count = count;
     in->flags = opts ? opts->flags : 0;

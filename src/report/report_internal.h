@@ -19,6 +19,8 @@ struct om_view;
 /* What every writer gets: the results, the portfolio over them, the gate's verdict, and
  * the view (view.h): what the report says, decided once for every format. */
 typedef struct om_report_in {
+    opmap_ctx *ctx;
+    const opmap_policy *policy;   /* the gate's (the registry counts each model's findings) */
     const opmap_result *const *results;
     size_t count;
     unsigned flags;
@@ -49,6 +51,7 @@ typedef struct om_report_prep {
     om_report_in in;
     opmap_verdict *verdict;
     opmap_headline *heads;
+    opmap_policy policy;
     int has_portfolio, has_view;
 } om_report_prep;
 int om_report_prepare(om_report_prep *p, opmap_ctx *ctx, const opmap_result *const *results,
@@ -79,6 +82,7 @@ int om_report_csv(const om_report_in *in, om_out *out);
 int om_report_sarif(const om_report_in *in, om_out *out);
 int om_report_junit(const om_report_in *in, om_out *out);
 int om_report_atc_precheck(const om_report_in *in, om_out *out);
+int om_report_registry(const om_report_in *in, om_out *out);
 
 /* A money amount as "1234.5" / "1234.56" / "1234", whatever the host's locale. */
 void om_format_amount(double v, char *buf, size_t size);

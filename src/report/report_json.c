@@ -783,10 +783,31 @@ void om_json_finding(jsonw *w, const opmap_finding *fp)
 
 static void portfolio(jsonw *w, const om_portfolio *p)
 {
-    opmap_effort saved;
     size_t i;
     jw_key(w, "portfolio");
     jw_object(w);
+    om_json_portfolio_sums(w, p);
+    jw_key(w, "operators");
+    jw_array(w);
+    for (i = 0; i < p->n; i++) {
+        const om_port_op *op = &p->ops[i];
+        jw_object(w);
+        jw_kstring(w, "domain", op->domain);
+        jw_kstring(w, "op_type", op->name);
+        jw_kstring(w, "status", opmap_op_status_name(op->status));
+        flags(w, op->flags);
+        jw_kuint(w, "models", op->models);
+        jw_kuint(w, "instances", op->instances);
+        effort(w, "effort", op->effort);
+        jw_end_object(w);
+    }
+    jw_end_array(w);
+    jw_end_object(w);
+}
+
+void om_json_portfolio_sums(jsonw *w, const om_portfolio *p)
+{
+    opmap_effort saved;
     estimate(w, "estimate", &p->summary);
     effort(w, "separately", p->separately);
     saved.min = p->separately.min - p->summary.effort_total.min;
@@ -804,22 +825,6 @@ static void portfolio(jsonw *w, const om_portfolio *p)
             jw_end_object(w);
         }
     }
-    jw_key(w, "operators");
-    jw_array(w);
-    for (i = 0; i < p->n; i++) {
-        const om_port_op *op = &p->ops[i];
-        jw_object(w);
-        jw_kstring(w, "domain", op->domain);
-        jw_kstring(w, "op_type", op->name);
-        jw_kstring(w, "status", opmap_op_status_name(op->status));
-        flags(w, op->flags);
-        jw_kuint(w, "models", op->models);
-        jw_kuint(w, "instances", op->instances);
-        effort(w, "effort", op->effort);
-        jw_end_object(w);
-    }
-    jw_end_array(w);
-    jw_end_object(w);
 }
 
 /* Per chip (parallel to "chips"): its family, the part asked for (or null), the parts. */
@@ -850,10 +855,17 @@ static void socs_json(jsonw *w, const opmap_result *r)
 /* The top of the report, up to and with the opening of "models". */
 void om_json_head(jsonw *w, const om_report_in *in, const om_json_top *t)
 {
+    om_json_header(w, in, t, OPMAP_REPORT_JSON_SCHEMA);
+    jw_key(w, "models");
+    jw_array(w);
+}
+
+void om_json_header(jsonw *w, const om_report_in *in, const om_json_top *t, const char *schema)
+{
     const opmap_result *r0 = t->first;
     size_t i;
     jw_object(w);
-    jw_kstring(w, "schema", OPMAP_REPORT_JSON_SCHEMA);
+    jw_kstring(w, "schema", schema);
     headline(w, &in->overall, in, t->reexport);
     jw_key(w, "tool");
     jw_object(w);
@@ -889,8 +901,6 @@ void om_json_head(jsonw *w, const om_report_in *in, const om_json_top *t)
                                          r0->workload_narrowed)
                                       ? OPMAP_WORKLOAD_TRAINING : OPMAP_WORKLOAD_INFERENCE));
     socs_json(w, r0);
-    jw_key(w, "models");
-    jw_array(w);
 }
 
 void om_json_model(jsonw *w, const om_vmodel *m)
@@ -905,15 +915,50 @@ void om_json_tail(jsonw *w, const om_report_in *in, const om_json_top *t)
     const om_portfolio *p = in->portfolio;
     jw_end_array(w);
     problems(w, in);
+    om_json_totals(w, in, t->count);
+    if (t->count > 1)
+        portfolio(w, p);
+    om_json_cost(w, in);
+    gate(w, in->verdict, t);
+    jw_end_object(w);
+    om_out_str(w->o, "\n");
+}
+
+void om_json_problems(jsonw *w, const om_report_in *in)
+{
+    problems(w, in);
+}
+
+void om_json_effort(jsonw *w, const char *key, opmap_effort e)
+{
+    effort(w, key, e);
+}
+
+void om_json_flags(jsonw *w, unsigned bits)
+{
+    flags(w, bits);
+}
+
+void om_json_kinds(jsonw *w, const char *key, unsigned bits)
+{
+    kinds(w, key, bits);
+}
+
+void om_json_totals(jsonw *w, const om_report_in *in, size_t count)
+{
+    const om_portfolio *p = in->portfolio;
     jw_key(w, "totals");
     jw_object(w);
-    jw_kuint(w, "models", t->count);
+    jw_kuint(w, "models", count);
     jw_kuint(w, "operators", p->summary.operators_total);
     jw_kuint(w, "instances", p->summary.instances_total);
     by_status(w, p->summary.operators, p->summary.instances);
     jw_end_object(w);
-    if (t->count > 1)
-        portfolio(w, p);
+}
+
+void om_json_cost(jsonw *w, const om_report_in *in)
+{
+    const om_portfolio *p = in->portfolio;
     if (in->day_rate > 0) {
         jw_key(w, "cost");
         jw_object(w);
@@ -928,9 +973,6 @@ void om_json_tail(jsonw *w, const om_report_in *in, const om_json_top *t)
         jw_number(w, om_cost(in, p->summary.effort_total.max));
         jw_end_object(w);
     }
-    gate(w, in->verdict, t);
-    jw_end_object(w);
-    om_out_str(w->o, "\n");
 }
 
 int om_report_json(const om_report_in *in, om_out *out)

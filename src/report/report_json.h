@@ -29,6 +29,16 @@ void om_json_head(jsonw *w, const om_report_in *in, const om_json_top *t);
 void om_json_model(jsonw *w, const om_vmodel *m);
 /* One element of the gate's "findings" (w inside that array: depth 3). */
 void om_json_finding(jsonw *w, const opmap_finding *f);
+/* The members a registry report shares with the JSON report (registry.c). */
+/* "{" and the top up to "socs" (what om_json_head writes before "models"). */
+void om_json_header(jsonw *w, const om_report_in *in, const om_json_top *t, const char *schema);
+void om_json_problems(jsonw *w, const om_report_in *in);      /* "errors", "skipped" */
+void om_json_totals(jsonw *w, const om_report_in *in, size_t count);
+void om_json_portfolio_sums(jsonw *w, const om_portfolio *p); /* "portfolio" but "operators" */
+void om_json_cost(jsonw *w, const om_report_in *in);          /* with a day rate */
+void om_json_effort(jsonw *w, const char *key, opmap_effort e);
+void om_json_flags(jsonw *w, unsigned bits);                  /* "flags": [names] */
+void om_json_kinds(jsonw *w, const char *key, unsigned bits); /* key: [kind names] */
 /* "]" ... "}\n": w->first[2] must say whether a model was written. */
 void om_json_tail(jsonw *w, const om_report_in *in, const om_json_top *t);
 

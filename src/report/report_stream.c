@@ -25,6 +25,7 @@
 #include "scan/result_internal.h"
 #include "table/npu_version.h"
 #include "report_internal.h"
+#include "registry.h"
 #include "report_json.h"
 #include "report_stream.h"
 #include "view.h"
@@ -57,6 +58,7 @@ struct opmap_report_stream {
     const opmap_file_problem *problems;
     size_t n_problems;
     int failed;                   /* a take or finish failed: the report would be partial */
+    om_registry *reg;             /* a registry report: it keeps all of the above itself */
 };
 
 static int spool_write(void *payload, const void *data, size_t size)
@@ -91,9 +93,9 @@ int opmap_report_stream_new(opmap_report_stream **out, opmap_ctx *ctx,
     if (opts && opts->version != OPMAP_REPORT_STREAM_OPTIONS_VERSION)
         return om_fail(err, OPMAP_EINVAL, NULL, "report stream options version %u, expected %u",
                        opts->version, OPMAP_REPORT_STREAM_OPTIONS_VERSION);
-    if (format != OPMAP_REPORT_JSON)
+    if (format != OPMAP_REPORT_JSON && format != OPMAP_REPORT_REGISTRY)
         return om_fail(err, OPMAP_EUNSUPPORTED, NULL, "a %s report is not written as a stream "
-                       "(json is)", opmap_report_format_name(format)
+                       "(json and registry are)", opmap_report_format_name(format)
                        ? opmap_report_format_name(format) : "unknown");
     if (report && (rc = check_options(report, err)))
         return rc;
@@ -127,6 +129,23 @@ int opmap_report_stream_new(opmap_report_stream **out, opmap_ctx *ctx,
     s->policy.problems = NULL;
     s->policy.problem_count = 0;
     s->has_policy = 1;
+    if (format == OPMAP_REPORT_REGISTRY) {
+        om_registry_opts ro;
+        memset(&ro, 0, sizeof(ro));
+        ro.flags = s->ropts.flags;
+        ro.day_rate = s->ropts.day_rate;
+        ro.currency = s->ropts.currency;
+        ro.blocked_on = s->ropts.blocked_on;
+        ro.needs_work_on = s->ropts.needs_work_on;
+        ro.policy = &s->policy;
+        ro.spool_dir = opts ? opts->spool_dir : NULL;
+        if ((rc = om_registry_new(&s->reg, ctx, &ro, err))) {
+            opmap_report_stream_free(s);
+            return rc;
+        }
+        *out = s;
+        return OPMAP_OK;
+    }
     om_portfolio_begin(&s->port, &s->mem, 1);
     om_portfolio_begin(&s->port_unverified, &s->mem, 1);
     om_headline_acc_init(&s->head);
@@ -244,6 +263,19 @@ int opmap_report_stream_take(opmap_report_stream *s, opmap_result *result, opmap
         return om_fail(err, OPMAP_EINVAL, NULL, "opmap_report_stream_take: the stream is %s",
                        s->finished ? "finished" : "failed");
     }
+    if (s->reg) {
+        if ((rc = om_registry_take(s->reg, result, err)) == OPMAP_OK) {
+            if (!s->first)
+                s->first = result; /* the registry borrows it: it names the table */
+            else
+                opmap_result_free(result);
+            s->count++;
+            return OPMAP_OK;
+        }
+        opmap_result_free(result);
+        s->failed = 1;
+        return rc;
+    }
     if ((rc = om_gate_model(s->gate, result, err)) == OPMAP_OK) {
         if (om_gate_take(s->gate, spool_finding, s) != OPMAP_OK)
             rc = s->fspool.rc ? s->fspool.rc : OPMAP_EIO;
@@ -280,6 +312,13 @@ int opmap_report_stream_finish(opmap_report_stream *s, const opmap_file_problem 
     if (s->finished || s->failed)
         return om_fail(err, OPMAP_EINVAL, NULL, "opmap_report_stream_finish: the stream is %s",
                        s->finished ? "finished" : "failed");
+    if (s->reg) {
+        if ((rc = om_registry_finish(s->reg, problems, count, err)))
+            s->failed = 1;
+        else
+            s->finished = 1;
+        return rc;
+    }
     s->failed = 1; /* until it is done */
     if (om_out_finish(&s->sout) != OPMAP_OK)
         return om_spool_fail(&s->spool, err);
@@ -347,6 +386,14 @@ int opmap_report_stream_write(opmap_report_stream *s, opmap_write_fn write, void
         return om_fail(err, OPMAP_EINVAL, NULL, "opmap_report_stream_write: NULL argument");
     if (!s->finished)
         return om_fail(err, OPMAP_EINVAL, NULL, "opmap_report_stream_write: not finished");
+    if (s->reg) {
+        om_out_init(&out, write, payload);
+        if ((rc = om_registry_write(s->reg, &out, err)))
+            return rc;
+        if ((rc = om_out_finish(&out)) != OPMAP_OK)
+            return om_fail(err, rc, NULL, "the report could not be written");
+        return OPMAP_OK;
+    }
     report_in(s, &in);
     t.count = s->count;
     t.first = s->first;
@@ -373,12 +420,33 @@ int opmap_report_stream_write(opmap_report_stream *s, opmap_write_fn write, void
 
 size_t opmap_report_stream_count(const opmap_report_stream *s)
 {
-    return s ? s->count : 0;
+    return !s ? 0 : s->reg ? om_registry_count(s->reg) : s->count;
+}
+
+int opmap_report_stream_read(opmap_report_stream *s, opmap_report_set *set, const char *path,
+                             opmap_error *err)
+{
+    int rc;
+    om_err_clear(err);
+    if (!s || !set || !path)
+        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_report_stream_read: NULL argument");
+    if (!s->reg)
+        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_report_stream_read: a registry report "
+                       "holds a summary of each model, not its result: only a registry "
+                       "stream reads it");
+    if (s->finished || s->failed)
+        return om_fail(err, OPMAP_EINVAL, NULL, "opmap_report_stream_read: the stream is %s",
+                       s->finished ? "finished" : "failed");
+    if ((rc = om_registry_read(s->reg, set, path, err)))
+        s->failed = 1;
+    return rc;
 }
 
 size_t opmap_report_stream_findings(const opmap_report_stream *s, size_t *failing)
 {
     size_t n = 0, k = 0, i;
+    if (s && s->reg)
+        return om_registry_findings(s->reg, failing);
     if (s && s->finished) {
         n = s->n_findings + opmap_verdict_finding_count(s->verdict);
         for (i = 0; i < opmap_verdict_finding_count(s->verdict); i++) {
@@ -395,6 +463,8 @@ size_t opmap_report_stream_findings(const opmap_report_stream *s, size_t *failin
 
 const struct opmap_verdict *opmap_report_stream_verdict(const opmap_report_stream *s)
 {
+    if (s && s->reg)
+        return om_registry_verdict(s->reg);
     return s && s->finished ? s->verdict : NULL;
 }
 
@@ -402,6 +472,7 @@ void opmap_report_stream_free(opmap_report_stream *s)
 {
     if (!s)
         return;
+    om_registry_free(s->reg); /* before the first result it borrows */
     om_gate_free(s->gate);
     opmap_verdict_free(s->verdict);
     opmap_result_free(s->first);

@@ -41,7 +41,7 @@ int om_spool_write(om_spool *s, const void *data, size_t size)
         return s->rc;
     if (s->fd < 0) {
         if (s->len + size > s->cap) {
-            size_t cap = s->cap ? s->cap : 65536;
+            size_t cap = s->cap ? s->cap : 4096; /* doubles: a small report stays small */
             char *nb;
             while (cap < s->len + size)
                 cap *= 2;

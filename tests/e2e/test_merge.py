@@ -2,7 +2,9 @@
 """`opmap merge`: JSON reports of shards of a real tree give, in every format, the bytes one
 scan over the whole tree gives (stdout, stderr and exit code too); the gate's options apply
 to the merge as to the scan; reports of another schema, opmap version, table, chip list or
-mode, overlapping shards, edited totals and malformed JSON are refused with exit 3; the recipes of
+mode, overlapping shards, edited totals and malformed JSON are refused with exit 3; registry
+reports (--format registry) of the shards merge to one scan's registry report, under the gate
+their scans had, with its exit code, and JSON shards merge into the same; the recipes of
 docs/scale.md are run as written there (xargs -P, the indexed Job's pod, the RDD.pipe
 partition script, and Dask on a real cluster: a scheduler and two workers on 127.0.0.1).
 
@@ -238,6 +240,133 @@ class Shards(unittest.TestCase):
         proc = run("merge")
         self.assertEqual(proc.returncode, 2)
         self.assertIn("give at least one JSON report", proc.stderr)
+
+
+REGISTRY_SCHEMA = os.path.join(ROOT, "docs", "schema", "opmap-registry-1.schema.json")
+
+
+def validate_registry(text):
+    import jsonschema
+    with open(REGISTRY_SCHEMA) as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    rep = json.loads(text)
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(rep))
+    if errors:
+        raise AssertionError("registry report does not match %s at %s: %s" % (
+            os.path.basename(REGISTRY_SCHEMA), "/".join(str(p) for p in errors[0].path),
+            errors[0].message))
+    return rep
+
+
+class Registry(unittest.TestCase):
+    """--format registry: the shards' registry reports merge to the bytes of one scan's, with
+    the scan's exit code, under the gate's options the scans had (the headline's rule and the
+    costs apply at the merge); JSON shards merge into the same registry report; a registry
+    merge asked for another format, or given JSON and registry reports, is refused."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="opmap-registry-")
+        cls.waivers = os.path.join(cls.tmp, "waivers.yaml")
+        proc = run("baseline", "-q", "--fail-on", "unmapped,rewrite", "-o", cls.waivers,
+                   *SHARDS[1])
+        assert proc.returncode == 0, proc.stderr
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def scan_shards(self, tag, fmt, shards, *options):
+        out = []
+        for i, dirs in enumerate(shards):
+            path = os.path.join(self.tmp, "%s-%d.%s.json" % (tag, i, fmt))
+            proc = run("scan", "-q", "--format", fmt, "-o", path, *options, *dirs)
+            self.assertIn(proc.returncode, (0, 1, 3), proc.stderr)
+            out.append(path)
+        return out
+
+    def one_and_merged(self, tag, shards, scan_options, merge_options, fmt="registry"):
+        one = os.path.join(self.tmp, tag + "-one.registry.json")
+        merged = os.path.join(self.tmp, tag + "-merged.registry.json")
+        dirs = [d for shard in shards for d in shard]
+        a = run("scan", "-q", "--format", "registry", "-o", one, *merge_options, *dirs)
+        parts = self.scan_shards(tag, fmt, shards, *scan_options)
+        b = run("merge", "-q", "--format", "registry", "-o", merged, *merge_options, *parts)
+        return a, b, one, merged
+
+    def assert_same(self, a, b, one, merged):
+        self.assertEqual(a.returncode, b.returncode, b.stderr[-2000:])
+        self.assertEqual(read(one), read(merged))
+        rep = validate_registry(read(merged))
+        self.assertEqual(len(rep["models"]), rep["totals"]["models"])
+        self.assertEqual(len(rep["operators"]), rep["totals"]["operators"])
+        return rep
+
+    def test_registry_shards_merge_to_one_scan(self):
+        for i, (scan_opts, merge_opts) in enumerate((
+                ((), ()),
+                (("--fail-on", "all"), ("--fail-on", "all")),
+                (("--fail-on", "unmapped,rewrite", "--waivers", self.waivers),
+                 ("--fail-on", "unmapped,rewrite", "--waivers", self.waivers)),
+                ((), ("--max-effort", "5", "--day-rate", "800", "--currency", "EUR")),
+                ((), ("--blocked-on", "unmapped", "--needs-work-on", "partial,precision")))):
+            with self.subTest(options=merge_opts):
+                a, b, one, merged = self.one_and_merged("r%d" % i, SHARDS, scan_opts, merge_opts)
+                rep = self.assert_same(a, b, one, merged)
+                self.assertGreater(rep["totals"]["models"], 1000)
+                self.assertTrue(rep["errors"])
+                self.assertEqual(b.returncode, 3)  # files not read, as in the scan
+        # a row a line: a model costs the bytes of its path and about 70 more
+        size = len(read(merged))
+        self.assertLess(size / rep["totals"]["models"], 400)
+
+    def test_gate_exit_code(self):
+        shards = [[os.path.join(TESTDATA, "node")], [os.path.join(TESTDATA, "simple")]]
+        a, b, one, merged = self.one_and_merged("gate", shards, ("--fail-on", "rewrite"),
+                                                ("--fail-on", "rewrite"))
+        rep = self.assert_same(a, b, one, merged)
+        self.assertEqual(b.returncode, 1)
+        self.assertFalse(rep["gate"]["passed"])
+        failing = rep["gate"]["failing"]
+        self.assertIn("the gate fails: %d findings (registry reports count them" % failing,
+                      b.stderr)
+        self.assertIn("the gate fails: %d findings" % failing, a.stderr)
+        # the gate the rows were judged by is the merge's: another is refused
+        parts = sorted(os.path.join(self.tmp, p) for p in os.listdir(self.tmp)
+                       if p.startswith("gate-") and p.endswith(".registry.json") and "-one" not
+                       in p and "-merged" not in p)
+        proc = run("merge", "-q", "--format", "registry", "-o", os.path.join(self.tmp, "x"),
+                   *parts)
+        self.assertEqual(proc.returncode, 3)
+        self.assertIn("give the merge the --fail-on and --waivers its scans had", proc.stderr)
+        self.assertIn("offset", proc.stderr)
+
+    def test_json_shards_merge_into_a_registry(self):
+        a, b, one, merged = self.one_and_merged("json", SHARDS, (), (), fmt="json")
+        self.assert_same(a, b, one, merged)
+
+    def test_other_formats_and_mixtures_refused(self):
+        parts = self.scan_shards("mix", "registry", SHARDS[2:])
+        jparts = self.scan_shards("mixj", "json", SHARDS[:1])
+        proc = run("merge", "-q", "--format", "json", *parts)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("registry reports merge into a registry report only", proc.stderr)
+        proc = run("merge", "-q", "--format", "registry", jparts[0], *parts)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("merge JSON reports or registry reports, not both", proc.stderr)
+
+    def test_edited_registry_refused(self):
+        parts = self.scan_shards("edit", "registry", SHARDS[2:3])
+        text = read(parts[0]).decode()
+        edited = os.path.join(self.tmp, "edited.registry.json")
+        with open(edited, "w") as f:  # a row's verdict no longer follows from its counts
+            f.write(text.replace('"ready",', '"blocked",', 1))
+        proc = run("merge", "-q", "--format", "registry", "-o", os.path.join(self.tmp, "y"),
+                   edited)
+        self.assertEqual(proc.returncode, 3)
+        self.assertRegex(proc.stderr, r"edited\.registry\.json: offset \d+: models\[\d+\]"
+                         r"\.verdict: 'blocked', where its counts give")
 
 
 class EveryModelAlone(unittest.TestCase):

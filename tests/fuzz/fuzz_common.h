@@ -439,7 +439,7 @@ static void fz_check_report(const char *format, const fz_buf *b)
     FZ_CHECK(fz_utf8_valid((const unsigned char *)b->data, b->len),
              "%s report is not valid UTF-8", format);
     if (strcmp(format, "json") == 0 || strcmp(format, "sarif") == 0 ||
-        strcmp(format, "atc-precheck") == 0) {
+        strcmp(format, "atc-precheck") == 0 || strcmp(format, "registry") == 0) {
         cJSON *doc = cJSON_ParseWithLength(b->data, b->len);
         FZ_CHECK(doc, "%s report is not valid JSON", format);
         cJSON_Delete(doc);

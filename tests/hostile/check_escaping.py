@@ -14,6 +14,8 @@ The formats checked are the ones `opmap scan --help` lists, so new formats are p
   every     valid UTF-8 (a name holds bytes that are not: they must not pass through)
   text      no control bytes but newline, no C1 controls
   json      parses; sarif, atc-precheck: parse
+  registry  parses, and each model's and operator's row is one line that parses alone (a
+            newline from a model must not split a row)
   html      parsed with html.parser: only the writer's tags, no on* attribute, no
             javascript: URL, one <script> (the writer's: the CSP allows inline script),
             none of the attack strings verbatim
@@ -198,9 +200,28 @@ def check_json(where, data):
         fail(where, f"not JSON: {e}")
 
 
+def check_registry(where, data):
+    check_json(where, data)
+    lines = data.decode("utf-8", "replace").split("\n")
+    for member, width in (('"models":[', 12), ('"operators":[', 9)):
+        if member not in lines:
+            fail(where, f"no line {member}")
+            continue
+        for line in lines[lines.index(member) + 1:]:
+            if line == "],":
+                break
+            try:
+                row = json.loads(line.rstrip(","))
+            except ValueError as e:
+                fail(where, f"a row of {member} is not one line of JSON: {e}")
+                break
+            if not isinstance(row, list) or len(row) != width:
+                fail(where, f"a row of {member} is not an array of {width}")
+
+
 CHECKS = {"text": lambda w, d: check_terminal(w, d), "json": check_json, "sarif": check_json,
           "html": check_html, "markdown": check_markdown, "csv": check_csv,
-          "junit": check_junit, "atc-precheck": check_json}
+          "junit": check_junit, "atc-precheck": check_json, "registry": check_registry}
 
 
 def main():
