@@ -239,77 +239,10 @@ static void gate_line(om_out *o, const om_report_in *in)
     }
 }
 
-/* Past OM_VIEW_DETAILED_MAX models the report lists those with the most to change (the
- * view's choice, as the HTML page's); the others in one row, and it says so. */
-static void not_listed(om_out *o, const om_report_in *in)
+/* The operators that need work (partial and worse) of the models listed, a row each. */
+static void needs_work_table(om_out *o, const om_report_in *in)
 {
-    uint64_t by[3] = { 0, 0, 0 }, unpublished = 0;
-    opmap_effort sum = { 0, 0, 0 };
-    size_t i, rest = in->count - in->view->n_detailed;
-    if (!rest)
-        return;
-    for (i = 0; i < in->count; i++)
-        if (!in->view->models[i].detailed) {
-            const opmap_effort *e = &in->results[i]->summary.effort_total;
-            by[in->headlines[i].readiness]++;
-            sum.min += e->min;
-            sum.expected += e->expected;
-            sum.max += e->max;
-            unpublished += in->results[i]->unpublished_ops;
-        }
-    om_out_printf(o, "| %zu more models, not listed | %" PRIu64 " blocked, %" PRIu64
-                     " needs work, %" PRIu64 " ready | | | | | | ", rest, by[OPMAP_BLOCKED],
-                  by[OPMAP_NEEDS_WORK], by[OPMAP_READY]);
-    effort(o, sum);
-    om_out_printf(o, " | %" PRIu64 " |\n\nThis report lists the %zu models with the most to "
-                     "change (worst verdict, then most effort) of %zu; the JSON report holds "
-                     "every model.\n", unpublished, in->view->n_detailed, in->count);
-}
-
-int om_report_markdown(const om_report_in *in, om_out *o)
-{
-    const om_portfolio *p = in->portfolio;
     size_t i, j, listed = 0;
-    om_out_str(o, "## opmap: Ascend migration report\n\n");
-    headline(o, in);
-    gate_line(o, in);
-    om_out_str(o, "\n\n| Model | Verdict | Coverage | Operators | Unmapped | Rewrite | Partial "
-                  "| Effort, person-days | Unpublished |\n|---|---|---:|---:|---:|---:|---:|---|---:|\n");
-    for (i = 0; i < in->count; i++) {
-        const opmap_summary *s = &in->results[i]->summary;
-        if (!in->view->models[i].detailed)
-            continue;
-        om_out_str(o, "| ");
-        om_out_md(o, in->results[i]->model_name);
-        om_out_printf(o, " | %s | %s", om_readiness_label(in->headlines[i].readiness),
-                      in->view->models[i].coverage);
-        om_out_printf(o, " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | ",
-                      s->operators_total, s->operators[OPMAP_OP_UNMAPPED],
-                      s->operators[OPMAP_OP_REWRITE], s->operators[OPMAP_OP_PARTIAL]);
-        effort(o, s->effort_total);
-        om_out_printf(o, " | %" PRIu64 " |\n", in->results[i]->unpublished_ops);
-    }
-    not_listed(o, in);
-    if (in->count)
-        tnpu_needed(o, in);
-    unpublished_note(o, in);
-    if (in->count > 1) {
-        om_out_str(o, "\nAll models, each shared operator adapted once: **");
-        effort(o, p->summary.effort_total);
-        om_out_str(o, "** person-days (one by one: ");
-        days(o, p->separately.expected);
-        om_out_str(o, ").\n");
-    }
-    if (in->day_rate > 0) {
-        char rate[64], total[64];
-        om_format_amount(in->day_rate, rate, sizeof(rate));
-        om_format_amount(om_cost(in, p->summary.effort_total.expected), total, sizeof(total));
-        om_out_printf(o, "\nCost at %s ", rate);
-        om_out_md(o, in->currency);
-        om_out_printf(o, " a day: %s ", total);
-        om_out_md(o, in->currency);
-        om_out_str(o, ".\n");
-    }
     om_out_str(o, "\n### Operators that need work\n\n"
                   "| Status | Operator | Model | Instances | On Ascend | Why | Next step |\n"
                   "|---|---|---|---:|---|---|---|\n");
@@ -358,6 +291,80 @@ int om_report_markdown(const om_report_in *in, om_out *o)
     }
     if (!listed)
         om_out_str(o, "| – | none | | | | | |\n");
+}
+
+/* Past OM_VIEW_DETAILED_MAX models the report lists those with the most to change (the
+ * view's choice, as the HTML page's); the others in one row, and it says so. */
+static void not_listed(om_out *o, const om_report_in *in)
+{
+    uint64_t by[3] = { 0, 0, 0 }, unpublished = 0;
+    opmap_effort sum = { 0, 0, 0 };
+    size_t i, rest = in->count - in->view->n_detailed;
+    if (!rest)
+        return;
+    for (i = 0; i < in->count; i++)
+        if (!in->view->models[i].detailed) {
+            const opmap_effort *e = &in->results[i]->summary.effort_total;
+            by[in->headlines[i].readiness]++;
+            sum.min += e->min;
+            sum.expected += e->expected;
+            sum.max += e->max;
+            unpublished += in->results[i]->unpublished_ops;
+        }
+    om_out_printf(o, "| %zu more models, not listed | %" PRIu64 " blocked, %" PRIu64
+                     " needs work, %" PRIu64 " ready | | | | | | ", rest, by[OPMAP_BLOCKED],
+                  by[OPMAP_NEEDS_WORK], by[OPMAP_READY]);
+    effort(o, sum);
+    om_out_printf(o, " | %" PRIu64 " |\n\nThis report lists the %zu models with the most to "
+                     "change (worst verdict, then most effort) of %zu; the JSON report holds "
+                     "every model.\n", unpublished, in->view->n_detailed, in->count);
+}
+
+int om_report_markdown(const om_report_in *in, om_out *o)
+{
+    const om_portfolio *p = in->portfolio;
+    size_t i, j;
+    om_out_str(o, "## opmap: Ascend migration report\n\n");
+    headline(o, in);
+    gate_line(o, in);
+    om_out_str(o, "\n\n| Model | Verdict | Coverage | Operators | Unmapped | Rewrite | Partial "
+                  "| Effort, person-days | Unpublished |\n|---|---|---:|---:|---:|---:|---:|---|---:|\n");
+    for (i = 0; i < in->count; i++) {
+        const opmap_summary *s = &in->results[i]->summary;
+        if (!in->view->models[i].detailed)
+            continue;
+        om_out_str(o, "| ");
+        om_out_md(o, in->results[i]->model_name);
+        om_out_printf(o, " | %s | %s", om_readiness_label(in->headlines[i].readiness),
+                      in->view->models[i].coverage);
+        om_out_printf(o, " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | ",
+                      s->operators_total, s->operators[OPMAP_OP_UNMAPPED],
+                      s->operators[OPMAP_OP_REWRITE], s->operators[OPMAP_OP_PARTIAL]);
+        effort(o, s->effort_total);
+        om_out_printf(o, " | %" PRIu64 " |\n", in->results[i]->unpublished_ops);
+    }
+    not_listed(o, in);
+    if (in->count)
+        tnpu_needed(o, in);
+    unpublished_note(o, in);
+    if (in->count > 1) {
+        om_out_str(o, "\nAll models, each shared operator adapted once: **");
+        effort(o, p->summary.effort_total);
+        om_out_str(o, "** person-days (one by one: ");
+        days(o, p->separately.expected);
+        om_out_str(o, ").\n");
+    }
+    if (in->day_rate > 0) {
+        char rate[64], total[64];
+        om_format_amount(in->day_rate, rate, sizeof(rate));
+        om_format_amount(om_cost(in, p->summary.effort_total.expected), total, sizeof(total));
+        om_out_printf(o, "\nCost at %s ", rate);
+        om_out_md(o, in->currency);
+        om_out_printf(o, " a day: %s ", total);
+        om_out_md(o, in->currency);
+        om_out_str(o, ".\n");
+    }
+    needs_work_table(o, in);
     verified_table(o, in);
     {
         size_t shown = 0;
