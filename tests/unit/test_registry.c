@@ -407,6 +407,7 @@ static void registry_merges(void **state)
     free(out.data);
     memset(&out, 0, sizeof(out));
     free(one);
+    free(paths[0]); /* a.registry.json: written again below */
     one = slurp(paths[0] = registry_file(f, "one2.registry.json", 0, 55, NULL, 0), &one_len);
     unlink(paths[0]);
     free(paths[0]);
