@@ -11,22 +11,27 @@
 #include "core/mem.h"
 #include "readers/python/python_source.h"
 
-/* lines of the text (LF, CRLF, lone CR) and the longest line's bytes */
+/* Lines of the text (LF, CRLF, lone CR) and the longest line's bytes once read: a file
+ * declaring Latin-1 or cp1252 (PEP 263) is read transcoded to UTF-8, and sites' columns
+ * count the UTF-8 bytes, so a byte over 0x7f counts as the 3 it may become (cp1252's
+ * 0x80 is U+20AC). */
 static void text_shape(const uint8_t *d, size_t n, uint32_t *lines, size_t *longest)
 {
-    size_t i, start = 0;
+    size_t i, width = 0;
     *lines = 1;
     *longest = 0;
     for (i = 0; i < n; i++) {
         if (d[i] == '\n' || (d[i] == '\r' && (i + 1 == n || d[i + 1] != '\n'))) {
-            if (i - start > *longest)
-                *longest = i - start;
+            if (width > *longest)
+                *longest = width;
             (*lines)++;
-            start = i + 1;
+            width = 0;
+        } else {
+            width += d[i] < 0x80 ? 1 : 3; /* a CRLF's CR counted, as a line's byte */
         }
     }
-    if (n - start > *longest)
-        *longest = n - start;
+    if (width > *longest)
+        *longest = width;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
