@@ -117,6 +117,53 @@ static int any_shape_input(const ir_node *n)
     return 0;
 }
 
+/* Whether a value's known shape has a dimension of size 0 (an empty tensor). */
+static int has_zero_dim(const ir_fact *f)
+{
+    int32_t i;
+    if (!f->dims || f->rank <= 0)
+        return 0;
+    for (i = 0; i < f->rank; i++)
+        if (!f->dims[i].param && f->dims[i].value == 0)
+            return 1;
+    return 0;
+}
+
+/* The constant values of a node's input k, or NULL. */
+static const ir_tensor *const_input(const ir_node *n, uint32_t k)
+{
+    const ir_tensor *t;
+    if (k >= n->n_inputs || !n->inputs[k][0] || !n->in_facts[k].is_const)
+        return NULL;
+    t = n->in_facts[k].value;
+    return t && t->values ? t : NULL;
+}
+
+/* A Slice that is empty whatever its input: on some axis its start equals its end with a
+ * positive step (inputs at opset 10 and later, attributes before). */
+static int slice_empty_range(const ir_node *d)
+{
+    const ir_tensor *s = const_input(d, 1), *e = const_input(d, 2), *st = const_input(d, 4);
+    const ir_attr *as = ir_node_attr(d, "starts"), *ae = ir_node_attr(d, "ends");
+    uint32_t i;
+    if (d->n_inputs >= 3) {
+        if (!s || !e || s->n_values != e->n_values || (d->n_inputs > 4 && d->inputs[4][0] &&
+                                                      (!st || st->n_values != s->n_values)))
+            return 0;
+        for (i = 0; i < s->n_values; i++)
+            if (s->values[i] == e->values[i] && (!st || st->values[i] > 0))
+                return 1;
+        return 0;
+    }
+    if (!as || !ae || as->type != IR_ATTR_INTS || ae->type != IR_ATTR_INTS ||
+        as->n_ints != ae->n_ints)
+        return 0;
+    for (i = 0; i < as->n_ints; i++)
+        if (as->ints[i] == ae->ints[i])
+            return 1;
+    return 0;
+}
+
 /* The ops from the graph input to a value, following input 0 (outermost first). */
 static void chain_to_input(const ir_fact *f, char *buf, size_t size)
 {
@@ -199,6 +246,17 @@ static int pattern_hit(int detector, const ir_node *n, om_advice_state *st)
         return onnx_op(n, "Slice") && (d = def_of(n, 0)) && onnx_op(d, "Slice");
     case OM_DET_SPLIT_ONE:
         return onnx_op(n, "Split") && n->n_outputs == 1;
+    case OM_DET_EMPTY_SLICE_CONCAT:
+        /* Concat(x[a:], x[:0]): a roll by 0 written out, one operand an empty Slice of
+         * data (msit surgeon KnowledgeEmptySliceFix: ATC's Concat refuses empty inputs in
+         * some cases); shape arithmetic is left out, the graph engine folds it */
+        if (!onnx_op(n, "Concat"))
+            return 0;
+        for (uint32_t k = 0; k < n->n_inputs; k++)
+            if ((d = def_of(n, k)) && onnx_op(d, "Slice") && !n->in_facts[k].is_shape &&
+                (has_zero_dim(&n->in_facts[k]) || slice_empty_range(d)))
+                return 1;
+        return 0;
     case OM_DET_LN_SQUARE_MUL:
         /* ReduceMean(Mul(d, d)) with d = Sub(x, mean): the variance squared with Mul, which
          * LayerNorm's fusion pattern (Pow(d, 2)) does not match */

@@ -899,6 +899,24 @@ static void test_rules__pattern_detectors(void **state)
     n.n_outputs = 2;
     om_advice_visit(OM_DET_SPLIT_ONE, &st, &v);
     assert_int_equal(st.count, 1);
+    /* Concat(x[a:], x[:0]): an operand a Slice leaves empty; a non-empty one is not */
+    RESET();
+    d.op = "Slice";
+    n.op = "Concat"; n.n_inputs = 2; n.inputs = xy; in[1].def = &d;
+    in[1].rank = 4; in[1].dims = dims4;
+    memset(dims4, 0, sizeof(dims4));
+    dims4[0].value = 1; dims4[1].value = 8; dims4[2].value = 7; dims4[3].value = 0;
+    om_advice_visit(OM_DET_EMPTY_SLICE_CONCAT, &st, &v);
+    assert_int_equal(st.count, 1);
+    dims4[3].value = 7;             /* a roll by 3 keeps both operands */
+    om_advice_visit(OM_DET_EMPTY_SLICE_CONCAT, &st, &v);
+    dims4[3].value = 0;
+    dims4[3].param = "W";           /* a symbolic dimension is not known to be 0 */
+    om_advice_visit(OM_DET_EMPTY_SLICE_CONCAT, &st, &v);
+    dims4[3].param = NULL;
+    d.op = "Reshape";               /* an empty operand from another op is not this pattern */
+    om_advice_visit(OM_DET_EMPTY_SLICE_CONCAT, &st, &v);
+    assert_int_equal(st.count, 1);
     /* PixelShuffle written out: Reshape -> Transpose [0, 1, 4, 2, 5, 3] */
     RESET();
     d.op = "Reshape";
