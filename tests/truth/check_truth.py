@@ -55,7 +55,12 @@ NOISY_FAMILIES = {
                    "rated partial for performance: AvgPoolV2's prototype (hicann ops-nn, doc grade) "
                    "bounds strides to [1, 63] and the kernel to H*W < 256, and the 2022 ATC spec "
                    "sends such a pool to AI CPU; the recipe converts it unchanged and reports 381 "
-                   "fps, which says it runs, not where, so the doc-grade limit stays"),
+                   "fps, which says it runs, not where, so the doc-grade limit stays. A third "
+                   "party's upload of the CANN 8.1.RC1 toolkit (leideng/CANN-8.1.RC1, not a pinned "
+                   "source) suggests both hold: its op registry has ATC check AvgPoolV2's support "
+                   "on ascend910b, the chip scanned for, where the dynamic kernel's check refuses "
+                   "strides over 63 and windows over 255 elements, global or not; on Ascend 310P, "
+                   "the recipe's chip, it asks for no check"),
 }
 # what opmap caught before issue 31, per family, on the same exports and labels
 BEFORE = os.path.join(HERE, "before.json")
