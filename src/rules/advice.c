@@ -277,6 +277,20 @@ static int pattern_hit(int detector, const ir_node *n, om_advice_state *st)
     }
 }
 
+/* Marks the graph outputs (the first OUTPUTS_LOOKED_AT) that this node takes as input:
+ * values the model returns and also computes on. The bound keeps the work per node fixed
+ * whatever the number of outputs. */
+#define OUTPUTS_LOOKED_AT 64
+static void note_fed_outputs(om_advice_state *st, const ir_node *n, const ir_graph *g)
+{
+    size_t o, n_out = g->n_outputs < OUTPUTS_LOOKED_AT ? g->n_outputs : OUTPUTS_LOOKED_AT;
+    uint32_t k;
+    for (k = 0; k < n->n_inputs; k++)
+        for (o = 0; n->inputs[k][0] && o < n_out; o++)
+            if (g->outputs[o].name && strcmp(n->inputs[k], g->outputs[o].name) == 0)
+                st->outputs_fed |= (uint64_t)1 << o;
+}
+
 void om_advice_visit(int detector, om_advice_state *st, const om_visit *v)
 {
     const ir_node *n = v->node;
@@ -287,6 +301,11 @@ void om_advice_visit(int detector, om_advice_state *st, const om_visit *v)
         if (strcmp(n->domain, "aten") == 0 && (strcmp(n->op, "gelu") == 0 ||
                                                strcmp(n->op, "gelu_") == 0))
             hit(st, v);
+        return;
+    }
+    if (detector == OM_DET_INTERMEDIATE_OUTPUT) {
+        if (v->depth == 0)
+            note_fed_outputs(st, n, v->graph);
         return;
     }
     if (v->depth != 0 || strcmp(n->domain, "ai.onnx") != 0 || !n->in_facts)
@@ -456,6 +475,22 @@ int om_advice_finish(int detector, om_advice_state *st, const ir_value *inputs, 
         return count_values(detector, st, inputs, n_inputs, "input");
     case OM_DET_FLOAT_OUTPUT:
         return count_values(detector, st, outputs, n_outputs, "output");
+    case OM_DET_INTERMEDIATE_OUTPUT: {
+        size_t first = n_outputs;
+        st->count = 0;
+        for (i = 0; i < n_outputs && i < OUTPUTS_LOOKED_AT; i++)
+            if (st->outputs_fed >> i & 1) {
+                if (!st->count++)
+                    first = i;
+            }
+        if (!st->count)
+            return 0;
+        snprintf(st->value, sizeof(st->value),
+                 "%llu of %zu outputs also feed nodes of the graph ('%.60s' the first)",
+                 (unsigned long long)st->count, n_outputs, outputs[first].name);
+        snprintf(st->where, sizeof(st->where), "main/outputs/%.200s", outputs[first].name);
+        return 1;
+    }
     case OM_DET_SMALL_CHANNEL:
         if (st->convs && !image_input(inputs, n_inputs) && st->small_cin > 0 &&
             st->small_cin <= 4) {

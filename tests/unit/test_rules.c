@@ -917,6 +917,40 @@ static void test_rules__pattern_detectors(void **state)
     d.op = "Reshape";               /* an empty operand from another op is not this pattern */
     om_advice_visit(OM_DET_EMPTY_SLICE_CONCAT, &st, &v);
     assert_int_equal(st.count, 1);
+    /* an output a node also takes (a hidden state returned beside the logits); past the
+     * first 64 outputs none is looked at */
+    {
+        ir_graph g;
+        ir_value gouts[70];
+        char names[70][8];
+        memset(&g, 0, sizeof(g));
+        memset(gouts, 0, sizeof(gouts));
+        for (int o = 0; o < 70; o++) {
+            snprintf(names[o], sizeof(names[o]), "o%d", o);
+            gouts[o].name = names[o];
+        }
+        g.outputs = gouts;
+        g.n_outputs = 2;
+        RESET();
+        v.graph = &g;
+        gouts[1].name = "x";        /* the second output is x, which n takes */
+        n.op = "MatMul"; n.n_inputs = 2; n.inputs = xy;
+        om_advice_visit(OM_DET_INTERMEDIATE_OUTPUT, &st, &v);
+        assert_true(om_advice_finish(OM_DET_INTERMEDIATE_OUTPUT, &st, NULL, 0, gouts, 2));
+        assert_string_equal(st.value, "1 of 2 outputs also feed nodes of the graph ('x' the first)");
+        assert_string_equal(st.where, "main/outputs/x");
+        RESET();
+        v.graph = &g;
+        gouts[1].name = names[1];   /* no output is taken */
+        om_advice_visit(OM_DET_INTERMEDIATE_OUTPUT, &st, &v);
+        assert_false(om_advice_finish(OM_DET_INTERMEDIATE_OUTPUT, &st, NULL, 0, gouts, 2));
+        RESET();
+        v.graph = &g;
+        g.n_outputs = 70;
+        gouts[66].name = "x";       /* past the bound: not looked at */
+        om_advice_visit(OM_DET_INTERMEDIATE_OUTPUT, &st, &v);
+        assert_false(om_advice_finish(OM_DET_INTERMEDIATE_OUTPUT, &st, NULL, 0, gouts, 70));
+    }
     /* PixelShuffle written out: Reshape -> Transpose [0, 1, 4, 2, 5, 3] */
     RESET();
     d.op = "Reshape";
