@@ -117,6 +117,42 @@ static int any_shape_input(const ir_node *n)
     return 0;
 }
 
+/* The operators whose int64 arithmetic the recipes narrow to int32: any input of these, */
+static int int64_ops_any(const ir_node *n)
+{
+    static const char *const ops[] = { "Add", "Sub", "Mul", "Div", "Mod", "Neg", "Abs", "Max",
+                                       "Min", "Equal", "Less", "Greater", "LessOrEqual",
+                                       "GreaterOrEqual", "Where" };
+    size_t i;
+    for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+        if (onnx_op(n, ops[i]))
+            return 1;
+    return 0;
+}
+
+/* ... and the data input (0) of these. */
+static int int64_ops_data(const ir_node *n)
+{
+    static const char *const ops[] = { "Slice", "ScatterND", "ScatterElements", "Expand",
+                                       "Tile", "CumSum" };
+    size_t i;
+    for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+        if (onnx_op(n, ops[i]))
+            return 1;
+    return 0;
+}
+
+/* Whether one of inputs [from, to) is int64, computed at run time and not from shapes. */
+static int runtime_int64(const ir_node *n, uint32_t from, uint32_t to)
+{
+    uint32_t k;
+    for (k = from; k < to && k < n->n_inputs; k++)
+        if (n->inputs[k][0] && n->in_facts[k].dtype == IR_DT_INT64 && !n->in_facts[k].is_const &&
+            !n->in_facts[k].is_shape)
+            return 1;
+    return 0;
+}
+
 /* Whether a value's known shape has a dimension of size 0 (an empty tensor). */
 static int has_zero_dim(const ir_fact *f)
 {
@@ -246,6 +282,14 @@ static int pattern_hit(int detector, const ir_node *n, om_advice_state *st)
         return onnx_op(n, "Slice") && (d = def_of(n, 0)) && onnx_op(d, "Slice");
     case OM_DET_SPLIT_ONE:
         return onnx_op(n, "Split") && n->n_outputs == 1;
+    case OM_DET_INT64_ARITHMETIC:
+        /* int64 indices or token ids computed on at run time (not folded: no constant, no
+         * shape arithmetic): what the recipes narrow to int32 */
+        if (int64_ops_any(n))
+            return runtime_int64(n, 0, n->n_inputs);
+        if (int64_ops_data(n))
+            return runtime_int64(n, 0, 1);
+        return 0;
     case OM_DET_EMPTY_SLICE_CONCAT:
         /* Concat(x[a:], x[:0]): a roll by 0 written out, one operand an empty Slice of
          * data (msit surgeon KnowledgeEmptySliceFix: ATC's Concat refuses empty inputs in
@@ -277,18 +321,33 @@ static int pattern_hit(int detector, const ir_node *n, om_advice_state *st)
     }
 }
 
-/* Marks the graph outputs (the first OUTPUTS_LOOKED_AT) that this node takes as input:
- * values the model returns and also computes on. The bound keeps the work per node fixed
- * whatever the number of outputs. */
+/* Marks the graph outputs (the first OUTPUTS_LOOKED_AT) returned beside the result: those
+ * this node takes as input (values the model computes on), a Constant's output, and, at the
+ * first node, the initializers. The bound keeps the work per node (and per initializer)
+ * fixed whatever the number of outputs. */
 #define OUTPUTS_LOOKED_AT 64
-static void note_fed_outputs(om_advice_state *st, const ir_node *n, const ir_graph *g)
+static void mark_output(om_advice_state *st, const ir_graph *g, size_t n_out, const char *name)
 {
-    size_t o, n_out = g->n_outputs < OUTPUTS_LOOKED_AT ? g->n_outputs : OUTPUTS_LOOKED_AT;
+    size_t o;
+    for (o = 0; name && name[0] && o < n_out; o++)
+        if (g->outputs[o].name && strcmp(name, g->outputs[o].name) == 0)
+            st->outputs_extra |= (uint64_t)1 << o;
+}
+
+static void note_extra_outputs(om_advice_state *st, const ir_node *n, const ir_graph *g)
+{
+    size_t i, n_out = g->n_outputs < OUTPUTS_LOOKED_AT ? g->n_outputs : OUTPUTS_LOOKED_AT;
     uint32_t k;
+    if (!st->outputs_checked) {
+        st->outputs_checked = 1;
+        for (i = 0; i < g->n_inits; i++)
+            mark_output(st, g, n_out, g->inits[i].name);
+    }
     for (k = 0; k < n->n_inputs; k++)
-        for (o = 0; n->inputs[k][0] && o < n_out; o++)
-            if (g->outputs[o].name && strcmp(n->inputs[k], g->outputs[o].name) == 0)
-                st->outputs_fed |= (uint64_t)1 << o;
+        mark_output(st, g, n_out, n->inputs[k]);
+    if (onnx_op(n, "Constant"))
+        for (k = 0; k < n->n_outputs; k++)
+            mark_output(st, g, n_out, n->outputs[k]);
 }
 
 void om_advice_visit(int detector, om_advice_state *st, const om_visit *v)
@@ -305,7 +364,7 @@ void om_advice_visit(int detector, om_advice_state *st, const om_visit *v)
     }
     if (detector == OM_DET_INTERMEDIATE_OUTPUT) {
         if (v->depth == 0)
-            note_fed_outputs(st, n, v->graph);
+            note_extra_outputs(st, n, v->graph);
         return;
     }
     if (v->depth != 0 || strcmp(n->domain, "ai.onnx") != 0 || !n->in_facts)
@@ -351,8 +410,10 @@ void om_advice_visit(int detector, om_advice_state *st, const om_visit *v)
             hit(st, v);
         break;
     case OM_DET_VARIANCE:
-        /* ReduceMean(Pow(x, 2)): the variance of a LayerNorm written out of primitives */
-        if (onnx_op(n, "ReduceMean") && n->n_inputs && n->in_facts[0].def &&
+        /* ReduceMean(Pow(x, 2)): the variance of a LayerNorm written out of primitives;
+         * ReduceSum(Pow(x, 2)): an L2Norm's sum of squares (SSD, RefineDet), which float16
+         * overflows sooner still */
+        if ((onnx_op(n, "ReduceMean") || onnx_op(n, "ReduceSum")) && n->n_inputs && n->in_facts[0].def &&
             onnx_op(n->in_facts[0].def, "Pow") && n->in_facts[0].def->n_inputs > 1 &&
             n->in_facts[0].def->in_facts && const_scalar(&n->in_facts[0].def->in_facts[1], &x) &&
             x == 2.0)
@@ -479,14 +540,14 @@ int om_advice_finish(int detector, om_advice_state *st, const ir_value *inputs, 
         size_t first = n_outputs;
         st->count = 0;
         for (i = 0; i < n_outputs && i < OUTPUTS_LOOKED_AT; i++)
-            if (st->outputs_fed >> i & 1) {
+            if (st->outputs_extra >> i & 1) {
                 if (!st->count++)
                     first = i;
             }
         if (!st->count)
             return 0;
         snprintf(st->value, sizeof(st->value),
-                 "%llu of %zu outputs also feed nodes of the graph ('%.60s' the first)",
+                 "%llu of %zu outputs feed nodes of the graph or are constants ('%.60s' the first)",
                  (unsigned long long)st->count, n_outputs, outputs[first].name);
         snprintf(st->where, sizeof(st->where), "main/outputs/%.200s", outputs[first].name);
         return 1;

@@ -24,7 +24,9 @@ typedef struct om_advice_state {
     int seen_conv;            /* the first Conv of the main graph was looked at */
     char chain[200];          /* ops between the graph input and that Conv */
     int64_t small_cin;        /* the fewest input channels of a Conv weight (0: none seen) */
-    uint64_t outputs_fed;     /* of the first 64 graph outputs, those a node takes as input */
+    uint64_t outputs_extra;   /* of the first 64 graph outputs, those a node takes as input
+                                 or that are constants */
+    int outputs_checked;      /* the initializers were compared with the outputs */
 } om_advice_state;
 
 /* Whether a detector reads this kind of model: the ATC advice graphs ATC converts (`atc`:

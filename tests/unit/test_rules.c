@@ -937,20 +937,79 @@ static void test_rules__pattern_detectors(void **state)
         n.op = "MatMul"; n.n_inputs = 2; n.inputs = xy;
         om_advice_visit(OM_DET_INTERMEDIATE_OUTPUT, &st, &v);
         assert_true(om_advice_finish(OM_DET_INTERMEDIATE_OUTPUT, &st, NULL, 0, gouts, 2));
-        assert_string_equal(st.value, "1 of 2 outputs also feed nodes of the graph ('x' the first)");
+        assert_string_equal(st.value, "1 of 2 outputs feed nodes of the graph or are constants ('x' the first)");
         assert_string_equal(st.where, "main/outputs/x");
         RESET();
         v.graph = &g;
         gouts[1].name = names[1];   /* no output is taken */
+        n.op = "MatMul"; n.n_inputs = 2; n.inputs = xy;
         om_advice_visit(OM_DET_INTERMEDIATE_OUTPUT, &st, &v);
         assert_false(om_advice_finish(OM_DET_INTERMEDIATE_OUTPUT, &st, NULL, 0, gouts, 2));
+        RESET();
+        v.graph = &g;               /* an output that is an initializer (a prior-box table) */
+        {
+            ir_tensor init;
+            memset(&init, 0, sizeof(init));
+            init.name = names[0];
+            n.op = "Relu"; n.n_inputs = 0;
+            g.inits = &init;
+            g.n_inits = 1;
+            om_advice_visit(OM_DET_INTERMEDIATE_OUTPUT, &st, &v);
+            g.inits = NULL;
+            g.n_inits = 0;
+        }
+        assert_true(om_advice_finish(OM_DET_INTERMEDIATE_OUTPUT, &st, NULL, 0, gouts, 2));
+        assert_string_equal(st.where, "main/outputs/o0");
         RESET();
         v.graph = &g;
         g.n_outputs = 70;
         gouts[66].name = "x";       /* past the bound: not looked at */
+        n.op = "MatMul"; n.n_inputs = 2; n.inputs = xy;
         om_advice_visit(OM_DET_INTERMEDIATE_OUTPUT, &st, &v);
         assert_false(om_advice_finish(OM_DET_INTERMEDIATE_OUTPUT, &st, NULL, 0, gouts, 70));
     }
+    /* a mean or sum of squares: ReduceMean / ReduceSum of Pow(x, 2); of Pow(x, 3) is not one */
+    {
+        double two = 2.0;
+        ir_tensor exponent;
+        memset(&exponent, 0, sizeof(exponent));
+        exponent.values = &two;
+        exponent.n_values = 1;
+        RESET();
+        d.op = "Pow"; d.n_inputs = 2; d.inputs = xy;
+        din[1].is_const = 1; din[1].value = &exponent;
+        n.op = "ReduceSum"; n.n_inputs = 1; n.inputs = xy; in[0].def = &d;
+        om_advice_visit(OM_DET_VARIANCE, &st, &v);
+        n.op = "ReduceMean";
+        om_advice_visit(OM_DET_VARIANCE, &st, &v);
+        n.op = "ReduceMax";
+        om_advice_visit(OM_DET_VARIANCE, &st, &v);
+        assert_int_equal(st.count, 2);
+        two = 3.0;
+        n.op = "ReduceSum";
+        om_advice_visit(OM_DET_VARIANCE, &st, &v);
+        assert_int_equal(st.count, 2);
+    }
+    /* int64 computed at run time: any input of Add, the data input of Slice; an int64
+     * constant or shape arithmetic is folded, and Slice's int64 starts are not its data */
+    RESET();
+    n.op = "Add"; n.n_inputs = 2; n.inputs = xy;
+    in[1].dtype = IR_DT_INT64;
+    om_advice_visit(OM_DET_INT64_ARITHMETIC, &st, &v);
+    in[1].is_shape = 1;
+    om_advice_visit(OM_DET_INT64_ARITHMETIC, &st, &v);
+    in[1].is_shape = 0; in[1].is_const = 1;
+    om_advice_visit(OM_DET_INT64_ARITHMETIC, &st, &v);
+    assert_int_equal(st.count, 1);
+    n.op = "Slice";             /* input 1 (starts) int64: not the data */
+    in[1].is_const = 0;
+    om_advice_visit(OM_DET_INT64_ARITHMETIC, &st, &v);
+    assert_int_equal(st.count, 1);
+    in[0].dtype = IR_DT_INT64;  /* the data input int64 */
+    om_advice_visit(OM_DET_INT64_ARITHMETIC, &st, &v);
+    n.op = "Gather";            /* an index input is not arithmetic */
+    om_advice_visit(OM_DET_INT64_ARITHMETIC, &st, &v);
+    assert_int_equal(st.count, 2);
     /* PixelShuffle written out: Reshape -> Transpose [0, 1, 4, 2, 5, 3] */
     RESET();
     d.op = "Reshape";
