@@ -326,6 +326,14 @@ def render(rows, before=None):
     w.append("- `build.export_input` in a recipe file traces with a smaller input or batch than the "
              "recipe's where only constant values (Resize sizes, a static batch) differ, not the "
              "operators.")
+    w.append("- Held out, then tuned on: the last six recipes (detection: ssd_mobilenet_v1, "
+             "refinedet, fcos; NLP: transformer, tinybert, bilstm_crf) were labelled and committed "
+             "before opmap ran on them, and it then caught 25 of their 32 needed changes "
+             "(detection 11 of 14, NLP 14 of 18) with no false alarm. Three advice changes "
+             "followed from what it missed there (`out_nodes_final`, `int64_to_int32`, "
+             "`variance_in_fp32` reading an L2Norm's ReduceSum), so the figures above include "
+             "that tuning: as evidence of what opmap catches on recipes it was not built from, "
+             "those six count as 25 of 32.")
     w.append("")
     return "\n".join(w) + "\n"
 
