@@ -76,16 +76,22 @@ static size_t attr_count(const ir_node *n, const char *name)
 }
 
 /* An operator that works element by element on one tensor: a Transpose commutes with it. */
+/* Whether the node is one of the ONNX operators of a NULL-terminated list. */
+static int onnx_op_in(const ir_node *n, const char *const *ops)
+{
+    size_t i;
+    for (i = 0; ops[i]; i++)
+        if (onnx_op(n, ops[i]))
+            return 1;
+    return 0;
+}
+
 static int elementwise(const ir_node *n)
 {
     static const char *const ops[] = { "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Selu",
                                        "Abs", "Neg", "Exp", "Cast", "HardSigmoid", "Softplus",
                                        "Identity", NULL };
-    size_t i;
-    for (i = 0; ops[i]; i++)
-        if (onnx_op(n, ops[i]))
-            return n->n_inputs == 1;
-    return 0;
+    return onnx_op_in(n, ops) && n->n_inputs == 1;
 }
 
 /* 1 when Transposes a then b (perms) leave the axes where they were. */
@@ -117,30 +123,13 @@ static int any_shape_input(const ir_node *n)
     return 0;
 }
 
-/* The operators whose int64 arithmetic the recipes narrow to int32: any input of these, */
-static int int64_ops_any(const ir_node *n)
-{
-    static const char *const ops[] = { "Add", "Sub", "Mul", "Div", "Mod", "Neg", "Abs", "Max",
-                                       "Min", "Equal", "Less", "Greater", "LessOrEqual",
-                                       "GreaterOrEqual", "Where" };
-    size_t i;
-    for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-        if (onnx_op(n, ops[i]))
-            return 1;
-    return 0;
-}
-
-/* ... and the data input (0) of these. */
-static int int64_ops_data(const ir_node *n)
-{
-    static const char *const ops[] = { "Slice", "ScatterND", "ScatterElements", "Expand",
-                                       "Tile", "CumSum" };
-    size_t i;
-    for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-        if (onnx_op(n, ops[i]))
-            return 1;
-    return 0;
-}
+/* The operators whose int64 arithmetic the recipes narrow to int32: any input of the
+ * first list, the data input (0) of the second. */
+static const char *const int64_any_input[] = { "Add", "Sub", "Mul", "Div", "Mod", "Neg", "Abs",
+                                               "Max", "Min", "Equal", "Less", "Greater",
+                                               "LessOrEqual", "GreaterOrEqual", "Where", NULL };
+static const char *const int64_data_input[] = { "Slice", "ScatterND", "ScatterElements",
+                                                "Expand", "Tile", "CumSum", NULL };
 
 /* Whether one of inputs [from, to) is int64, computed at run time and not from shapes. */
 static int runtime_int64(const ir_node *n, uint32_t from, uint32_t to)
@@ -285,11 +274,9 @@ static int pattern_hit(int detector, const ir_node *n, om_advice_state *st)
     case OM_DET_INT64_ARITHMETIC:
         /* int64 indices or token ids computed on at run time (not folded: no constant, no
          * shape arithmetic): what the recipes narrow to int32 */
-        if (int64_ops_any(n))
+        if (onnx_op_in(n, int64_any_input))
             return runtime_int64(n, 0, n->n_inputs);
-        if (int64_ops_data(n))
-            return runtime_int64(n, 0, 1);
-        return 0;
+        return onnx_op_in(n, int64_data_input) && runtime_int64(n, 0, 1);
     case OM_DET_EMPTY_SLICE_CONCAT:
         /* Concat(x[a:], x[:0]): a roll by 0 written out, one operand an empty Slice of
          * data (msit surgeon KnowledgeEmptySliceFix: ATC's Concat refuses empty inputs in
@@ -413,7 +400,8 @@ void om_advice_visit(int detector, om_advice_state *st, const om_visit *v)
         /* ReduceMean(Pow(x, 2)): the variance of a LayerNorm written out of primitives;
          * ReduceSum(Pow(x, 2)): an L2Norm's sum of squares (SSD, RefineDet), which float16
          * overflows sooner still */
-        if ((onnx_op(n, "ReduceMean") || onnx_op(n, "ReduceSum")) && n->n_inputs && n->in_facts[0].def &&
+        if ((onnx_op(n, "ReduceMean") || onnx_op(n, "ReduceSum")) && n->n_inputs &&
+            n->in_facts[0].def &&
             onnx_op(n->in_facts[0].def, "Pow") && n->in_facts[0].def->n_inputs > 1 &&
             n->in_facts[0].def->in_facts && const_scalar(&n->in_facts[0].def->in_facts[1], &x) &&
             x == 2.0)
