@@ -157,6 +157,9 @@ typedef struct ir_fact {
     /* Integer shape arithmetic: computed only from tensor shapes (Shape, Size) and integer
      * constants, so the graph engine folds it at compile time or runs it on the host. */
     uint8_t is_shape;
+    /* Of is_shape: read off a tensor's shape (a Shape or Size upstream), so fixing the input
+     * shapes decides it; 0 where it is computed from constants alone (a weight's norm). */
+    uint8_t from_shape;
     const ir_tensor *value;   /* the constant's tensor (values only when small), or NULL */
     const struct ir_node *def;/* the node of the same graph computing it, or NULL (an input,
                                  an initializer, a value of an enclosing graph) */

@@ -86,6 +86,7 @@ static void define(scope *s, const char *name, const ir_fact *f)
         s->facts[j].dims = f->dims;
     s->facts[j].is_const |= f->is_const;
     s->facts[j].is_shape |= f->is_shape;
+    s->facts[j].from_shape |= f->from_shape;
     if (!s->facts[j].value)
         s->facts[j].value = f->value;
     if (!s->facts[j].def)
@@ -340,6 +341,19 @@ static int shape_arithmetic(const ir_node *n)
     return present > 0;
 }
 
+/* Whether shape arithmetic reads a tensor's shape: a Shape or Size, or an input that does;
+ * the rest of it computes from constants alone. */
+static int reads_a_shape(const ir_node *n)
+{
+    uint32_t i;
+    if (strcmp(n->op, "Shape") == 0 || strcmp(n->op, "Size") == 0)
+        return 1;
+    for (i = 0; i < n->n_inputs; i++)
+        if (n->inputs[i][0] && n->in_facts[i].from_shape)
+            return 1;
+    return 0;
+}
+
 /* ---- graphs ---- */
 
 static int infer_graph(infer *in, ir_graph *g, scope *parent);
@@ -348,7 +362,7 @@ static int infer_node(infer *in, ir_node *n, scope *s)
 {
     uint32_t i, a;
     size_t k;
-    int is_shape;
+    int is_shape, from_shape;
     int32_t rule_dt = 0;
     if ((n->n_inputs && !(n->in_facts = om_arena_array(&in->m->arena, n->n_inputs, sizeof(ir_fact)))) ||
         (n->n_outputs && !(n->out_facts = om_arena_array(&in->m->arena, n->n_outputs, sizeof(ir_fact)))))
@@ -361,6 +375,7 @@ static int infer_node(infer *in, ir_node *n, scope *s)
     }
     /* once per node, not per output: a hostile node may have many of both */
     is_shape = shape_arithmetic(n);
+    from_shape = is_shape && reads_a_shape(n);
     for (i = 0; i < n->n_outputs; i++) {
         ir_fact *o = &n->out_facts[i];
         const ir_fact *declared = lookup(s, n->outputs[i]);
@@ -409,6 +424,7 @@ static int infer_node(infer *in, ir_node *n, scope *s)
             o->shape_data = got ? data : NULL;
         }
         o->is_shape = (uint8_t)is_shape;
+        o->from_shape = (uint8_t)from_shape;
         o->def = n;
         if (declared) {
             if (declared->dtype)

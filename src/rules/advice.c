@@ -40,10 +40,10 @@ static void hit(om_advice_state *st, const om_visit *v)
         snprintf(st->where, sizeof(st->where), "%s", v->path);
 }
 
-/* Adds an operator name to st->value once ("Shape, Gather, Unsqueeze"), six at most. */
-static void note_op(om_advice_state *st, const char *op)
+/* Adds an operator name to a list once ("Shape, Gather, Unsqueeze"), six at most. */
+static void note_op_in(char *list, size_t size, size_t *list_len, const char *op)
 {
-    const char *p = st->value;
+    const char *p = list;
     size_t n = 0, len = strlen(op);
     while (*p) {
         size_t item = strcspn(p, ",");
@@ -56,8 +56,12 @@ static void note_op(om_advice_state *st, const char *op)
     }
     if (n >= 6)
         return;
-    om_appendf(st->value, sizeof(st->value), &st->value_len, "%s%s", st->value_len ? ", " : "",
-               op);
+    om_appendf(list, size, list_len, "%s%s", *list_len ? ", " : "", op);
+}
+
+static void note_op(om_advice_state *st, const char *op)
+{
+    note_op_in(st->value, sizeof(st->value), &st->value_len, op);
 }
 
 static int const_scalar(const ir_fact *f, double *out)
@@ -75,7 +79,6 @@ static size_t attr_count(const ir_node *n, const char *name)
     return !a ? 0 : a->type == IR_ATTR_INTS ? a->n_ints : 1;
 }
 
-/* An operator that works element by element on one tensor: a Transpose commutes with it. */
 /* Whether the node is one of the ONNX operators of a NULL-terminated list. */
 static int onnx_op_in(const ir_node *n, const char *const *ops)
 {
@@ -84,6 +87,19 @@ static int onnx_op_in(const ir_node *n, const char *const *ops)
         if (onnx_op(n, ops[i]))
             return 1;
     return 0;
+}
+
+/* An operator that works element by element on one tensor: a Transpose commutes with it. */
+/* Operators that move or select a constant's values without arithmetic: left out of the
+ * weight arithmetic onnx_simplifier names (an Expand of a class token is not worth a pass). */
+static const char *const data_movement[] = { "Identity", "Reshape", "Transpose", "Unsqueeze",
+                                             "Squeeze", "Flatten", "Cast", "Concat", "Slice",
+                                             "Gather", "Split", "Expand", "Tile", NULL };
+
+static int float_dtype(int32_t dt)
+{
+    return dt == IR_DT_FLOAT || dt == IR_DT_FLOAT16 || dt == IR_DT_BFLOAT16 ||
+           dt == IR_DT_DOUBLE;
 }
 
 static int elementwise(const ir_node *n)
@@ -364,12 +380,20 @@ void om_advice_visit(int detector, om_advice_state *st, const om_visit *v)
     }
     switch (detector) {
     case OM_DET_SHAPE_ARITHMETIC:
-        /* computing from shapes: Shape/Size, or shape arithmetic with a shape input (nodes
-         * over constants alone, such as Identity of a weight, are constant folding's) */
-        if (n->n_outputs && n->out_facts && n->out_facts[0].is_shape &&
-            (onnx_op(n, "Shape") || onnx_op(n, "Size") || any_shape_input(n))) {
-            hit(st, v);
-            note_op(st, n->op);
+        if (!n->n_outputs || !n->out_facts || !n->out_facts[0].is_shape)
+            break;
+        if (n->out_facts[0].from_shape) {
+            /* computing from shapes: Shape/Size, or arithmetic on their values */
+            if (onnx_op(n, "Shape") || onnx_op(n, "Size") || any_shape_input(n)) {
+                hit(st, v);
+                note_op(st, n->op);
+            }
+        } else if (float_dtype(n->out_facts[0].dtype) && !onnx_op_in(n, data_movement)) {
+            /* arithmetic on weights alone the exporter left in the graph (a spectral norm's
+             * power iteration): onnx-simplifier folds it whatever the input shapes */
+            if (!st->weight_nodes++)
+                snprintf(st->weight_where, sizeof(st->weight_where), "%s", v->path);
+            note_op_in(st->weight_ops, sizeof(st->weight_ops), &st->weight_ops_len, n->op);
         }
         break;
     case OM_DET_SMALL_CHANNEL:
@@ -571,17 +595,33 @@ int om_advice_finish(int detector, om_advice_state *st, const ir_value *inputs, 
             snprintf(st->where, sizeof(st->where), "main/inputs/%.200s", img->name);
         st->count = 1;
         return 1;
-    case OM_DET_SHAPE_ARITHMETIC:
+    case OM_DET_SHAPE_ARITHMETIC: {
         /* with a dynamic input, fixing it at ATC time (--input_shape) lets the graph engine
-         * fold the shapes itself; onnx-simplifier is for graphs static already */
-        for (i = 0; i < n_inputs; i++) {
+         * fold the shapes itself; onnx-simplifier is for graphs static already. Arithmetic
+         * on weights alone is named whatever the inputs. */
+        int fixed = 1;
+        for (i = 0; i < n_inputs && fixed; i++) {
             const ir_type *t = &inputs[i].type;
             int32_t d;
             for (d = 0; t->kind == IR_TYPE_TENSOR && t->dims && d < t->rank; d++)
                 if (t->dims[d].param || t->dims[d].value < 0)
-                    return 0;
+                    fixed = 0;
         }
-        return st->count > 0;
+        if (!fixed || !st->count) {
+            st->count = 0;
+            st->value_len = 0;
+            st->value[0] = '\0';
+            if (!st->weight_nodes)
+                return 0;
+            snprintf(st->where, sizeof(st->where), "%s", st->weight_where);
+        }
+        if (st->weight_nodes) {
+            om_appendf(st->value, sizeof(st->value), &st->value_len,
+                       "%sfrom weights alone: %s", st->value_len ? "; " : "", st->weight_ops);
+            st->count += st->weight_nodes;
+        }
+        return 1;
+    }
     default:
         return st->count > 0;
     }

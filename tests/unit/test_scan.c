@@ -687,6 +687,78 @@ static void test_scan__aten_gelu_advice_reads_aten_graphs(void **state)
 }
 
 /*
+ * onnx_simplifier names arithmetic on weights alone (a spectral norm's power iteration the
+ * exporter left in the graph) whatever the input shapes, and shape arithmetic only when the
+ * inputs are static (with a dynamic batch, ATC folds it once --input_shape fixes them).
+ */
+static void test_scan__weight_arithmetic_names_onnx_simplifier(void **state)
+{
+    static const char yaml[] =
+        "schema: 1\nsources:\n  - {id: s, grade: practice}\nops:\n"
+        "  - {domain: ai.onnx, op: MatMul, since: 1, status: full, sources: [s]}\n"
+        "advice:\n"
+        "  - {id: onnx_simplifier, detector: shape_arithmetic, kind: optional, message: m,\n"
+        "     action: a, grade: practice, sources: [s]}\n";
+    fixture *f = *state;
+    opmap_table *t = NULL;
+    opmap_error err;
+    int weights;
+    assert_int_equal(opmap_table_load_memory(&t, f->ctx, yaml, sizeof(yaml) - 1, "a.yaml", &err),
+                     OPMAP_OK);
+    for (weights = 0; weights < 2; weights++) {
+        static const int64_t wd[] = { 4, 4 }, ud[] = { 4, 1 }, xd[] = { -1, 4 };
+        opmap_advice_info a = { .size = sizeof(a) };
+        opmap_model *model;
+        opmap_result *res;
+        mb b;
+        Onnx__GraphProto *g;
+        Onnx__ModelProto *m;
+        const uint8_t *buf;
+        size_t len;
+        mb_init(&b);
+        g = mb_graph(&b, "g");
+        mb_input(&b, g, "x", 1, xd, (const char *const[]){ "batch", NULL }, 2);
+        mb_initializer(&b, g, mb_tensor_raw(&b, "w", wd, 2, 64));
+        mb_initializer(&b, g, mb_tensor_raw(&b, "u", ud, 2, 16));
+        if (weights) {
+            mb_node(&b, g, "MatMul", NULL, "wu", (const char *const[]){ "w", "u", NULL },
+                    (const char *const[]){ "wu", NULL });
+            mb_node(&b, g, "ReduceL2", NULL, "norm", (const char *const[]){ "wu", NULL },
+                    (const char *const[]){ "n", NULL });
+            mb_node(&b, g, "Div", NULL, "sn", (const char *const[]){ "w", "n", NULL },
+                    (const char *const[]){ "wn", NULL });
+            mb_node(&b, g, "MatMul", NULL, "y", (const char *const[]){ "x", "wn", NULL },
+                    (const char *const[]){ "y", NULL });
+        } else {
+            mb_node(&b, g, "Shape", NULL, "s", (const char *const[]){ "x", NULL },
+                    (const char *const[]){ "s", NULL });
+            mb_node(&b, g, "Reshape", NULL, "y", (const char *const[]){ "x", "s", NULL },
+                    (const char *const[]){ "y", NULL });
+        }
+        m = mb_model(&b, g, 8);
+        mb_opset(&b, m, "", 13);
+        buf = mb_pack(&b, m, &len);
+        assert_int_equal(opmap_model_open_memory(&model, f->ctx, buf, len, "w.onnx", &err),
+                         OPMAP_OK);
+        assert_int_equal(opmap_scan(&res, f->ctx, model, t, NULL, &err), OPMAP_OK);
+        if (!weights) {
+            assert_int_equal(opmap_result_advice_count(res), 0);
+        } else {
+            assert_int_equal(opmap_result_advice_count(res), 1);
+            assert_int_equal(opmap_result_advice(res, 0, &a), OPMAP_OK);
+            assert_string_equal(a.id, "onnx_simplifier");
+            /* the three nodes on w and u, not the MatMul that reads x */
+            assert_string_equal(a.value, "from weights alone: MatMul, ReduceL2, Div");
+            assert_non_null(strstr(a.where, "wu"));
+        }
+        opmap_result_free(res);
+        opmap_model_free(model);
+        mb_free(&b);
+    }
+    opmap_table_free(t);
+}
+
+/*
  * --workload training: an operator whose backward runs an operator without an NPU kernel is
  * rewrite, an npu operator without a backward partial, each with the reason; inference
  * answers the forward only; an ONNX model is answered for inference and says so. The table
@@ -869,6 +941,7 @@ int main(void)
         cmocka_unit_test(test_report__atc_command_quotes_names),
         cmocka_unit_test(test_scan__becomes_per_instance),
         cmocka_unit_test(test_scan__aten_gelu_advice_reads_aten_graphs),
+        cmocka_unit_test(test_scan__weight_arithmetic_names_onnx_simplifier),
         cmocka_unit_test(test_scan__training_answers_the_backward),
         cmocka_unit_test(test_estimate__seed_guide_example_is_112_8_days),
     };
