@@ -389,7 +389,7 @@ void om_advice_visit(int detector, om_advice_state *st, const om_visit *v)
                 note_op(st, n->op);
             }
         } else if (float_dtype(n->out_facts[0].dtype) && !onnx_op_in(n, data_movement)) {
-            /* arithmetic on weights alone the exporter left in the graph (a spectral norm's
+            /* float arithmetic on constants alone the exporter left in the graph (a spectral norm's
              * power iteration): onnx-simplifier folds it whatever the input shapes */
             if (!st->weight_nodes++)
                 snprintf(st->weight_where, sizeof(st->weight_where), "%s", v->path);
@@ -598,7 +598,7 @@ int om_advice_finish(int detector, om_advice_state *st, const ir_value *inputs, 
     case OM_DET_SHAPE_ARITHMETIC: {
         /* with a dynamic input, fixing it at ATC time (--input_shape) lets the graph engine
          * fold the shapes itself; onnx-simplifier is for graphs static already. Arithmetic
-         * on weights alone is named whatever the inputs. */
+         * on constants alone is named whatever the inputs. */
         int fixed = 1;
         for (i = 0; i < n_inputs && fixed; i++) {
             const ir_type *t = &inputs[i].type;
@@ -617,7 +617,7 @@ int om_advice_finish(int detector, om_advice_state *st, const ir_value *inputs, 
         }
         if (st->weight_nodes) {
             om_appendf(st->value, sizeof(st->value), &st->value_len,
-                       "%sfrom weights alone: %s", st->value_len ? "; " : "", st->weight_ops);
+                       "%son constants alone: %s", st->value_len ? "; " : "", st->weight_ops);
             st->count += st->weight_nodes;
         }
         return 1;

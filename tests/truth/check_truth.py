@@ -358,7 +358,7 @@ def render(rows, before=None):
              "catches on a family it was not built from. Two fixes followed: PRelu's slope of "
              "rank over 1 is partial, not rewrite (a reshape of the slope initializer; the "
              "finding was the false alarm, on the operator the recipe edits), and "
-             "`onnx_simplifier` also names float arithmetic on weights alone in a dynamic-batch "
+             "`onnx_simplifier` also names float arithmetic on constants alone in a dynamic-batch "
              "graph (BigGAN's spectral norm, two changes); the figures above include them.")
     w.append("")
     return "\n".join(w) + "\n"

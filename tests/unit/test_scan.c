@@ -687,7 +687,7 @@ static void test_scan__aten_gelu_advice_reads_aten_graphs(void **state)
 }
 
 /*
- * onnx_simplifier names arithmetic on weights alone (a spectral norm's power iteration the
+ * onnx_simplifier names float arithmetic on constants alone (a spectral norm's power iteration the
  * exporter left in the graph) whatever the input shapes, and shape arithmetic only when the
  * inputs are static (with a dynamic batch, ATC folds it once --input_shape fixes them).
  */
@@ -748,7 +748,7 @@ static void test_scan__weight_arithmetic_names_onnx_simplifier(void **state)
             assert_int_equal(opmap_result_advice(res, 0, &a), OPMAP_OK);
             assert_string_equal(a.id, "onnx_simplifier");
             /* the three nodes on w and u, not the MatMul that reads x */
-            assert_string_equal(a.value, "from weights alone: MatMul, ReduceL2, Div");
+            assert_string_equal(a.value, "on constants alone: MatMul, ReduceL2, Div");
             assert_non_null(strstr(a.where, "wu"));
         }
         opmap_result_free(res);
