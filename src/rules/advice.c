@@ -89,9 +89,8 @@ static int onnx_op_in(const ir_node *n, const char *const *ops)
     return 0;
 }
 
-/* An operator that works element by element on one tensor: a Transpose commutes with it. */
 /* Operators that move or select a constant's values without arithmetic: left out of the
- * weight arithmetic onnx_simplifier names (an Expand of a class token is not worth a pass). */
+ * constant arithmetic onnx_simplifier names (an Expand of a class token is not worth a pass). */
 static const char *const data_movement[] = { "Identity", "Reshape", "Transpose", "Unsqueeze",
                                              "Squeeze", "Flatten", "Cast", "Concat", "Slice",
                                              "Gather", "Split", "Expand", "Tile", NULL };
@@ -102,6 +101,7 @@ static int float_dtype(int32_t dt)
            dt == IR_DT_DOUBLE;
 }
 
+/* An operator that works element by element on one tensor: a Transpose commutes with it. */
 static int elementwise(const ir_node *n)
 {
     static const char *const ops[] = { "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Selu",
@@ -389,11 +389,11 @@ void om_advice_visit(int detector, om_advice_state *st, const om_visit *v)
                 note_op(st, n->op);
             }
         } else if (float_dtype(n->out_facts[0].dtype) && !onnx_op_in(n, data_movement)) {
-            /* float arithmetic on constants alone the exporter left in the graph (a spectral norm's
-             * power iteration): onnx-simplifier folds it whatever the input shapes */
-            if (!st->weight_nodes++)
-                snprintf(st->weight_where, sizeof(st->weight_where), "%s", v->path);
-            note_op_in(st->weight_ops, sizeof(st->weight_ops), &st->weight_ops_len, n->op);
+            /* float arithmetic on constants alone the exporter left in the graph (a spectral
+             * norm's power iteration): onnx-simplifier folds it whatever the input shapes */
+            if (!st->const_nodes++)
+                snprintf(st->const_where, sizeof(st->const_where), "%s", v->path);
+            note_op_in(st->const_ops, sizeof(st->const_ops), &st->const_ops_len, n->op);
         }
         break;
     case OM_DET_SMALL_CHANNEL:
@@ -611,14 +611,14 @@ int om_advice_finish(int detector, om_advice_state *st, const ir_value *inputs, 
             st->count = 0;
             st->value_len = 0;
             st->value[0] = '\0';
-            if (!st->weight_nodes)
+            if (!st->const_nodes)
                 return 0;
-            snprintf(st->where, sizeof(st->where), "%s", st->weight_where);
+            snprintf(st->where, sizeof(st->where), "%s", st->const_where);
         }
-        if (st->weight_nodes) {
+        if (st->const_nodes) {
             om_appendf(st->value, sizeof(st->value), &st->value_len,
-                       "%son constants alone: %s", st->value_len ? "; " : "", st->weight_ops);
-            st->count += st->weight_nodes;
+                       "%son constants alone: %s", st->value_len ? "; " : "", st->const_ops);
+            st->count += st->const_nodes;
         }
         return 1;
     }

@@ -27,10 +27,10 @@ typedef struct om_advice_state {
     uint64_t outputs_extra;   /* of the first 64 graph outputs, those a node takes as input
                                  or that are constants */
     int outputs_checked;      /* the initializers were compared with the outputs */
-    uint64_t weight_nodes;    /* nodes computing float values from constants alone */
-    char weight_ops[96];      /* their operators, six at most */
-    size_t weight_ops_len;
-    char weight_where[300];   /* the first one's node path */
+    uint64_t const_nodes;    /* nodes computing float values from constants alone */
+    char const_ops[96];      /* their operators, six at most */
+    size_t const_ops_len;
+    char const_where[300];   /* the first one's node path */
 } om_advice_state;
 
 /* Whether a detector reads this kind of model: the ATC advice graphs ATC converts (`atc`:
